@@ -1,0 +1,48 @@
+//===- tessera/interpreter/Interpreter.h - Running Tile IR on the CPU -----===//
+//
+// The interpreter executes a kernel function of a Tile IR module over a grid.
+// Memory is host memory: pointer values are host addresses. Every allocation
+// that kernels may touch is registered, so an unmasked access outside all
+// registered allocations stops the run with the kernel name, the source
+// line, the program id and the offending address.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/IR.h"
+
+namespace tessera::interp {
+
+/// A runtime kernel argument, as raw bits: pointers are host addresses,
+/// integers are sign/zero-extended to 64 bits per the parameter type, floats
+/// are held as double. The tt.func argument type says how to read it.
+struct RuntimeArg {
+  uint64_t bits = 0;
+  double f = 0;
+  static RuntimeArg ptr(const void* p) { RuntimeArg a; a.bits = reinterpret_cast<uint64_t>(p); return a; }
+  static RuntimeArg integer(int64_t v) { RuntimeArg a; a.bits = static_cast<uint64_t>(v); return a; }
+  static RuntimeArg floating(double v) { RuntimeArg a; a.f = v; return a; }
+};
+
+struct LaunchConfig {
+  int64_t grid[3] = {1, 1, 1};
+  /// Worker threads for programs; 0 = all hardware threads.
+  int numThreads = 0;
+  int numWarps = 4;  ///< only informative (device_print of scalars)
+};
+
+/// Registers host memory kernels may access (the API's interpreter tensors).
+void registerAllocation(const void* base, size_t bytes, std::string name = "");
+void unregisterAllocation(const void* base);
+
+/// Runs `kernel` (a tt.func with `kernel = true`) once per program of the
+/// grid. Throws tessera::Error on out-of-bounds accesses, failed
+/// device_asserts, division by zero, or unsupported ops.
+void run(const ir::Module& module, std::string_view kernel, const std::vector<RuntimeArg>& args,
+         const LaunchConfig& config);
+
+}  // namespace tessera::interp

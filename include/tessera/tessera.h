@@ -1,0 +1,241 @@
+//===- tessera/tessera.h - The public C++ API ------------------*- C++ -*-===//
+//
+// Load a file written in the Triton language, pick a @triton.jit kernel and
+// launch it over a grid, on the GPU or on the CPU interpreter:
+//
+//   auto program = tessera::Program::from_file("softmax.py");
+//   auto kernel = program.kernel("softmax_kernel");
+//   auto dev = tessera::Device::interpreter();
+//   auto x = dev.upload(hostData, {rows, cols});
+//   auto y = dev.empty(tessera::DType::fp32, {rows, cols});
+//   kernel.launch(dev, {rows}, {y, x, cols}, {{"BLOCK", int64_t(1024)}});
+//   std::vector<float> out = y.download<float>();
+//
+// Every user-facing failure throws tessera::Error whose what() is the whole
+// diagnostic (file:line:col and a caret for source errors).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tessera/Error.h"
+
+namespace tessera {
+
+/// Element types of tensors and kernel arguments (Triton's scalar dtypes).
+enum class DType { i1, i8, i16, i32, i64, u8, u16, u32, u64,
+                   fp8e4nv, fp8e5, fp16, bf16, fp32, fp64 };
+
+/// Size in bytes of one element (i1 is stored as one byte, like torch.bool).
+size_t dtype_size(DType dtype);
+/// Triton's name: "i1", "fp32", "bf16", ...
+const char* dtype_name(DType dtype);
+
+/// A constexpr / meta value as grid callables and heuristics see it.
+using Value = std::variant<bool, int64_t, double, std::string>;
+/// Meta-parameters by name.
+using Meta = std::map<std::string, Value>;
+
+namespace detail {
+struct TensorStorage;
+struct DeviceImpl;
+struct KernelImpl;
+struct ProgramImpl;
+struct CompiledKernelImpl;
+}  // namespace detail
+
+/// Device (or interpreter) memory with a shape and strides; shared ownership.
+class Tensor {
+ public:
+  Tensor() = default;
+  DType dtype() const;
+  const std::vector<int64_t>& shape() const;
+  /// Stride of `dim` in elements, like torch (row-major contiguous on creation).
+  int64_t stride(int dim) const;
+  const std::vector<int64_t>& strides() const;
+  int64_t numel() const;
+  /// Size of the data in bytes.
+  size_t nbytes() const;
+  /// Address of the first element (host address for the interpreter,
+  /// CUdeviceptr for CUDA).
+  uint64_t data_ptr() const;
+  bool defined() const { return storage_ != nullptr; }
+
+  /// Copies the data to the host. T must match the dtype's size.
+  template <class T> std::vector<T> download() const {
+    std::vector<std::byte> bytes = download_bytes();
+    std::vector<T> out(bytes.size() / sizeof(T));
+    check_element_size(sizeof(T));
+    std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+    return out;
+  }
+  std::vector<std::byte> download_bytes() const;
+
+  /// Internal: the storage (allocation) behind the tensor.
+  const std::shared_ptr<detail::TensorStorage>& storage() const { return storage_; }
+  Tensor(std::shared_ptr<detail::TensorStorage> storage, DType dtype, std::vector<int64_t> shape);
+
+ private:
+  void check_element_size(size_t size) const;
+  std::shared_ptr<detail::TensorStorage> storage_;
+  DType dtype_ = DType::fp32;
+  std::vector<int64_t> shape_;
+  std::vector<int64_t> strides_;
+};
+
+/// Where kernels run and tensors live.
+class Device {
+ public:
+  /// The CPU interpreter: tensors live in host memory.
+  static Device interpreter();
+  /// The CUDA device `ordinal`; throws Error without a usable GPU and driver.
+  static Device cuda(int ordinal = 0);
+  /// cuda(0) when a GPU is usable and TESSERA_INTERPRET is not set, otherwise
+  /// the interpreter.
+  static Device default_device();
+
+  bool is_interpreter() const;
+  std::string name() const;
+
+  Tensor empty(DType dtype, std::vector<int64_t> shape);
+  Tensor zeros(DType dtype, std::vector<int64_t> shape);
+  template <class T> Tensor upload(const std::vector<T>& host, std::vector<int64_t> shape);
+  /// Uploads raw element bytes (the way to pass fp16/bf16/fp8 data).
+  Tensor upload(const void* bytes, DType dtype, std::vector<int64_t> shape);
+  void synchronize();
+
+  const std::shared_ptr<detail::DeviceImpl>& impl() const { return impl_; }
+  explicit Device(std::shared_ptr<detail::DeviceImpl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<detail::DeviceImpl> impl_;
+};
+
+/// The dtype a C++ element type uploads as.
+template <class T> constexpr DType dtype_of();
+template <> constexpr DType dtype_of<bool>() { return DType::i1; }
+template <> constexpr DType dtype_of<int8_t>() { return DType::i8; }
+template <> constexpr DType dtype_of<int16_t>() { return DType::i16; }
+template <> constexpr DType dtype_of<int32_t>() { return DType::i32; }
+template <> constexpr DType dtype_of<int64_t>() { return DType::i64; }
+template <> constexpr DType dtype_of<uint8_t>() { return DType::u8; }
+template <> constexpr DType dtype_of<uint16_t>() { return DType::u16; }
+template <> constexpr DType dtype_of<uint32_t>() { return DType::u32; }
+template <> constexpr DType dtype_of<uint64_t>() { return DType::u64; }
+template <> constexpr DType dtype_of<float>() { return DType::fp32; }
+template <> constexpr DType dtype_of<double>() { return DType::fp64; }
+
+template <class T> Tensor Device::upload(const std::vector<T>& host, std::vector<int64_t> shape) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> bytes(host.begin(), host.end());
+    return upload(bytes.data(), DType::i1, std::move(shape));
+  } else {
+    return upload(host.data(), dtype_of<T>(), std::move(shape));
+  }
+}
+
+/// A kernel argument. Integers are typed by value like Python ints in Triton
+/// (i32 when it fits, else i64/u64); floats are fp32 like Python floats;
+/// tensors pass their data pointer. Use Arg::typed to pin a type.
+struct Arg {
+  enum class Kind { Tensor, Int, Float, Bool, Null };
+  Arg(const Tensor& t) : kind(Kind::Tensor), tensor(t) {}
+  Arg(int32_t v) : kind(Kind::Int), i(v) {}
+  Arg(int64_t v) : kind(Kind::Int), i(v) {}
+  Arg(uint32_t v) : kind(Kind::Int), i(v) {}
+  Arg(uint64_t v) : kind(Kind::Int), i(static_cast<int64_t>(v)), isUnsigned64(v > INT64_MAX) {}
+  Arg(float v) : kind(Kind::Float), f(v) {}
+  Arg(double v) : kind(Kind::Float), f(v) {}
+  Arg(bool v) : kind(Kind::Bool), b(v) {}
+  Arg(std::nullptr_t) : kind(Kind::Null) {}
+
+  Kind kind;
+  Tensor tensor;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  bool isUnsigned64 = false;
+};
+
+/// 1-3 grid dimensions, or a callable of the meta-parameters.
+struct Grid {
+  Grid(std::initializer_list<int64_t> dims) : dims(dims) {}
+  Grid(std::vector<int64_t> dims) : dims(std::move(dims)) {}
+  Grid(std::function<std::vector<int64_t>(const Meta&)> fn) : fn(std::move(fn)) {}
+  /// The dimensions for these meta-parameters (missing dims are 1).
+  std::vector<int64_t> resolve(const Meta& meta) const;
+
+  std::vector<int64_t> dims;
+  std::function<std::vector<int64_t>(const Meta&)> fn;
+};
+
+struct LaunchOptions {
+  int num_warps = 4;
+  int num_stages = 3;
+  void* stream = nullptr;
+};
+
+/// The result of compiling one specialization of a kernel.
+class CompiledKernel {
+ public:
+  /// "ttir" | "ttgir" | "ptx" | "sass" (the GPU stages need the GPU backend).
+  std::string asm_text(const std::string& stage) const;
+  const std::string& name() const;
+
+  explicit CompiledKernel(std::shared_ptr<detail::CompiledKernelImpl> impl) : impl_(std::move(impl)) {}
+  const std::shared_ptr<detail::CompiledKernelImpl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<detail::CompiledKernelImpl> impl_;
+};
+
+/// A @triton.jit kernel of a Program.
+class Kernel {
+ public:
+  /// Compiles (or finds in the cache) and runs. Autotuned/heuristic
+  /// meta-parameters are chosen here when the kernel carries
+  /// @triton.autotune / @triton.heuristics.
+  void launch(Device& device, const Grid& grid, const std::vector<Arg>& args,
+              const Meta& constexprs = {}, const LaunchOptions& options = {});
+  /// Compiles for a Triton AOT signature, e.g. "*fp32:16, *fp32:16, i32".
+  CompiledKernel compile(const std::string& signature, const Meta& constexprs = {},
+                         const LaunchOptions& options = {}, const std::string& arch = "");
+  const std::string& name() const;
+  /// Parameter names in order (constexpr ones included).
+  std::vector<std::string> parameter_names() const;
+
+  explicit Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
+  const std::shared_ptr<detail::KernelImpl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<detail::KernelImpl> impl_;
+};
+
+/// A parsed source file with its @triton.jit functions.
+class Program {
+ public:
+  static Program from_file(const std::string& path);
+  static Program from_source(const std::string& text, const std::string& filename = "<string>");
+  /// Throws Error naming the kernels that exist.
+  Kernel kernel(const std::string& name) const;
+  /// Names of the @triton.jit functions in the file, in source order.
+  std::vector<std::string> kernel_names() const;
+
+  explicit Program(std::shared_ptr<detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<detail::ProgramImpl> impl_;
+};
+
+}  // namespace tessera

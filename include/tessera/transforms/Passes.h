@@ -1,0 +1,46 @@
+//===- tessera/transforms/Passes.h - Tile IR passes -------------*- C++ -*-===//
+//
+// One registry (STYLE.md §3): every pass has a command-line name, a summary,
+// options with defaults, and a factory. `tessera-opt --pass=inline,cse` runs
+// any pass alone; the compiler runs tileIRPipeline().
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/IR.h"
+
+namespace tessera::transforms {
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  /// Rewrites the module in place. Throws tessera::Error for user errors.
+  virtual void run(ir::Module& module) = 0;
+};
+
+struct PassInfo {
+  std::string name;     ///< "cse"
+  std::string summary;  ///< one sentence
+  std::map<std::string, std::string> defaultOptions;
+  std::function<std::unique_ptr<Pass>(const std::map<std::string, std::string>& options)> create;
+};
+
+/// All registered passes, in a stable order.
+const std::vector<PassInfo>& passRegistry();
+const PassInfo* findPass(std::string_view name);
+
+/// Runs passes by spec "a,b{opt=1},c" with the verifier after each one.
+/// Throws tessera::Error on unknown passes or verification failures.
+void runPasses(ir::Module& module, std::string_view spec);
+
+/// The Tile IR pipeline the compiler runs after code generation:
+/// inline, canonicalize, cse, licm, dce (with the verifier between passes).
+void runTileIRPipeline(ir::Module& module);
+
+}  // namespace tessera::transforms
