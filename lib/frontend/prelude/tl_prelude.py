@@ -1,0 +1,1 @@
+# Tessera prelude: Triton-language library functions (tl.sum, tl.softmax, ...).
