@@ -1,1 +1,180 @@
-// Placeholder; replaced by the real implementation.
+//===- Tensor.cpp - Tensors, devices and their memory ---------------------===//
+//
+// Tensors are shared handles to an allocation plus dtype/shape/strides. On
+// the interpreter the allocation is host memory registered with the bounds
+// checker, so a kernel that reads past a tensor gets a diagnostic instead of
+// corrupting the process.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+#include "Internal.h"
+#include "tessera/interpreter/Interpreter.h"
+
+namespace tessera {
+
+size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::i1: case DType::i8: case DType::u8: case DType::fp8e4nv: case DType::fp8e5: return 1;
+    case DType::i16: case DType::u16: case DType::fp16: case DType::bf16: return 2;
+    case DType::i32: case DType::u32: case DType::fp32: return 4;
+    case DType::i64: case DType::u64: case DType::fp64: return 8;
+  }
+  return 1;
+}
+
+const char* dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::i1: return "i1";
+    case DType::i8: return "i8";
+    case DType::i16: return "i16";
+    case DType::i32: return "i32";
+    case DType::i64: return "i64";
+    case DType::u8: return "u8";
+    case DType::u16: return "u16";
+    case DType::u32: return "u32";
+    case DType::u64: return "u64";
+    case DType::fp8e4nv: return "fp8e4nv";
+    case DType::fp8e5: return "fp8e5";
+    case DType::fp16: return "fp16";
+    case DType::bf16: return "bf16";
+    case DType::fp32: return "fp32";
+    case DType::fp64: return "fp64";
+  }
+  return "?";
+}
+
+namespace detail {
+
+const char* signatureName(DType dtype) { return dtype_name(dtype); }
+
+TensorStorage::TensorStorage(DeviceKind kind, size_t bytes) : kind(kind), bytes(bytes) {
+  // Round up so aligned_alloc's size rule holds; keep at least one line so
+  // even empty tensors have a distinct, registered address.
+  size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+  data = std::aligned_alloc(64, rounded);
+  if (!data) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
+  interp::registerAllocation(data, bytes, "tensor");
+}
+
+TensorStorage::~TensorStorage() {
+  interp::unregisterAllocation(data);
+  std::free(data);
+}
+
+}  // namespace detail
+
+static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+Tensor::Tensor(std::shared_ptr<detail::TensorStorage> storage, DType dtype, std::vector<int64_t> shape)
+    : storage_(std::move(storage)), dtype_(dtype), shape_(std::move(shape)), strides_(contiguousStrides(shape_)) {}
+
+DType Tensor::dtype() const { return dtype_; }
+const std::vector<int64_t>& Tensor::shape() const { return shape_; }
+const std::vector<int64_t>& Tensor::strides() const { return strides_; }
+
+int64_t Tensor::stride(int dim) const {
+  int rank = static_cast<int>(shape_.size());
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank)
+    throw Error("Tensor::stride: dimension " + std::to_string(dim) + " out of range for a tensor of rank " +
+                std::to_string(rank));
+  return strides_[dim];
+}
+
+int64_t Tensor::numel() const {
+  return std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<>());
+}
+
+size_t Tensor::nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
+
+uint64_t Tensor::data_ptr() const { return storage_ ? reinterpret_cast<uint64_t>(storage_->data) : 0; }
+
+void Tensor::check_element_size(size_t size) const {
+  if (size != dtype_size(dtype_))
+    throw Error(std::string("Tensor::download: element type of size ") + std::to_string(size) +
+                " does not match the tensor's dtype " + dtype_name(dtype_));
+}
+
+std::vector<std::byte> Tensor::download_bytes() const {
+  if (!storage_) throw Error("Tensor::download: the tensor is undefined");
+  std::vector<std::byte> out(nbytes());
+  std::memcpy(out.data(), storage_->data, out.size());
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+Device Device::interpreter() {
+  static auto impl = std::make_shared<detail::DeviceImpl>();
+  return Device(impl);
+}
+
+Device Device::cuda(int ordinal) {
+  throw Error("Device::cuda(" + std::to_string(ordinal) +
+              "): the CUDA backend is not available in this build yet; use Device::interpreter() "
+              "(or set TESSERA_INTERPRET=1)");
+}
+
+Device Device::default_device() {
+  const char* interpret = std::getenv("TESSERA_INTERPRET");
+  if (interpret && std::string(interpret) != "0" && std::string(interpret) != "") return interpreter();
+  try {
+    return cuda(0);
+  } catch (const Error&) {
+    return interpreter();
+  }
+}
+
+bool Device::is_interpreter() const { return impl_->kind == detail::DeviceKind::Interpreter; }
+
+std::string Device::name() const {
+  return is_interpreter() ? "interpreter" : "cuda:" + std::to_string(impl_->ordinal);
+}
+
+static void checkShape(const std::vector<int64_t>& shape) {
+  for (int64_t d : shape)
+    if (d < 0) throw Error("tensor shape has a negative dimension (" + std::to_string(d) + ")");
+}
+
+Tensor Device::empty(DType dtype, std::vector<int64_t> shape) {
+  checkShape(shape);
+  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+  auto storage = std::make_shared<detail::TensorStorage>(impl_->kind, static_cast<size_t>(n) * dtype_size(dtype));
+  return Tensor(std::move(storage), dtype, std::move(shape));
+}
+
+Tensor Device::zeros(DType dtype, std::vector<int64_t> shape) {
+  Tensor t = empty(dtype, std::move(shape));
+  std::memset(t.storage()->data, 0, t.nbytes());
+  return t;
+}
+
+Tensor Device::upload(const void* bytes, DType dtype, std::vector<int64_t> shape) {
+  Tensor t = empty(dtype, std::move(shape));
+  if (t.nbytes()) std::memcpy(t.storage()->data, bytes, t.nbytes());
+  return t;
+}
+
+void Device::synchronize() {}
+
+std::vector<int64_t> Grid::resolve(const Meta& meta) const {
+  std::vector<int64_t> d = fn ? fn(meta) : dims;
+  if (d.empty() || d.size() > 3)
+    throw Error("grid must have 1 to 3 dimensions, got " + std::to_string(d.size()));
+  for (int64_t x : d)
+    if (x < 0) throw Error("grid dimension is negative (" + std::to_string(x) + ")");
+  d.resize(3, 1);
+  return d;
+}
+
+}  // namespace tessera

@@ -1,0 +1,63 @@
+//===- Internal.h - Shared state behind the public API ----------*- C++ -*-===//
+//
+// The pimpl structs of tessera.h. Kept in one header so Tensor, Device,
+// Program and Kernel can see each other's internals; users never include it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "tessera/frontend/Frontend.h"
+#include "tessera/tessera.h"
+
+namespace tessera::detail {
+
+enum class DeviceKind { Interpreter, Cuda };
+
+struct DeviceImpl {
+  DeviceKind kind = DeviceKind::Interpreter;
+  int ordinal = 0;
+};
+
+/// One allocation. For the interpreter: 64-byte aligned host memory
+/// registered with the interpreter's bounds checker.
+struct TensorStorage {
+  DeviceKind kind = DeviceKind::Interpreter;
+  void* data = nullptr;
+  size_t bytes = 0;
+  TensorStorage(DeviceKind kind, size_t bytes);
+  ~TensorStorage();
+  TensorStorage(const TensorStorage&) = delete;
+  TensorStorage& operator=(const TensorStorage&) = delete;
+};
+
+struct ProgramImpl {
+  std::shared_ptr<frontend::SourceProgram> source;
+};
+
+/// A compiled specialization: the optimized Tile IR and how to pass args.
+struct CompiledKernelImpl {
+  std::string name;
+  std::shared_ptr<ir::Module> module;
+  std::vector<int> argToParam;
+  std::string ttir;  ///< printed once at compile time
+  int numWarps = 4;
+  int numStages = 3;
+};
+
+struct KernelImpl {
+  std::shared_ptr<ProgramImpl> program;
+  const frontend::JitFunction* fn = nullptr;
+  std::mutex cacheMutex;
+  /// Specialization key -> compiled kernel (DESIGN.md §8, in memory).
+  std::map<std::string, std::shared_ptr<CompiledKernelImpl>> cache;
+};
+
+/// Frontend DType spelling for pointer/scalar signatures ("fp32", "i32", ...).
+const char* signatureName(DType dtype);
+
+}  // namespace tessera::detail

@@ -1,0 +1,329 @@
+//===- Specialization.cpp - Launch arguments -> parameter specs -----------===//
+
+#include "Specialization.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace tessera::detail {
+
+using frontend::ConstValue;
+using frontend::ParamSpec;
+
+frontend::ConstValue toConstValue(const Value& v) {
+  return std::visit([](const auto& x) -> ConstValue { return x; }, v);
+}
+
+Value toMetaValue(const ConstValue& v) {
+  if (auto* b = std::get_if<bool>(&v)) return *b;
+  if (auto* i = std::get_if<int64_t>(&v)) return *i;
+  if (auto* d = std::get_if<double>(&v)) return *d;
+  if (auto* s = std::get_if<std::string>(&v)) return *s;
+  return std::string("None");
+}
+
+static std::string describe(const Arg& a) {
+  switch (a.kind) {
+    case Arg::Kind::Tensor: return std::string("a tensor of ") + dtype_name(a.tensor.dtype());
+    case Arg::Kind::Int: return "the integer " + std::to_string(a.i);
+    case Arg::Kind::Float: return "a float";
+    case Arg::Kind::Bool: return "a bool";
+    case Arg::Kind::Null: return "None";
+  }
+  return "?";
+}
+
+static bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+/// Triton's typing of a Python int argument: i32 when it fits, else i64/u64.
+static std::string intTypeOf(int64_t v, bool isUnsigned64) {
+  if (isUnsigned64) return "u64";
+  if (v >= INT32_MIN && v <= INT32_MAX) return "i32";
+  return "i64";
+}
+
+static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::Parameter& p, const Arg& a) {
+  BoundParam b;
+  ParamSpec& s = b.spec;
+  bool noSpecialize = contains(fn.doNotSpecialize, p.name);
+  bool noAlign = noSpecialize || contains(fn.doNotSpecializeOnAlignment, p.name);
+  switch (a.kind) {
+    case Arg::Kind::Tensor:
+      if (!a.tensor.defined())
+        throw Error("kernel '" + fn.name + "': argument '" + p.name + "' is an undefined tensor");
+      s.kind = ParamSpec::Kind::Pointer;
+      s.type = std::string("*") + dtype_name(a.tensor.dtype());
+      s.divisibleBy16 = !noAlign && a.tensor.data_ptr() % 16 == 0;
+      b.tensor = &a.tensor;
+      break;
+    case Arg::Kind::Int:
+      if (a.i == 1 && !noSpecialize && !a.isUnsigned64) {
+        s.kind = ParamSpec::Kind::Constexpr;
+        s.value = int64_t{1};
+        break;
+      }
+      s.kind = ParamSpec::Kind::Scalar;
+      s.type = intTypeOf(a.i, a.isUnsigned64);
+      s.divisibleBy16 = !noAlign && (static_cast<uint64_t>(a.i) % 16 == 0);
+      b.intValue = a.i;
+      break;
+    case Arg::Kind::Float:
+      s.kind = ParamSpec::Kind::Scalar;
+      s.type = "fp32";
+      b.floatValue = a.f;
+      break;
+    case Arg::Kind::Bool:
+      s.kind = ParamSpec::Kind::Scalar;
+      s.type = "i1";
+      b.intValue = a.b ? 1 : 0;
+      break;
+    case Arg::Kind::Null:
+      s.kind = ParamSpec::Kind::Constexpr;
+      s.value = std::monostate{};
+      break;
+  }
+  if (p.annotatedType && s.kind == ParamSpec::Kind::Scalar) s.type = *p.annotatedType;
+  return b;
+}
+
+static BoundParam bindConstexpr(const frontend::JitFunction& fn, const frontend::Parameter& p, const Arg& a) {
+  BoundParam b;
+  b.spec.kind = ParamSpec::Kind::Constexpr;
+  switch (a.kind) {
+    case Arg::Kind::Int: b.spec.value = a.i; break;
+    case Arg::Kind::Float: b.spec.value = a.f; break;
+    case Arg::Kind::Bool: b.spec.value = a.b; break;
+    case Arg::Kind::Null: b.spec.value = std::monostate{}; break;
+    case Arg::Kind::Tensor:
+      throw Error("kernel '" + fn.name + "': argument '" + p.name +
+                  "' is a tl.constexpr parameter but got " + describe(a));
+  }
+  return b;
+}
+
+static Arg argFromValue(const Value& v) {
+  if (auto* b = std::get_if<bool>(&v)) return Arg(*b);
+  if (auto* i = std::get_if<int64_t>(&v)) return Arg(*i);
+  if (auto* d = std::get_if<double>(&v)) return Arg(*d);
+  return Arg(nullptr);
+}
+
+std::vector<BoundParam> bindArguments(const frontend::JitFunction& fn, const std::vector<Arg>& args,
+                                      const Meta& constexprs, const Meta& extra) {
+  const auto& params = fn.params;
+  if (args.size() > params.size())
+    throw Error("kernel '" + fn.name + "' takes " + std::to_string(params.size()) + " arguments but " +
+                std::to_string(args.size()) + " were given");
+  for (const auto& [name, value] : constexprs) {
+    bool known = std::any_of(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
+    if (!known)
+      throw Error("kernel '" + fn.name + "': keyword argument '" + name +
+                  "' was specified but the kernel has no such parameter");
+  }
+  std::vector<BoundParam> bound(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& p = params[i];
+    auto named = constexprs.find(p.name);
+    auto injected = extra.find(p.name);
+    int sources = (i < args.size()) + (named != constexprs.end()) + (injected != extra.end());
+    if (sources > 1)
+      throw Error("kernel '" + fn.name + "': argument '" + p.name +
+                  "' is given more than once (positionally, by name, or by autotune/heuristics)");
+    if (i < args.size()) {
+      bound[i] = p.isConstexpr ? bindConstexpr(fn, p, args[i]) : bindRuntime(fn, p, args[i]);
+      continue;
+    }
+    const Value* v = named != constexprs.end() ? &named->second
+                     : injected != extra.end() ? &injected->second
+                                               : nullptr;
+    if (v) {
+      if (std::holds_alternative<std::string>(*v)) {
+        if (!p.isConstexpr)
+          throw Error("kernel '" + fn.name + "': argument '" + p.name +
+                      "' is not a tl.constexpr parameter and cannot take a string");
+        bound[i].spec.kind = ParamSpec::Kind::Constexpr;
+        bound[i].spec.value = std::get<std::string>(*v);
+        continue;
+      }
+      Arg a = argFromValue(*v);
+      bound[i] = p.isConstexpr ? bindConstexpr(fn, p, a) : bindRuntime(fn, p, a);
+      continue;
+    }
+    if (p.hasDefault && p.defaultValue) {
+      bound[i].spec.kind = ParamSpec::Kind::Constexpr;
+      bound[i].spec.value = *p.defaultValue;
+      if (!p.isConstexpr) {
+        // A runtime parameter with a default: pass the default as a runtime value.
+        Arg a = argFromValue(toMetaValue(*p.defaultValue));
+        if (!std::holds_alternative<std::monostate>(*p.defaultValue)) bound[i] = bindRuntime(fn, p, a);
+      }
+      continue;
+    }
+    throw Error("kernel '" + fn.name + "': missing argument '" + p.name + "' (parameter " +
+                std::to_string(i + 1) + " of " + std::to_string(params.size()) + ")");
+  }
+  return bound;
+}
+
+Meta metaOf(const frontend::JitFunction& fn, const std::vector<BoundParam>& bound) {
+  Meta meta;
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const auto& s = bound[i].spec;
+    if (s.kind == ParamSpec::Kind::Constexpr) {
+      meta[fn.params[i].name] = toMetaValue(s.value);
+    } else if (s.kind == ParamSpec::Kind::Scalar) {
+      if (s.type == "fp32" || s.type == "fp64" || s.type == "fp16" || s.type == "bf16")
+        meta[fn.params[i].name] = bound[i].floatValue;
+      else if (s.type == "i1")
+        meta[fn.params[i].name] = bound[i].intValue != 0;
+      else
+        meta[fn.params[i].name] = bound[i].intValue;
+    }
+  }
+  return meta;
+}
+
+//===----------------------------------------------------------------------===//
+// AOT signatures
+//===----------------------------------------------------------------------===//
+
+static std::string trim(std::string s) {
+  size_t b = s.find_first_not_of(" \t\n");
+  size_t e = s.find_last_not_of(" \t\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+static std::vector<std::string> splitTopLevel(const std::string& sig) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : sig) {
+    if (c == '<' || c == '[' || c == '(') ++depth;
+    if (c == '>' || c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!trim(cur).empty() || !out.empty()) out.push_back(trim(cur));
+  return out;
+}
+
+static bool isKnownType(const std::string& t) {
+  static const char* names[] = {"i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64",
+                                "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16",
+                                "fp16", "bf16", "fp32", "fp64", "B"};
+  for (const char* n : names)
+    if (t == n) return true;
+  return false;
+}
+
+/// A constexpr literal in a signature: int, float, True/False, None, or a string.
+static ConstValue parseLiteral(const std::string& text) {
+  if (text == "True" || text == "true") return true;
+  if (text == "False" || text == "false") return false;
+  if (text == "None") return std::monostate{};
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 0);
+  if (end && *end == '\0' && !text.empty()) return static_cast<int64_t>(i);
+  double d = std::strtod(text.c_str(), &end);
+  if (end && *end == '\0' && !text.empty()) return d;
+  std::string s = text;
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Parameter& p, const std::string& entry) {
+  ParamSpec s;
+  std::string type = entry, hint;
+  if (size_t colon = entry.rfind(':'); colon != std::string::npos) {
+    type = trim(entry.substr(0, colon));
+    hint = trim(entry.substr(colon + 1));
+  }
+  auto bad = [&](const std::string& why) {
+    return Error("signature of kernel '" + fn.name + "', parameter '" + p.name + "': " + why);
+  };
+  if (!type.empty() && type[0] == '*') {
+    std::string elem = type.substr(1);
+    if (!elem.empty() && elem[0] == 'k') elem = elem.substr(1);
+    if (!isKnownType(elem)) throw bad("unknown pointer element type '" + elem + "'");
+    s.kind = ParamSpec::Kind::Pointer;
+    s.type = type;
+  } else if (isKnownType(type)) {
+    s.kind = ParamSpec::Kind::Scalar;
+    s.type = type == "B" || type == "u1" ? "i1" : type;
+  } else {
+    s.kind = ParamSpec::Kind::Constexpr;
+    s.value = parseLiteral(entry);
+    return s;
+  }
+  if (hint == "16") {
+    s.divisibleBy16 = true;
+  } else if (hint == "1" && s.kind == ParamSpec::Kind::Scalar) {
+    s.kind = ParamSpec::Kind::Constexpr;
+    s.value = int64_t{1};
+  } else if (!hint.empty()) {
+    throw bad("unknown specialization ':" + hint + "' (expected :16 or :1)");
+  }
+  return s;
+}
+
+std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std::string& signature,
+                                      const Meta& constexprs) {
+  std::vector<std::string> entries = splitTopLevel(signature);
+  const auto& params = fn.params;
+  size_t runtimeCount = 0;
+  for (const auto& p : params) runtimeCount += !p.isConstexpr;
+  bool allParams = entries.size() == params.size() && entries.size() != runtimeCount;
+  if (!allParams && entries.size() != runtimeCount)
+    throw Error("signature of kernel '" + fn.name + "' has " + std::to_string(entries.size()) +
+                " entries but the kernel has " + std::to_string(runtimeCount) +
+                " non-constexpr parameters (" + std::to_string(params.size()) + " in all)");
+  std::vector<ParamSpec> specs(params.size());
+  size_t next = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& p = params[i];
+    auto named = constexprs.find(p.name);
+    if (p.isConstexpr) {
+      specs[i].kind = ParamSpec::Kind::Constexpr;
+      if (allParams) {
+        specs[i].value = parseLiteral(entries[next++]);
+        if (named != constexprs.end())
+          throw Error("kernel '" + fn.name + "': constexpr '" + p.name + "' given both in the signature and by -D");
+      } else if (named != constexprs.end()) {
+        specs[i].value = toConstValue(named->second);
+      } else if (p.hasDefault && p.defaultValue) {
+        specs[i].value = *p.defaultValue;
+      } else {
+        throw Error("kernel '" + fn.name + "': missing value for constexpr parameter '" + p.name +
+                    "' (pass -D " + p.name + "=VALUE)");
+      }
+      continue;
+    }
+    specs[i] = parseEntry(fn, p, entries[next++]);
+  }
+  for (const auto& [name, value] : constexprs) {
+    bool known = std::any_of(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
+    if (!known) throw Error("kernel '" + fn.name + "' has no parameter named '" + name + "'");
+  }
+  return specs;
+}
+
+std::string specializationKey(const std::vector<ParamSpec>& specs, const frontend::CompileOptions& options) {
+  std::ostringstream key;
+  for (const auto& s : specs) {
+    switch (s.kind) {
+      case ParamSpec::Kind::Pointer:
+      case ParamSpec::Kind::Scalar: key << s.type << (s.divisibleBy16 ? ":D" : "") << ','; break;
+      case ParamSpec::Kind::Constexpr: key << "c=" << frontend::toString(s.value) << ','; break;
+    }
+  }
+  key << "|debug=" << options.debug << "|warps=" << options.numWarps << "|stages=" << options.numStages;
+  return key.str();
+}
+
+}  // namespace tessera::detail

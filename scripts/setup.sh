@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Sets a fresh Debian 12 machine up for Tessera, builds it, and runs the main
+# job: the fused-softmax example (on the CPU interpreter when there is no GPU).
+#
+#   bash scripts/setup.sh
+#
+# Installs with apt (via sudo when not root): a C++20 compiler, CMake, Ninja,
+# GoogleTest, LLVM's FileCheck (lit tests) and clang's libFuzzer runtime.
+# The CUDA toolkit is optional: it is used when present (CUDA_HOME or
+# /usr/local/cuda), and never installed by this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+PACKAGES=(g++ cmake ninja-build libgtest-dev llvm-14-tools clang-14 libclang-rt-14-dev)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+echo "== configuring and building (build/)"
+cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build -j"$(nproc)"
+
+echo "== main job: fused softmax from C++"
+./build/examples/softmax_example
