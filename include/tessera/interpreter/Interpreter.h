@@ -33,6 +33,10 @@ struct LaunchConfig {
   /// Worker threads for programs; 0 = all hardware threads.
   int numThreads = 0;
   int numWarps = 4;  ///< only informative (device_print of scalars)
+  /// When nonzero, a program that runs more loop iterations (scf.for/while
+  /// trips, summed) than this stops the launch with an Error (fuzzing and
+  /// runaway `while` loops). The API sets it from TESSERA_INTERPRETER_LOOP_LIMIT.
+  uint64_t loopIterationLimit = 0;
 };
 
 /// Registers host memory kernels may access (the API's interpreter tensors).
