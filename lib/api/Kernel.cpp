@@ -184,6 +184,36 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
   return extra;
 }
 
+/// With TESSERA_RECORD_LAUNCHES=FILE, appends one line per compiled
+/// specialization: "source<TAB>kernel<TAB>AOT signature<TAB>-D NAME=VALUE ...".
+/// The CLI tests replay these lines through `tessera compile`.
+static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<ParamSpec>& specs) {
+  const char* path = std::getenv("TESSERA_RECORD_LAUNCHES");
+  if (!path || !*path) return;
+  std::string sig, defines;
+  const auto& params = kernel.fn->params;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ParamSpec& s = specs[i];
+    if (s.kind == ParamSpec::Kind::Constexpr) {
+      const auto& v = s.value;
+      if (params[i].isConstexpr) {
+        defines += " -D" + params[i].name + "=" + frontend::toString(v);
+        continue;
+      }
+      // A runtime parameter specialized to a constant (1 or None).
+      if (!std::holds_alternative<int64_t>(v) || std::get<int64_t>(v) != 1) return;  // not expressible
+      sig += std::string(sig.empty() ? "" : ", ") + "i32:1";
+      continue;
+    }
+    sig += (sig.empty() ? "" : ", ") + s.type + (s.divisibleBy16 ? ":16" : "");
+  }
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::ofstream out(path, std::ios::app);
+  out << kernel.program->source->source()->name() << '\t' << kernel.fn->name << '\t' << sig << '\t'
+      << defines << '\n';
+}
+
 void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                     const LaunchOptions& launchOptions) {
   const frontend::JitFunction& fn = *impl_->fn;
@@ -194,6 +224,7 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
   specs.reserve(bound.size());
   for (const auto& b : bound) specs.push_back(b.spec);
   auto compiled = compileSpecialization(*impl_, specs, compileOptions(fn, options));
+  recordLaunch(*impl_, specs);
   std::vector<int64_t> dims = grid.resolve(detail::metaOf(fn, bound));
   if (dims[0] * dims[1] * dims[2] == 0) return;
 
