@@ -247,6 +247,8 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
   interp::LaunchConfig config;
   for (int i = 0; i < 3; ++i) config.grid[i] = dims[i];
   config.numWarps = options.num_warps;
+  if (const char* limit = std::getenv("TESSERA_INTERPRETER_LOOP_LIMIT"))
+    config.loopIterationLimit = std::strtoull(limit, nullptr, 10);
   interp::run(*compiled->module, compiled->name, runtimeArgs, config);
 }
 
