@@ -1,1 +1,198 @@
-// Placeholder; replaced by the real implementation.
+//===- PassRegistry.cpp - The table of Tile IR passes --------------------===//
+//
+// The one list of passes (STYLE.md §3): name, one-sentence summary, options
+// with their defaults, factory. runPasses() parses a pipeline spec such as
+// "inline,canonicalize{fold=false},cse", builds each pass with its options
+// merged over the defaults, and runs the verifier after every pass so a
+// broken rewrite is reported by the pass that made it. Also home of the small
+// helpers shared by the passes (options, side effects, constants).
+//
+//===----------------------------------------------------------------------===//
+
+#include <sstream>
+
+#include "tessera/Error.h"
+#include "transforms/PassDetail.h"
+
+namespace tessera::transforms {
+
+const std::vector<PassInfo>& passRegistry() {
+  static const std::vector<PassInfo> registry = {
+      {"inline",
+       "Inlines tt.call of functions of the module (unless noinline) and removes functions "
+       "that are no longer called.",
+       {{"remove-dead-functions", "true"}},
+       createInlinerPass},
+      {"canonicalize",
+       "Folds constant expressions, applies algebraic identities and simplifies scf.if/scf.for "
+       "with constant conditions or empty trip counts.",
+       {{"fold", "true"}, {"regions", "true"}, {"max-rewrites", "1000000"}},
+       createCanonicalizePass},
+      {"cse",
+       "Merges side-effect-free ops that compute the same value, scoped by region dominance.",
+       {},
+       createCSEPass},
+      {"dce",
+       "Removes side-effect-free ops whose results are unused, and dead results and iteration "
+       "arguments of scf.for/scf.if.",
+       {},
+       createDCEPass},
+      {"licm",
+       "Hoists side-effect-free, loop-invariant ops out of scf.for and scf.while bodies.",
+       {},
+       createLICMPass},
+  };
+  return registry;
+}
+
+const PassInfo* findPass(std::string_view name) {
+  for (const PassInfo& info : passRegistry())
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+std::string knownPasses() {
+  std::string names;
+  for (const PassInfo& info : passRegistry()) names += (names.empty() ? "" : ", ") + info.name;
+  return names;
+}
+
+/// One element of a pipeline spec: "name" or "name{key=value,key=value}".
+struct PassSpec {
+  const PassInfo* info;
+  PassOptions options;
+};
+
+PassSpec parseOne(std::string_view text) {
+  text = trim(text);
+  size_t brace = text.find('{');
+  std::string_view name = trim(text.substr(0, brace));
+  const PassInfo* info = findPass(name);
+  if (!info)
+    throw Error("unknown pass '" + std::string(name) + "' (known passes: " + knownPasses() + ")");
+  PassSpec spec{info, info->defaultOptions};
+  if (brace == std::string_view::npos) return spec;
+  if (text.back() != '}')
+    throw Error("pass '" + std::string(name) + "': expected '}' at the end of the options");
+  std::string_view body = text.substr(brace + 1, text.size() - brace - 2);
+  while (!trim(body).empty()) {
+    size_t comma = body.find(',');
+    std::string_view item = trim(body.substr(0, comma));
+    body = comma == std::string_view::npos ? std::string_view() : body.substr(comma + 1);
+    size_t eq = item.find('=');
+    std::string key(trim(item.substr(0, eq)));
+    if (eq == std::string_view::npos || key.empty())
+      throw Error("pass '" + std::string(name) + "': expected key=value, got '" + std::string(item) + "'");
+    if (!info->defaultOptions.count(key)) {
+      std::string known;
+      for (const auto& [k, v] : info->defaultOptions) known += (known.empty() ? "" : ", ") + k;
+      throw Error("pass '" + std::string(name) + "' has no option '" + key + "'" +
+                  (known.empty() ? " (it takes none)" : " (options: " + known + ")"));
+    }
+    spec.options[key] = std::string(trim(item.substr(eq + 1)));
+  }
+  return spec;
+}
+
+/// Splits at top-level commas (commas inside {...} separate options).
+std::vector<PassSpec> parsePipeline(std::string_view spec) {
+  std::vector<PassSpec> passes;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= spec.size(); ++i) {
+    if (i < spec.size() && spec[i] == '{') ++depth;
+    if (i < spec.size() && spec[i] == '}') --depth;
+    if (i < spec.size() && (spec[i] != ',' || depth > 0)) continue;
+    std::string_view item = trim(spec.substr(start, i - start));
+    start = i + 1;
+    if (item.empty()) {
+      if (i < spec.size()) throw Error("empty pass name in pipeline '" + std::string(spec) + "'");
+      continue;
+    }
+    passes.push_back(parseOne(item));
+  }
+  return passes;
+}
+
+}  // namespace
+
+void runPasses(ir::Module& module, std::string_view spec) {
+  // Parse everything first, so a typo in the third pass fails before the
+  // first one has changed anything.
+  std::vector<PassSpec> passes = parsePipeline(spec);
+  for (const PassSpec& p : passes) {
+    std::unique_ptr<Pass> pass = p.info->create(p.options);
+    pass->run(module);
+    ir::verifyOrThrow(module, p.info->name);
+  }
+}
+
+void runTileIRPipeline(ir::Module& module) {
+  runPasses(module, "inline,canonicalize,cse,licm,dce");
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the passes
+//===----------------------------------------------------------------------===//
+
+bool boolOption(const PassOptions& options, const std::string& pass, const std::string& name) {
+  auto it = options.find(name);
+  if (it == options.end()) return false;
+  if (it->second == "true" || it->second == "1") return true;
+  if (it->second == "false" || it->second == "0") return false;
+  throw Error("pass '" + pass + "': option '" + name + "' expects true or false, got '" + it->second + "'");
+}
+
+int64_t intOption(const PassOptions& options, const std::string& pass, const std::string& name) {
+  auto it = options.find(name);
+  if (it == options.end()) return 0;
+  std::istringstream in(it->second);
+  int64_t value = 0;
+  if (!(in >> value) || !in.eof())
+    throw Error("pass '" + pass + "': option '" + name + "' expects an integer, got '" + it->second + "'");
+  return value;
+}
+
+bool isSideEffectFree(const ir::Operation* op) {
+  using ir::OpCode;
+  if (op->hasTrait(ir::Terminator)) return false;
+  if (op->hasTrait(ir::Pure)) return true;
+  if (op->is(OpCode::ExternElementwise) || op->is(OpCode::InlineAsm)) return op->boolAttr("pure");
+  return false;
+}
+
+std::optional<ConstantValue> constantOf(ir::Value v) {
+  ir::Operation* def = v ? v.definingOp() : nullptr;
+  if (!def || !def->is(ir::OpCode::Constant)) return std::nullopt;
+  const ir::Attribute* attr = def->attr("value");
+  if (!attr) return std::nullopt;
+  if (auto* i = std::get_if<int64_t>(attr)) return ConstantValue(*i);
+  if (auto* b = std::get_if<bool>(attr)) return ConstantValue(int64_t(*b));
+  if (auto* d = std::get_if<double>(attr)) return ConstantValue(*d);
+  return std::nullopt;
+}
+
+std::optional<int64_t> intConstantOf(ir::Value v) {
+  auto c = constantOf(v);
+  if (!c || !v.type().elementType().isInteger()) return std::nullopt;
+  if (auto* i = std::get_if<int64_t>(&*c)) return *i;
+  return std::nullopt;
+}
+
+std::optional<double> floatConstantOf(ir::Value v) {
+  auto c = constantOf(v);
+  if (!c || !v.type().elementType().isFloat()) return std::nullopt;
+  if (auto* d = std::get_if<double>(&*c)) return *d;
+  if (auto* i = std::get_if<int64_t>(&*c)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+}  // namespace tessera::transforms
