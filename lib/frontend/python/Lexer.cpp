@@ -120,6 +120,10 @@ class Lexer {
     ++line_;
     lineStart_ = pos_;
   }
+  /// The last line with text, as CPython reports in "detected at line N".
+  int detectedLine() const {
+    return atEnd() && pos_ > 0 && src_[pos_ - 1] == '\n' ? line_ - 1 : line_;
+  }
   bool atNewline() const { return peek() == '\n' || (peek() == '\r' && peek(1) == '\n'); }
   uint32_t decodeUtf8(size_t at, int* len) const;
 
@@ -146,7 +150,7 @@ class Lexer {
   void unterminated(int line, int col, bool triple) const {
     error(line, col, std::string(triple ? "unterminated triple-quoted string literal"
                                         : "unterminated string literal") +
-                         " (detected at line " + std::to_string(line_) + ")");
+                         " (detected at line " + std::to_string(detectedLine()) + ")");
   }
 };
 
@@ -256,7 +260,7 @@ void Lexer::handleIndentation(int width, int alt, int lineNo, int firstCol) {
   auto inconsistent = [&] { error(lineNo, 1, "inconsistent use of tabs and spaces in indentation"); };
   Token t;
   t.line = t.endLine = lineNo;
-  t.col = 1;
+  t.col = firstCol;
   t.endCol = firstCol;
   if (width == indents_.back()) {
     if (alt != altIndents_.back()) inconsistent();
@@ -378,7 +382,7 @@ Token Lexer::lexNumber() {
     if (isDigit(peek())) {
       error(line_, col(), std::string("invalid digit '") + peek() + "' in " + what + " literal");
     }
-    if (n == 0 || identFollows()) error(line_, col(), std::string("invalid ") + what + " literal");
+    if (n == 0 || identFollows()) error(line_, col() - 1, std::string("invalid ") + what + " literal");
     return makeToken(TokKind::Number, start, line, c0);
   }
   auto dec = [](char c) { return isDigit(c); };
@@ -399,7 +403,7 @@ Token Lexer::lexNumber() {
   }
   if (peek() == 'j' || peek() == 'J') {
     ++pos_;
-    if (identFollows()) error(line_, col(), "invalid imaginary literal");
+    if (identFollows()) error(line_, col() - 1, "invalid imaginary literal");
     return makeToken(TokKind::Number, start, line, c0);
   }
   if (identFollows()) error(line, c0, "invalid decimal literal");
@@ -637,7 +641,7 @@ void Lexer::lexFStringParts(std::vector<FStringPart>& parts, bool inSpec) {
         pos_ += 2;
         continue;
       }
-      error(line_, col() + 1, "f-string: single '}' is not allowed");
+      error(line_, col(), "f-string: single '}' is not allowed");
     }
     if (c == '\\') {
       if (fctx_.raw) {
