@@ -387,9 +387,9 @@ class CanonicalizePass : public Pass {
 
 std::unique_ptr<Pass> createCanonicalizePass(const PassOptions& options) {
   CanonicalizeOptions o;
-  o.fold = boolOption(options, "canonicalize", "fold");
-  o.regions = boolOption(options, "canonicalize", "regions");
-  o.maxRewrites = intOption(options, "canonicalize", "max-rewrites");
+  o.fold = boolOption(options, "canonicalize", "fold", true);
+  o.regions = boolOption(options, "canonicalize", "regions", true);
+  o.maxRewrites = intOption(options, "canonicalize", "max-rewrites", 1000000);
   if (o.maxRewrites <= 0) throw Error("pass 'canonicalize': option 'max-rewrites' must be positive");
   return std::make_unique<CanonicalizePass>(o);
 }

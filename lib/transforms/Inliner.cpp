@@ -157,7 +157,7 @@ class InlinerPass : public Pass {
 }  // namespace
 
 std::unique_ptr<Pass> createInlinerPass(const PassOptions& options) {
-  return std::make_unique<InlinerPass>(boolOption(options, "inline", "remove-dead-functions"));
+  return std::make_unique<InlinerPass>(boolOption(options, "inline", "remove-dead-functions", true));
 }
 
 }  // namespace tessera::transforms

@@ -27,11 +27,13 @@ std::unique_ptr<Pass> createCSEPass(const PassOptions& options);
 std::unique_ptr<Pass> createDCEPass(const PassOptions& options);
 std::unique_ptr<Pass> createLICMPass(const PassOptions& options);
 
-/// Reads a boolean option ("true"/"false"/"1"/"0"); throws tessera::Error
-/// naming the pass on anything else.
-bool boolOption(const PassOptions& options, const std::string& pass, const std::string& name);
+/// Reads a boolean option ("true"/"false"/"1"/"0"), `dflt` when absent (the
+/// registry passes every default; factories called directly may not).
+/// Throws tessera::Error naming the pass on anything else.
+bool boolOption(const PassOptions& options, const std::string& pass, const std::string& name, bool dflt);
 /// Reads an integer option; throws tessera::Error naming the pass on junk.
-int64_t intOption(const PassOptions& options, const std::string& pass, const std::string& name);
+int64_t intOption(const PassOptions& options, const std::string& pass, const std::string& name,
+                  int64_t dflt);
 
 /// True if the op may be moved, merged or dropped: the Pure trait, or an
 /// extern_elementwise / elementwise_inline_asm marked `pure = true`.
