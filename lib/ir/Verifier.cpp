@@ -28,6 +28,12 @@ namespace tessera::ir {
 
 namespace {
 
+/// Checks a rule; the message is only built when the rule is broken.
+#define VERIFY(op, cond, ...)        \
+  do {                               \
+    if (!(cond)) fail(op, __VA_ARGS__); \
+  } while (false)
+
 /// Thrown inside the verifier to stop at the first violation.
 struct Failure {
   std::string message;
@@ -57,9 +63,6 @@ class Verifier {
 
  private:
   [[noreturn]] void fail(Operation* op, const std::string& message);
-  void check(Operation* op, bool ok, const std::string& message) {
-    if (!ok) fail(op, message);
-  }
 
   void verifyBlock(Block& block);
   void verifyOp(Operation* op);
@@ -103,20 +106,20 @@ void Verifier::verifyCounts(Operation* op, unsigned minOperands, unsigned maxOpe
       want += maxOperands == ~0u ? " or more" : " to " + std::to_string(maxOperands);
     fail(op, "expects " + want + " operand(s), got " + std::to_string(n));
   }
-  check(op, op->numResults() == results,
+  VERIFY(op, op->numResults() == results,
         "expects " + std::to_string(results) + " result(s), got " + std::to_string(op->numResults()));
 }
 
 void Verifier::expectTypes(Operation* op, const std::vector<Type>& got, const std::vector<Type>& want,
                            const std::string& what) {
-  check(op, got == want, what + " types " + typeList(got) + " do not match " + typeList(want));
+  VERIFY(op, got == want, what + " types " + typeList(got) + " do not match " + typeList(want));
 }
 
 int64_t Verifier::axisAttr(Operation* op, std::string_view name, int64_t rank) {
   const Attribute* a = op->attr(name);
   const auto* v = a ? std::get_if<int64_t>(a) : nullptr;
-  check(op, v != nullptr, "needs an integer attribute '" + std::string(name) + "'");
-  check(op, *v >= 0 && *v < rank,
+  VERIFY(op, v != nullptr, "needs an integer attribute '" + std::string(name) + "'");
+  VERIFY(op, *v >= 0 && *v < rank,
         "attribute '" + std::string(name) + "' = " + std::to_string(*v) + " is out of range for rank " +
             std::to_string(rank));
   return *v;
@@ -127,18 +130,18 @@ int64_t Verifier::axisAttr(Operation* op, std::string_view name, int64_t rank) {
 //===----------------------------------------------------------------------===//
 
 void Verifier::verifyFunc(Operation* func) {
-  check(func, func->is(OpCode::Func), "is not a tt.func at module level");
-  check(func, std::holds_alternative<std::string>(func->attrs().count("sym_name")
+  VERIFY(func, func->is(OpCode::Func), "is not a tt.func at module level");
+  VERIFY(func, std::holds_alternative<std::string>(func->attrs().count("sym_name")
                                                       ? *func->attr("sym_name")
                                                       : Attribute()),
         "needs a string attribute 'sym_name'");
-  check(func, func->numOperands() == 0 && func->numResults() == 0, "has operands or results");
-  check(func, func->numRegions() == 1, "needs exactly one region");
+  VERIFY(func, func->numOperands() == 0 && func->numResults() == 0, "has operands or results");
+  VERIFY(func, func->numRegions() == 1, "needs exactly one region");
   if (const Attribute* r = func->attr("result_types"))
-    check(func, std::holds_alternative<std::vector<Type>>(*r), "attribute 'result_types' must be a type list");
+    VERIFY(func, std::holds_alternative<std::vector<Type>>(*r), "attribute 'result_types' must be a type list");
   Region& body = func->region(0);
   if (body.empty()) return;  // a declaration
-  check(func, body.numBlocks() == 1, "body must have one block");
+  VERIFY(func, body.numBlocks() == 1, "body must have one block");
   visible_.clear();
   defined_.clear();
   verifyBlock(body.front());
@@ -152,17 +155,17 @@ void Verifier::verifyBlock(Block& block) {
     defined_.push_back(block.argument(i).impl());
   }
   for (Operation* op = block.front(); op; op = op->nextOp()) {
-    check(op, op->block() == &block, "is linked into a block it does not belong to");
+    VERIFY(op, op->block() == &block, "is linked into a block it does not belong to");
     for (unsigned i = 0; i < op->numOperands(); ++i) {
-      check(op, op->operandSlot(i).owner == op && op->operandSlot(i).index == i,
+      VERIFY(op, op->operandSlot(i).owner == op && op->operandSlot(i).index == i,
             "has a corrupt operand slot #" + std::to_string(i));
       Value v = op->operand(i);
-      check(op, static_cast<bool>(v), "operand #" + std::to_string(i) + " is null");
-      check(op, visible_.count(v.impl()) != 0,
+      VERIFY(op, static_cast<bool>(v), "operand #" + std::to_string(i) + " is null");
+      VERIFY(op, visible_.count(v.impl()) != 0,
             "operand #" + std::to_string(i) +
                 " is not defined before its use in an enclosing block (or its definition was erased)");
     }
-    check(op, !op->hasTrait(Terminator) || op == block.back(), "is a terminator but not the last op of its block");
+    VERIFY(op, !op->hasTrait(Terminator) || op == block.back(), "is a terminator but not the last op of its block");
     for (unsigned r = 0; r < op->numRegions(); ++r)
       for (unsigned b = 0; b < op->region(r).numBlocks(); ++b) verifyBlock(*op->region(r).block(b));
     verifyOp(op);
@@ -190,7 +193,7 @@ void Verifier::verifyTerminatorParent(Operation* op) {
   std::string_view where = parent ? parent->name() : "no op";
   switch (op->code()) {
     case OpCode::Return:
-      check(op, parent && parent->is(OpCode::Func), "must be in a tt.func, not in " + std::string(where));
+      VERIFY(op, parent && parent->is(OpCode::Func), "must be in a tt.func, not in " + std::string(where));
       if (parent) {
         const Attribute* r = parent->attr("result_types");
         const auto* want = r ? std::get_if<std::vector<Type>>(r) : nullptr;
@@ -198,20 +201,20 @@ void Verifier::verifyTerminatorParent(Operation* op) {
       }
       return;
     case OpCode::Yield:
-      check(op,
+      VERIFY(op,
             parent && (parent->is(OpCode::For) || parent->is(OpCode::If) ||
                        (parent->is(OpCode::While) && op->block()->parent() == &parent->region(1))),
             "must end an scf.for, scf.if or the 'after' region of scf.while, not " + std::string(where));
       return;
     case OpCode::Condition:
-      check(op, parent && parent->is(OpCode::While) && op->block()->parent() == &parent->region(0),
+      VERIFY(op, parent && parent->is(OpCode::While) && op->block()->parent() == &parent->region(0),
             "must end the 'before' region of scf.while");
       return;
     case OpCode::ReduceReturn:
-      check(op, parent && parent->is(OpCode::Reduce), "must be in a tt.reduce");
+      VERIFY(op, parent && parent->is(OpCode::Reduce), "must be in a tt.reduce");
       return;
     case OpCode::ScanReturn:
-      check(op, parent && parent->is(OpCode::Scan), "must be in a tt.scan");
+      VERIFY(op, parent && parent->is(OpCode::Scan), "must be in a tt.scan");
       return;
     default:
       return;
@@ -228,12 +231,12 @@ void Verifier::verifyElementwise(Operation* op) {
   Type shapeSource;
   auto checkValue = [&](Type t, const std::string& what, bool scalarAllowed) {
     if (!t.isTensor()) {
-      check(op, scalarAllowed || !shapeSource || !shapeSource.isTensor(),
+      VERIFY(op, scalarAllowed || !shapeSource || !shapeSource.isTensor(),
             what + " is a scalar but other operands are tensors");
       return;
     }
     if (!shapeSource) shapeSource = t;
-    check(op, t.shape() == shapeSource.shape() && shapeSource.isTensor(),
+    VERIFY(op, t.shape() == shapeSource.shape() && shapeSource.isTensor(),
           what + " type " + t.str() + " does not have the shape of " + shapeSource.str());
   };
   bool lenient = op->is(OpCode::ExternElementwise) || op->is(OpCode::InlineAsm);
@@ -248,17 +251,17 @@ void Verifier::verifyCast(Operation* op) {
   verifyCounts(op, 1, 1, 1);
   Type from = op->operand(0).type().elementType(), to = op->result().type().elementType();
   auto kinds = [&](bool fromOk, bool toOk, const char* what) {
-    check(op, fromOk && toOk, std::string("casts ") + what + ", got " + from.str() + " -> " + to.str());
+    VERIFY(op, fromOk && toOk, std::string("casts ") + what + ", got " + from.str() + " -> " + to.str());
   };
   switch (op->code()) {
     case OpCode::ExtSI:
     case OpCode::ExtUI:
       kinds(from.isInteger(), to.isInteger(), "an integer to an integer");
-      check(op, to.bitWidth() > from.bitWidth(), "must widen: " + from.str() + " -> " + to.str());
+      VERIFY(op, to.bitWidth() > from.bitWidth(), "must widen: " + from.str() + " -> " + to.str());
       return;
     case OpCode::TruncI:
       kinds(from.isInteger(), to.isInteger(), "an integer to an integer");
-      check(op, to.bitWidth() < from.bitWidth(), "must narrow: " + from.str() + " -> " + to.str());
+      VERIFY(op, to.bitWidth() < from.bitWidth(), "must narrow: " + from.str() + " -> " + to.str());
       return;
     case OpCode::SIToFP:
     case OpCode::UIToFP: kinds(from.isInteger(), to.isFloat(), "an integer to a float"); return;
@@ -266,18 +269,18 @@ void Verifier::verifyCast(Operation* op) {
     case OpCode::FPToUI: kinds(from.isFloat(), to.isInteger(), "a float to an integer"); return;
     case OpCode::ExtF:
       kinds(from.isFloat(), to.isFloat(), "a float to a float");
-      check(op, to.bitWidth() > from.bitWidth(), "must widen: " + from.str() + " -> " + to.str());
+      VERIFY(op, to.bitWidth() > from.bitWidth(), "must widen: " + from.str() + " -> " + to.str());
       return;
     case OpCode::TruncF: {
       kinds(from.isFloat(), to.isFloat(), "a float to a float");
-      check(op, to.bitWidth() < from.bitWidth(), "must narrow: " + from.str() + " -> " + to.str());
+      VERIFY(op, to.bitWidth() < from.bitWidth(), "must narrow: " + from.str() + " -> " + to.str());
       std::string rounding = op->strAttr("rounding", "rtne");
-      check(op, rounding == "rtne" || rounding == "rtz", "rounding must be \"rtne\" or \"rtz\"");
+      VERIFY(op, rounding == "rtne" || rounding == "rtz", "rounding must be \"rtne\" or \"rtz\"");
       return;
     }
     case OpCode::Bitcast:
       kinds(from.isInteger() || from.isFloat(), to.isInteger() || to.isFloat(), "between integers and floats");
-      check(op, from.bitWidth() == to.bitWidth(), "needs equal bit widths: " + from.str() + " -> " + to.str());
+      VERIFY(op, from.bitWidth() == to.bitWidth(), "needs equal bit widths: " + from.str() + " -> " + to.str());
       return;
     case OpCode::IntToPtr: kinds(from.isInteger(64), to.isPointer(), "i64 to a pointer"); return;
     case OpCode::PtrToInt: kinds(from.isPointer(), to.isInteger(64), "a pointer to i64"); return;
@@ -293,7 +296,7 @@ void Verifier::verifyOp(Operation* op) {
   if (op->hasTrait(SameType) && op->numResults() > 0) {
     Type t = op->result().type();
     for (Value v : op->operands())
-      check(op, v.type() == t, "operand type " + v.type().str() + " differs from the result type " + t.str());
+      VERIFY(op, v.type() == t, "operand type " + v.type().str() + " differs from the result type " + t.str());
   }
   OpCode c = op->code();
   switch (c) {
@@ -302,43 +305,43 @@ void Verifier::verifyOp(Operation* op) {
     case OpCode::ShLI: case OpCode::ShRSI: case OpCode::ShRUI: case OpCode::MaxSI: case OpCode::MaxUI:
     case OpCode::MinSI: case OpCode::MinUI: case OpCode::MulHiI:
       verifyCounts(op, 2, 2, 1);
-      check(op, op->result().type().elementType().isInteger(), "needs integer operands");
+      VERIFY(op, op->result().type().elementType().isInteger(), "needs integer operands");
       return;
     case OpCode::AbsI:
       verifyCounts(op, 1, 1, 1);
-      check(op, op->result().type().elementType().isInteger(), "needs an integer operand");
+      VERIFY(op, op->result().type().elementType().isInteger(), "needs an integer operand");
       return;
     case OpCode::AddF: case OpCode::SubF: case OpCode::MulF: case OpCode::DivF: case OpCode::RemF:
     case OpCode::MaxNumF: case OpCode::MinNumF: case OpCode::MaximumF: case OpCode::MinimumF:
     case OpCode::PreciseDivF:
       verifyCounts(op, 2, 2, 1);
-      check(op, op->result().type().elementType().isFloat(), "needs float operands");
+      VERIFY(op, op->result().type().elementType().isFloat(), "needs float operands");
       return;
     case OpCode::NegF: case OpCode::Exp: case OpCode::Exp2: case OpCode::Log: case OpCode::Log2:
     case OpCode::Sqrt: case OpCode::Rsqrt: case OpCode::Sin: case OpCode::Cos: case OpCode::Erf:
     case OpCode::Floor: case OpCode::Ceil: case OpCode::AbsF: case OpCode::PreciseSqrt:
       verifyCounts(op, 1, 1, 1);
-      check(op, op->result().type().elementType().isFloat(), "needs a float operand");
+      VERIFY(op, op->result().type().elementType().isFloat(), "needs a float operand");
       return;
     case OpCode::Fma: case OpCode::ClampF:
       verifyCounts(op, 3, 3, 1);
-      check(op, op->result().type().elementType().isFloat(), "needs float operands");
+      VERIFY(op, op->result().type().elementType().isFloat(), "needs float operands");
       return;
     case OpCode::CmpI: case OpCode::CmpF: {
       verifyCounts(op, 2, 2, 1);
       Type t = op->operand(0).type();
-      check(op, op->operand(1).type() == t, "compares different types " + t.str() + " and " +
+      VERIFY(op, op->operand(1).type() == t, "compares different types " + t.str() + " and " +
                                                 op->operand(1).type().str());
-      check(op, op->result().type() == t.withElementType(Type::i1()),
+      VERIFY(op, op->result().type() == t.withElementType(Type::i1()),
             "result must be " + t.withElementType(Type::i1()).str() + ", got " + op->result().type().str());
       std::string pred = op->strAttr("predicate");
       if (c == OpCode::CmpI) {
-        check(op, t.elementType().isInteger() || t.elementType().isPointer(), "needs integer or pointer operands");
-        check(op, contains({"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"}, pred),
+        VERIFY(op, t.elementType().isInteger() || t.elementType().isPointer(), "needs integer or pointer operands");
+        VERIFY(op, contains({"eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"}, pred),
               "has an invalid predicate \"" + pred + "\"");
       } else {
-        check(op, t.elementType().isFloat(), "needs float operands");
-        check(op, contains({"oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+        VERIFY(op, t.elementType().isFloat(), "needs float operands");
+        VERIFY(op, contains({"oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
                             "ule", "une", "uno"}, pred),
               "has an invalid predicate \"" + pred + "\"");
       }
@@ -346,8 +349,8 @@ void Verifier::verifyOp(Operation* op) {
     }
     case OpCode::Select:
       verifyCounts(op, 3, 3, 1);
-      check(op, op->operand(0).type().elementType().isInteger(1), "condition must be i1");
-      check(op, op->operand(1).type() == op->result().type() && op->operand(2).type() == op->result().type(),
+      VERIFY(op, op->operand(0).type().elementType().isInteger(1), "condition must be i1");
+      VERIFY(op, op->operand(1).type() == op->result().type() && op->operand(2).type() == op->result().type(),
             "selected values must have the result type " + op->result().type().str());
       return;
     case OpCode::ExtSI: case OpCode::ExtUI: case OpCode::TruncI: case OpCode::SIToFP:
@@ -359,37 +362,37 @@ void Verifier::verifyOp(Operation* op) {
       verifyCounts(op, 0, 0, 1);
       Type e = op->result().type().elementType();
       const Attribute* v = op->attr("value");
-      check(op, v != nullptr, "needs a 'value' attribute");
+      VERIFY(op, v != nullptr, "needs a 'value' attribute");
       if (e.isFloat())
-        check(op, std::holds_alternative<double>(*v), "of float type needs a float 'value'");
+        VERIFY(op, std::holds_alternative<double>(*v), "of float type needs a float 'value'");
       else
-        check(op, std::holds_alternative<int64_t>(*v), "of type " + e.str() + " needs an integer 'value'");
+        VERIFY(op, std::holds_alternative<int64_t>(*v), "of type " + e.str() + " needs an integer 'value'");
       return;
     }
     case OpCode::ExternElementwise:
-      check(op, op->numResults() >= 1, "needs a result");
-      check(op, !op->strAttr("symbol").empty(), "needs a string attribute 'symbol'");
+      VERIFY(op, op->numResults() >= 1, "needs a result");
+      VERIFY(op, !op->strAttr("symbol").empty(), "needs a string attribute 'symbol'");
       return;
     case OpCode::InlineAsm:
-      check(op, op->numResults() >= 1, "needs at least one result");
-      check(op, op->attr("asm") && std::holds_alternative<std::string>(*op->attr("asm")),
+      VERIFY(op, op->numResults() >= 1, "needs at least one result");
+      VERIFY(op, op->attr("asm") && std::holds_alternative<std::string>(*op->attr("asm")),
             "needs a string attribute 'asm'");
       return;
     case OpCode::GetProgramId: case OpCode::GetNumPrograms:
       verifyCounts(op, 0, 0, 1);
-      check(op, op->result().type() == Type::i32(), "result must be i32");
+      VERIFY(op, op->result().type() == Type::i32(), "result must be i32");
       axisAttr(op, "axis", 3);
       return;
     case OpCode::Assume:
       verifyCounts(op, 1, 1, 0);
-      check(op, op->operand(0).type() == Type::i1(), "needs a scalar i1 operand");
+      VERIFY(op, op->operand(0).type() == Type::i1(), "needs a scalar i1 operand");
       return;
     case OpCode::Print:
-      check(op, op->numResults() == 0, "has no results");
+      VERIFY(op, op->numResults() == 0, "has no results");
       return;
     case OpCode::Assert:
       verifyCounts(op, 1, 1, 0);
-      check(op, op->operand(0).type().elementType().isInteger(1), "condition must be i1");
+      VERIFY(op, op->operand(0).type().elementType().isInteger(1), "condition must be i1");
       return;
     case OpCode::DebugBarrier:
       return verifyCounts(op, 0, 0, 0);
@@ -404,7 +407,7 @@ void Verifier::verifyOp(Operation* op) {
       return verifyControlFlow(op);
     case OpCode::Return: case OpCode::Yield: case OpCode::Condition: case OpCode::ReduceReturn:
     case OpCode::ScanReturn:
-      check(op, op->numResults() == 0, "has no results");
+      VERIFY(op, op->numResults() == 0, "has no results");
       return;
     default:
       return verifyShapeOp(op);
@@ -422,12 +425,12 @@ void Verifier::verifyRegions(Operation* op) {
     case OpCode::If: case OpCode::While: want = 2; break;
     default: break;
   }
-  check(op, op->numRegions() == want,
+  VERIFY(op, op->numRegions() == want,
         "expects " + std::to_string(want) + " region(s), got " + std::to_string(op->numRegions()));
   for (unsigned r = 0; r < want; ++r) {
     unsigned blocks = op->region(r).numBlocks();
     bool optional = op->is(OpCode::If) && r == 1 && op->numResults() == 0;
-    check(op, blocks == 1 || (optional && blocks == 0),
+    VERIFY(op, blocks == 1 || (optional && blocks == 0),
           "region #" + std::to_string(r) + " must have one block" + (optional ? " or none" : "") + ", got " +
               std::to_string(blocks));
   }
@@ -440,7 +443,7 @@ void Verifier::verifyRegions(Operation* op) {
 void Verifier::verifyShapeOp(Operation* op) {
   auto operandType = [&](unsigned i) { return op->operand(i).type(); };
   auto sameElement = [&](Type a, Type b) {
-    check(op, a.elementType() == b.elementType(),
+    VERIFY(op, a.elementType() == b.elementType(),
           "element types differ: " + a.elementType().str() + " vs " + b.elementType().str());
   };
   switch (op->code()) {
@@ -448,25 +451,25 @@ void Verifier::verifyShapeOp(Operation* op) {
       verifyCounts(op, 0, 0, 1);
       int64_t start = op->intAttr("start"), end = op->intAttr("end");
       Type want = Type::tensor({std::max<int64_t>(end - start, 1)}, Type::i32());
-      check(op, end > start, "needs end > start");
-      check(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, end > start, "needs end > start");
+      VERIFY(op, op->result().type() == want, "result must be " + want.str());
       return;
     }
     case OpCode::Splat: {
       verifyCounts(op, 1, 1, 1);
       Type t = op->result().type();
-      check(op, !operandType(0).isTensor() && t.isTensor() && t.elementType() == operandType(0),
+      VERIFY(op, !operandType(0).isTensor() && t.isTensor() && t.elementType() == operandType(0),
             "splats a scalar into a tensor of that element type, got " + operandType(0).str() + " -> " + t.str());
       return;
     }
     case OpCode::Broadcast: {
       verifyCounts(op, 1, 1, 1);
       Type from = operandType(0), to = op->result().type();
-      check(op, from.isTensor() && to.isTensor() && from.rank() == to.rank(),
+      VERIFY(op, from.isTensor() && to.isTensor() && from.rank() == to.rank(),
             "needs tensors of the same rank, got " + from.str() + " -> " + to.str());
       sameElement(from, to);
       for (int64_t d = 0; d < from.rank(); ++d)
-        check(op, from.shape()[d] == 1 || from.shape()[d] == to.shape()[d],
+        VERIFY(op, from.shape()[d] == 1 || from.shape()[d] == to.shape()[d],
               "cannot broadcast " + from.str() + " to " + to.str());
       return;
     }
@@ -477,13 +480,13 @@ void Verifier::verifyShapeOp(Operation* op) {
       std::vector<int64_t> shape = from.shape();
       shape.insert(shape.begin() + axis, 1);
       Type want = Type::tensor(shape, from.elementType());
-      check(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, op->result().type() == want, "result must be " + want.str());
       return;
     }
     case OpCode::Reshape: {
       verifyCounts(op, 1, 1, 1);
       Type from = operandType(0), to = op->result().type();
-      check(op, to.isTensor() && from.numElements() == to.numElements(),
+      VERIFY(op, to.isTensor() && from.numElements() == to.numElements(),
             "changes the element count: " + from.str() + " -> " + to.str());
       sameElement(from, to);
       return;
@@ -496,66 +499,66 @@ void Verifier::verifyShapeOp(Operation* op) {
       std::sort(sorted.begin(), sorted.end());
       bool perm = static_cast<int64_t>(order.size()) == from.rank();
       for (size_t i = 0; perm && i < sorted.size(); ++i) perm = sorted[i] == static_cast<int64_t>(i);
-      check(op, from.isTensor() && perm, "attribute 'order' must be a permutation of the operand's dims");
+      VERIFY(op, from.isTensor() && perm, "attribute 'order' must be a permutation of the operand's dims");
       std::vector<int64_t> shape;
       for (int64_t d : order) shape.push_back(from.shape()[d]);
       Type want = Type::tensor(shape, from.elementType());
-      check(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, op->result().type() == want, "result must be " + want.str());
       return;
     }
     case OpCode::Cat: {
       verifyCounts(op, 2, 2, 1);
       Type a = operandType(0), b = operandType(1);
-      check(op, a.rank() == 1 && b.rank() == 1, "concatenates 1-D tensors");
+      VERIFY(op, a.rank() == 1 && b.rank() == 1, "concatenates 1-D tensors");
       sameElement(a, b);
       Type want = Type::tensor({a.shape()[0] + b.shape()[0]}, a.elementType());
-      check(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, op->result().type() == want, "result must be " + want.str());
       return;
     }
     case OpCode::Join: {
       verifyCounts(op, 2, 2, 1);
-      check(op, operandType(0) == operandType(1), "joins values of the same type");
+      VERIFY(op, operandType(0) == operandType(1), "joins values of the same type");
       std::vector<int64_t> shape = operandType(0).shape();
       shape.push_back(2);
       Type want = Type::tensor(shape, operandType(0).elementType());
-      check(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, op->result().type() == want, "result must be " + want.str());
       return;
     }
     case OpCode::Split: {
       verifyCounts(op, 1, 1, 2);
       Type from = operandType(0);
-      check(op, from.isTensor() && from.shape().back() == 2, "splits a tensor whose last dim is 2");
+      VERIFY(op, from.isTensor() && from.shape().back() == 2, "splits a tensor whose last dim is 2");
       std::vector<int64_t> shape(from.shape().begin(), from.shape().end() - 1);
       Type want = shape.empty() ? from.elementType() : Type::tensor(shape, from.elementType());
-      check(op, op->result(0).type() == want && op->result(1).type() == want, "results must be " + want.str());
+      VERIFY(op, op->result(0).type() == want && op->result(1).type() == want, "results must be " + want.str());
       return;
     }
     case OpCode::Gather: {
       verifyCounts(op, 2, 2, 1);
       Type src = operandType(0), index = operandType(1);
-      check(op, src.isTensor() && index.isTensor() && src.rank() == index.rank(),
+      VERIFY(op, src.isTensor() && index.isTensor() && src.rank() == index.rank(),
             "source and index must be tensors of one rank");
-      check(op, index.elementType().isInteger(), "index must be integer");
+      VERIFY(op, index.elementType().isInteger(), "index must be integer");
       int64_t axis = axisAttr(op, "axis", src.rank());
       for (int64_t d = 0; d < src.rank(); ++d)
-        check(op, d == axis || src.shape()[d] == index.shape()[d], "source and index differ off the gather axis");
+        VERIFY(op, d == axis || src.shape()[d] == index.shape()[d], "source and index differ off the gather axis");
       Type want = Type::tensor(index.shape(), src.elementType());
-      check(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, op->result().type() == want, "result must be " + want.str());
       return;
     }
     case OpCode::Histogram: {
       verifyCounts(op, 1, 2, 1);
       Type in = operandType(0), out = op->result().type();
-      check(op, in.rank() == 1 && in.elementType().isInteger(), "input must be a 1-D integer tensor");
-      check(op, out.rank() == 1 && out.elementType() == Type::i32(), "result must be a 1-D i32 tensor");
+      VERIFY(op, in.rank() == 1 && in.elementType().isInteger(), "input must be a 1-D integer tensor");
+      VERIFY(op, out.rank() == 1 && out.elementType() == Type::i32(), "result must be a 1-D i32 tensor");
       if (op->numOperands() == 2)
-        check(op, operandType(1) == in.withElementType(Type::i1()), "mask must be " + in.withElementType(Type::i1()).str());
+        VERIFY(op, operandType(1) == in.withElementType(Type::i1()), "mask must be " + in.withElementType(Type::i1()).str());
       return;
     }
     case OpCode::Sort: case OpCode::Flip: case OpCode::Hint: {
       verifyCounts(op, 1, 1, 1);
-      check(op, op->result().type() == operandType(0), "result type must equal the operand type");
-      if (!op->is(OpCode::Hint)) check(op, operandType(0).isTensor(), "needs a tensor operand");
+      VERIFY(op, op->result().type() == operandType(0), "result type must equal the operand type");
+      if (!op->is(OpCode::Hint)) VERIFY(op, operandType(0).isTensor(), "needs a tensor operand");
       if (op->is(OpCode::Flip)) axisAttr(op, "dim", operandType(0).rank());
       return;
     }
@@ -572,57 +575,57 @@ void Verifier::verifyMemoryOp(Operation* op) {
   auto operandType = [&](unsigned i) { return op->operand(i).type(); };
   // For a (tensor of) pointer type: the same shape of pointee values.
   auto valueTypeOf = [&](Type ptr) {
-    check(op, ptr.elementType().isPointer(), "needs a pointer operand, got " + ptr.str());
+    VERIFY(op, ptr.elementType().isPointer(), "needs a pointer operand, got " + ptr.str());
     return ptr.withElementType(ptr.elementType().pointeeType());
   };
   auto checkMask = [&](unsigned i, Type ptr) {
     if (op->numOperands() <= i) return;
     Type want = ptr.withElementType(Type::i1());
-    check(op, operandType(i) == want, "mask must be " + want.str() + ", got " + operandType(i).str());
+    VERIFY(op, operandType(i) == want, "mask must be " + want.str() + ", got " + operandType(i).str());
   };
   switch (op->code()) {
     case OpCode::AddPtr:
       verifyCounts(op, 2, 2, 1);
-      check(op, operandType(0).elementType().isPointer() && !operandType(0).isBlockPointer(),
+      VERIFY(op, operandType(0).elementType().isPointer() && !operandType(0).isBlockPointer(),
             "needs a (tensor of) pointer first operand");
-      check(op, operandType(1).elementType().isInteger(), "offset must be integer");
-      check(op, op->result().type() == operandType(0), "result type must equal the pointer type");
+      VERIFY(op, operandType(1).elementType().isInteger(), "offset must be integer");
+      VERIFY(op, op->result().type() == operandType(0), "result type must equal the pointer type");
       return;
     case OpCode::Load: {
       Type ptr = operandType(0);
       if (ptr.isBlockPointer()) {
         verifyCounts(op, 1, 1, 1);
-        check(op, op->result().type() == ptr.pointeeType(), "result must be " + ptr.pointeeType().str());
+        VERIFY(op, op->result().type() == ptr.pointeeType(), "result must be " + ptr.pointeeType().str());
         return;
       }
       verifyCounts(op, 1, 3, 1);
       Type want = valueTypeOf(ptr);
-      check(op, op->result().type() == want, "result must be " + want.str() + ", got " + op->result().type().str());
+      VERIFY(op, op->result().type() == want, "result must be " + want.str() + ", got " + op->result().type().str());
       checkMask(1, ptr);
       if (op->numOperands() == 3)
-        check(op, operandType(2) == want, "'other' must be " + want.str() + ", got " + operandType(2).str());
+        VERIFY(op, operandType(2) == want, "'other' must be " + want.str() + ", got " + operandType(2).str());
       return;
     }
     case OpCode::Store: {
       Type ptr = operandType(0);
       if (ptr.isBlockPointer()) {
         verifyCounts(op, 2, 2, 0);
-        check(op, operandType(1) == ptr.pointeeType(), "stored value must be " + ptr.pointeeType().str());
+        VERIFY(op, operandType(1) == ptr.pointeeType(), "stored value must be " + ptr.pointeeType().str());
         return;
       }
       verifyCounts(op, 2, 3, 0);
       Type want = valueTypeOf(ptr);
-      check(op, operandType(1) == want, "stored value must be " + want.str() + ", got " + operandType(1).str());
+      VERIFY(op, operandType(1) == want, "stored value must be " + want.str() + ", got " + operandType(1).str());
       checkMask(2, ptr);
       return;
     }
     case OpCode::AtomicRMW: {
       verifyCounts(op, 2, 3, 1);
       Type want = valueTypeOf(operandType(0));
-      check(op, operandType(1) == want && op->result().type() == want, "value and result must be " + want.str());
+      VERIFY(op, operandType(1) == want && op->result().type() == want, "value and result must be " + want.str());
       checkMask(2, operandType(0));
       std::string kind = op->strAttr("kind");
-      check(op, contains({"add", "fadd", "max", "umax", "min", "umin", "fmax", "fmin", "and", "or", "xor", "xchg"},
+      VERIFY(op, contains({"add", "fadd", "max", "umax", "min", "umin", "fmax", "fmin", "and", "or", "xor", "xchg"},
                          kind),
             "has an invalid kind \"" + kind + "\"");
       return;
@@ -630,33 +633,33 @@ void Verifier::verifyMemoryOp(Operation* op) {
     case OpCode::AtomicCAS: {
       verifyCounts(op, 3, 3, 1);
       Type want = valueTypeOf(operandType(0));
-      check(op, operandType(1) == want && operandType(2) == want && op->result().type() == want,
+      VERIFY(op, operandType(1) == want && operandType(2) == want && op->result().type() == want,
             "compare value, new value and result must be " + want.str());
       return;
     }
     case OpCode::MakeTensorPtr: {
       Type result = op->result().type();
-      check(op, op->numResults() == 1 && result.isBlockPointer(), "result must be a block pointer");
+      VERIFY(op, op->numResults() == 1 && result.isBlockPointer(), "result must be a block pointer");
       Type tile = result.pointeeType();
       unsigned rank = static_cast<unsigned>(tile.rank());
       verifyCounts(op, 1 + 3 * rank, 1 + 3 * rank, 1);
-      check(op, operandType(0) == Type::pointer(tile.elementType(), result.addressSpace()),
+      VERIFY(op, operandType(0) == Type::pointer(tile.elementType(), result.addressSpace()),
             "base must be " + Type::pointer(tile.elementType(), result.addressSpace()).str());
       for (unsigned i = 0; i < rank; ++i) {
-        check(op, operandType(1 + i) == Type::i64(), "shape operands must be i64");
-        check(op, operandType(1 + rank + i) == Type::i64(), "stride operands must be i64");
-        check(op, operandType(1 + 2 * rank + i) == Type::i32(), "offset operands must be i32");
+        VERIFY(op, operandType(1 + i) == Type::i64(), "shape operands must be i64");
+        VERIFY(op, operandType(1 + rank + i) == Type::i64(), "stride operands must be i64");
+        VERIFY(op, operandType(1 + 2 * rank + i) == Type::i32(), "offset operands must be i32");
       }
       if (op->hasAttr("order"))
-        check(op, op->intArrayAttr("order").size() == rank, "attribute 'order' needs one entry per dim");
+        VERIFY(op, op->intArrayAttr("order").size() == rank, "attribute 'order' needs one entry per dim");
       return;
     }
     case OpCode::Advance: {
-      check(op, op->numOperands() >= 1 && operandType(0).isBlockPointer(), "needs a block pointer operand");
+      VERIFY(op, op->numOperands() >= 1 && operandType(0).isBlockPointer(), "needs a block pointer operand");
       unsigned rank = static_cast<unsigned>(operandType(0).pointeeType().rank());
       verifyCounts(op, 1 + rank, 1 + rank, 1);
-      check(op, op->result().type() == operandType(0), "result type must equal the block pointer type");
-      for (unsigned i = 1; i <= rank; ++i) check(op, operandType(i) == Type::i32(), "offsets must be i32");
+      VERIFY(op, op->result().type() == operandType(0), "result type must equal the block pointer type");
+      for (unsigned i = 1; i <= rank; ++i) VERIFY(op, operandType(i) == Type::i32(), "offsets must be i32");
       return;
     }
     default:
@@ -672,24 +675,24 @@ void Verifier::verifyCombineOp(Operation* op) {
   if (op->is(OpCode::Dot)) {
     verifyCounts(op, 3, 3, 1);
     Type a = op->operand(0).type(), b = op->operand(1).type(), c = op->operand(2).type();
-    check(op, a.isTensor() && b.isTensor() && c.isTensor() && (c.rank() == 2 || c.rank() == 3) &&
+    VERIFY(op, a.isTensor() && b.isTensor() && c.isTensor() && (c.rank() == 2 || c.rank() == 3) &&
                   a.rank() == c.rank() && b.rank() == c.rank(),
           "needs 2-D (or batched 3-D) tensors of one rank");
     const auto &sa = a.shape(), &sb = b.shape(), &sc = c.shape();
     size_t r = sc.size();
-    check(op, sa[r - 1] == sb[r - 2] && sa[r - 2] == sc[r - 2] && sb[r - 1] == sc[r - 1],
+    VERIFY(op, sa[r - 1] == sb[r - 2] && sa[r - 2] == sc[r - 2] && sb[r - 1] == sc[r - 1],
           "shapes do not multiply: " + a.str() + " * " + b.str() + " + " + c.str());
-    check(op, op->result().type() == c, "result type must equal the accumulator type");
+    VERIFY(op, op->result().type() == c, "result type must equal the accumulator type");
     return;
   }
   // tt.reduce / tt.scan
   unsigned n = op->numOperands();
-  check(op, n >= 1 && op->numResults() == n, "needs n >= 1 operands and n results");
+  VERIFY(op, n >= 1 && op->numResults() == n, "needs n >= 1 operands and n results");
   Type first = op->operand(0).type();
-  check(op, first.isTensor(), "needs tensor operands");
+  VERIFY(op, first.isTensor(), "needs tensor operands");
   std::vector<Type> elements;
   for (Value v : op->operands()) {
-    check(op, v.type().isTensor() && v.type().shape() == first.shape(), "operands must have one shape");
+    VERIFY(op, v.type().isTensor() && v.type().shape() == first.shape(), "operands must have one shape");
     elements.push_back(v.type().elementType());
   }
   int64_t axis = axisAttr(op, "axis", first.rank());
@@ -700,7 +703,7 @@ void Verifier::verifyCombineOp(Operation* op) {
       shape.erase(shape.begin() + axis);
       want = shape.empty() ? elements[i] : Type::tensor(shape, elements[i]);
     }
-    check(op, op->result(i).type() == want,
+    VERIFY(op, op->result(i).type() == want,
           "result #" + std::to_string(i) + " must be " + want.str() + ", got " + op->result(i).type().str());
   }
   Block& body = op->region(0).front();
@@ -721,7 +724,7 @@ void Verifier::verifyControlFlow(Operation* op) {
     case OpCode::Call: {
       std::string callee = op->strAttr("callee");
       Operation* func = module_.lookup(callee);
-      check(op, func != nullptr, "calls an unknown function @" + callee);
+      VERIFY(op, func != nullptr, "calls an unknown function @" + callee);
       if (func->numRegions() == 1 && !func->region(0).empty())
         expectTypes(op, typesOf(op->operands()), typesOf(func->region(0).front().arguments()), "argument");
       const Attribute* r = func->attr("result_types");
@@ -730,9 +733,9 @@ void Verifier::verifyControlFlow(Operation* op) {
       return;
     }
     case OpCode::For: {
-      check(op, op->numOperands() >= 3, "needs lower bound, upper bound and step operands");
+      VERIFY(op, op->numOperands() >= 3, "needs lower bound, upper bound and step operands");
       Type iv = op->operand(0).type();
-      check(op, iv.isInteger() && op->operand(1).type() == iv && op->operand(2).type() == iv,
+      VERIFY(op, iv.isInteger() && op->operand(1).type() == iv && op->operand(2).type() == iv,
             "bounds and step must be scalar integers of one type");
       std::vector<Value> operands = op->operands();
       std::vector<Type> inits = typesOf(std::vector<Value>(operands.begin() + 3, operands.end()));
@@ -746,11 +749,11 @@ void Verifier::verifyControlFlow(Operation* op) {
     }
     case OpCode::If: {
       verifyCounts(op, 1, 1, static_cast<unsigned>(results.size()));
-      check(op, op->operand(0).type() == Type::i1(), "condition must be a scalar i1");
+      VERIFY(op, op->operand(0).type() == Type::i1(), "condition must be a scalar i1");
       for (unsigned r = 0; r < 2; ++r) {
         if (op->region(r).empty()) continue;
         Block& block = op->region(r).front();
-        check(op, block.numArguments() == 0, "regions take no arguments");
+        VERIFY(op, block.numArguments() == 0, "regions take no arguments");
         expectTypes(op, typesOf(expectTerminator(op, block, OpCode::Yield)->operands()), results,
                     r == 0 ? "'then' yielded" : "'else' yielded");
       }
@@ -762,7 +765,7 @@ void Verifier::verifyControlFlow(Operation* op) {
       Block& after = op->region(1).front();
       expectTypes(op, typesOf(before.arguments()), inits, "'before' argument");
       Operation* cond = expectTerminator(op, before, OpCode::Condition);
-      check(op, cond->numOperands() >= 1 && cond->operand(0).type() == Type::i1(),
+      VERIFY(op, cond->numOperands() >= 1 && cond->operand(0).type() == Type::i1(),
             "scf.condition needs a scalar i1 condition first");
       std::vector<Value> forwarded = cond->operands();
       forwarded.erase(forwarded.begin());
