@@ -6,7 +6,10 @@
 // operand together), also when the iteration argument only feeds its own
 // update (`%acc = %acc + 1` whose result is never read); removes whole
 // scf.for / scf.if ops that compute nothing needed and contain no side
-// effects. Functions are never removed (that is the inliner's job).
+// effects; removes scf.while slots nobody reads (a forwarded value whose
+// result and after-region argument are unused; a carried value whose
+// before-region argument is unused). Functions are never removed (that is
+// the inliner's job).
 //
 // Expects: verified IR.
 //
@@ -208,10 +211,53 @@ class DeadCodeElimination {
   size_t erased_ = 0;
 };
 
+/// Removes the slots of scf.while ops that nothing reads. A forwarded slot i
+/// (condition operand 1+i, after-region argument i, result i) goes when the
+/// result and the argument are unused; a carried slot j (init j,
+/// before-region argument j, yield operand j) goes when the before-region
+/// argument is unused. Returns true if anything changed.
+bool trimWhileLoops(Operation* func) {
+  std::vector<Operation*> loops;
+  func->walkPostOrder([&](Operation* op) {
+    if (op->is(OpCode::While)) loops.push_back(op);
+  });
+  bool changed = false;
+  for (Operation* loop : loops) {
+    if (loop->region(0).empty() || loop->region(1).empty()) continue;
+    Block& before = loop->region(0).front();
+    Block& after = loop->region(1).front();
+    Operation* cond = before.terminator();
+    Operation* yield = after.terminator();
+    if (!cond || !cond->is(OpCode::Condition) || !yield || !yield->is(OpCode::Yield)) continue;
+    for (unsigned i = loop->numResults(); i-- > 0;) {
+      if (i >= after.numArguments() || 1 + i >= cond->numOperands()) continue;
+      if (loop->result(i).hasUses() || after.argument(i).hasUses()) continue;
+      loop->eraseResult(i);
+      after.eraseArgument(i);
+      cond->eraseOperand(1 + i);
+      changed = true;
+    }
+    for (unsigned j = before.numArguments(); j-- > 0;) {
+      if (before.argument(j).hasUses() || j >= yield->numOperands() || j >= loop->numOperands()) continue;
+      yield->eraseOperand(j);
+      before.eraseArgument(j);
+      loop->eraseOperand(j);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 class DCEPass : public Pass {
  public:
   void run(Module& module) override {
-    for (Operation* func : module.functions()) DeadCodeElimination().run(func);
+    for (Operation* func : module.functions()) {
+      // Trimming a while loop can make the code feeding its terminators dead;
+      // each round is linear and rounds are bounded by the loop nesting.
+      do {
+        DeadCodeElimination().run(func);
+      } while (trimWhileLoops(func));
+    }
   }
 };
 

@@ -129,7 +129,7 @@ TEST(Canonicalize, DivisionByZeroIsNotFolded) {
 TEST(Canonicalize, SelectCmpAndCasts) {
   expectCanonicalize(R"(
     tt.func @f(%c: i1, %x: i32, %y: i32, %b: i8) -> (i32, i32, i1, i1, i8, i64, i64) {
-      %t = arith.constant {value = true} : i1
+      %t = arith.constant {value = 1} : i1
       %s0 = arith.select %t, %x, %y : i32
       %s1 = arith.select %c, %y, %y : i32
       %e = arith.cmpi %x, %x {predicate = "sle"} : i1
@@ -196,7 +196,7 @@ TEST(Canonicalize, HintsAndSideEffectsStay) {
 TEST(Canonicalize, IfWithConstantConditionInlinesTheTakenRegion) {
   expectCanonicalize(R"(
     tt.func @f(%x: i32, %p: !tt.ptr<i32>) -> (i32) {
-      %t = arith.constant {value = false} : i1
+      %t = arith.constant {value = 0} : i1
       %r = scf.if %t : i32 {
         %a = arith.addi %x, %x : i32
         scf.yield %a
@@ -220,7 +220,7 @@ TEST(Canonicalize, IfWithConstantConditionInlinesTheTakenRegion) {
 TEST(Canonicalize, IfWithoutElseOnFalseDisappears) {
   expectCanonicalize(R"(
     tt.func @f(%p: !tt.ptr<i32>, %x: i32) {
-      %t = arith.constant {value = false} : i1
+      %t = arith.constant {value = 0} : i1
       scf.if %t {
         tt.store %p, %x
         scf.yield

@@ -183,4 +183,43 @@ TEST(DCE, ReduceBodiesLiveAndDieWithTheReduce) {
   )");
 }
 
+TEST(DCE, TrimsUnusedWhileSlotsAndWhatFedThem) {
+  // Forwarded slot 1 (%q) is unused after the loop and in the after region;
+  // carried slot 1 (%s) is never read in the before region, so the product
+  // that updated it dies too. The loop itself stays.
+  expectDCE(R"(
+    tt.func @f(%n: i32, %x: f32) -> (i32) {
+      %z = arith.constant {value = 0} : i32
+      %one = arith.constant {value = 1} : i32
+      %w:2 = scf.while %z, %x : i32, i32 {
+      ^bb0(%i: i32, %s: f32):
+        %c = arith.cmpi %i, %n {predicate = "slt"} : i1
+        scf.condition %c, %i, %i
+      } {
+      ^bb0(%j: i32, %q: i32):
+        %j1 = arith.addi %j, %one : i32
+        %m = arith.mulf %x, %x : f32
+        scf.yield %j1, %m
+      }
+      tt.return %w#0
+    }
+  )",
+            R"(
+    tt.func @f(%n: i32, %x: f32) -> (i32) {
+      %z = arith.constant {value = 0} : i32
+      %one = arith.constant {value = 1} : i32
+      %w = scf.while %z : i32 {
+      ^bb0(%i: i32):
+        %c = arith.cmpi %i, %n {predicate = "slt"} : i1
+        scf.condition %c, %i
+      } {
+      ^bb0(%j: i32):
+        %j1 = arith.addi %j, %one : i32
+        scf.yield %j1
+      }
+      tt.return %w
+    }
+  )");
+}
+
 }  // namespace

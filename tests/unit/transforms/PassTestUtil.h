@@ -16,7 +16,12 @@
 
 namespace tessera::transforms::testing {
 
-inline std::unique_ptr<ir::Module> parse(std::string_view text) { return ir::parseModule(text, "test.ttir"); }
+/// Parses and verifies (so a test cannot start from invalid IR).
+inline std::unique_ptr<ir::Module> parse(std::string_view text) {
+  auto module = ir::parseModule(text, "test.ttir");
+  ir::verifyOrThrow(*module, "parsing");
+  return module;
+}
 
 /// Runs one pass (and the verifier) by its registry name.
 inline void runPass(ir::Module& module, std::string_view spec) { runPasses(module, spec); }
