@@ -131,11 +131,12 @@ class Lexer {
   Token makeToken(TokKind kind, size_t start, int line, int col) const {
     Token t;
     t.kind = kind;
-    t.text = src_.substr(start, pos_ - start);
+    t.text = std::string_view(src_).substr(start, pos_ - start);
     t.line = line;
     t.col = col;
     t.endLine = line_;
     t.endCol = this->col();
+    if (kind == TokKind::Name || kind == TokKind::Op) t.code = packTokenText(t.text);
     return t;
   }
   Token lexToken();
@@ -174,6 +175,7 @@ uint32_t Lexer::decodeUtf8(size_t at, int* len) const {
 }
 
 std::vector<Token> Lexer::run() {
+  toks_.reserve(src_.size() / 6 + 16);
   // A UTF-8 byte order mark is ignored.
   if (src_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = lineStart_ = 3;
   bool atLineStart = true;
@@ -342,7 +344,9 @@ Token Lexer::lexName() {
     for (const char* p : kPrefixes)
       if (prefix == p) return lexString(start, line, c0, prefix);
   }
-  return makeToken(TokKind::Name, start, line, c0);
+  Token t = makeToken(TokKind::Name, start, line, c0);
+  t.keyword = isKeyword(t.text);
+  return t;
 }
 
 Token Lexer::lexNumber() {
@@ -417,38 +421,53 @@ Token Lexer::lexNumber() {
   return makeToken(TokKind::Number, start, line, c0);
 }
 
+/// Length of the longest operator or delimiter at `p` (0 if none).
+static int operatorLength(const char* p, const char* end) {
+  char c0 = p[0], c1 = p + 1 < end ? p[1] : '\0', c2 = p + 2 < end ? p[2] : '\0';
+  switch (c0) {
+    case '(': case ')': case '[': case ']': case '{': case '}': case ',': case ';': case '~':
+      return 1;
+    case '.': return c1 == '.' && c2 == '.' ? 3 : 1;
+    case '*':
+    case '/':
+      if (c1 == c0) return c2 == '=' ? 3 : 2;
+      return c1 == '=' ? 2 : 1;
+    case '<':
+    case '>':
+      if (c1 == c0) return c2 == '=' ? 3 : 2;
+      return c1 == '=' ? 2 : 1;
+    case '-': return c1 == '=' || c1 == '>' ? 2 : 1;
+    case ':': return c1 == '=' ? 2 : 1;
+    case '+': case '%': case '&': case '|': case '^': case '@': case '=': case '!':
+      return c1 == '=' ? 2 : 1;
+    default: return 0;
+  }
+}
+
 Token Lexer::lexOperator() {
-  static const char* const kOps[] = {
-      "**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>", "<=", ">=",
-      "==",  "!=",  "+=",  "-=",  "*=",  "/=", "%=", "&=", "|=", "^=", "@=", "+",  "-",
-      "*",   "/",   "%",   "@",   "&",   "|",  "^",  "~",  "<",  ">",  "(",  ")",  "[",
-      "]",   "{",   "}",   ",",   ":",   ";",  ".",  "=",  "!"};
   size_t start = pos_;
   int line = line_, c0 = col();
-  for (const char* op : kOps) {
-    size_t n = strlen(op);
-    if (src_.compare(pos_, n, op) != 0) continue;
-    pos_ += n;
-    char c = op[0];
-    if (n == 1 && (c == '(' || c == '[' || c == '{')) {
-      if (static_cast<int>(parens_.size()) + fstringDepth_ >= kMaxParenDepth)
-        error(line, c0, "too many nested parentheses");
-      parens_.push_back({c, line, c0});
-    } else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
-      if (parens_.empty()) error(line, c0, std::string("unmatched '") + c + "'");
-      Open o = parens_.back();
-      char want = o.ch == '(' ? ')' : o.ch == '[' ? ']' : '}';
-      if (c != want) {
-        std::string msg = std::string("closing parenthesis '") + c +
-                          "' does not match opening parenthesis '" + o.ch + "'";
-        if (o.line != line) msg += " on line " + std::to_string(o.line);
-        error(line, c0, msg);
-      }
-      parens_.pop_back();
+  int n = operatorLength(src_.data() + pos_, src_.data() + src_.size());
+  if (n == 0) invalidCharacter();
+  pos_ += n;
+  char c = src_[start];
+  if (n == 1 && (c == '(' || c == '[' || c == '{')) {
+    if (static_cast<int>(parens_.size()) + fstringDepth_ >= kMaxParenDepth)
+      error(line, c0, "too many nested parentheses");
+    parens_.push_back({c, line, c0});
+  } else if (n == 1 && (c == ')' || c == ']' || c == '}')) {
+    if (parens_.empty()) error(line, c0, std::string("unmatched '") + c + "'");
+    Open o = parens_.back();
+    char want = o.ch == '(' ? ')' : o.ch == '[' ? ']' : '}';
+    if (c != want) {
+      std::string msg = std::string("closing parenthesis '") + c +
+                        "' does not match opening parenthesis '" + o.ch + "'";
+      if (o.line != line) msg += " on line " + std::to_string(o.line);
+      error(line, c0, msg);
     }
-    return makeToken(TokKind::Op, start, line, c0);
+    parens_.pop_back();
   }
-  invalidCharacter();
+  return makeToken(TokKind::Op, start, line, c0);
 }
 
 void Lexer::decodeEscape(std::string& out, bool isBytes, int strLine, int strCol) {
@@ -519,19 +538,18 @@ Token Lexer::lexString(size_t start, int line, int c0, const std::string& prefix
   char quote = peek();
   bool triple = peek(1) == quote && peek(2) == quote;
   pos_ += triple ? 3 : 1;
-  Token tok;
-  tok.kind = TokKind::String;
-  tok.isBytes = isBytes;
+  auto lit = std::make_shared<StringLit>();
+  lit->isBytes = isBytes;
   if (isF) {
     if (++fstringDepth_ > kMaxFStringDepth) error(line, c0, "too many nested f-strings");
     FStringCtx saved = fctx_;
     fctx_ = {quote, triple, raw, line, c0};
-    tok.fstr = std::make_shared<FString>();
-    lexFStringParts(tok.fstr->parts, /*inSpec=*/false);
+    lit->fstr = std::make_unique<FString>();
+    lexFStringParts(lit->fstr->parts, /*inSpec=*/false);
     fctx_ = saved;
     --fstringDepth_;
   } else {
-    std::string& out = tok.value;
+    std::string& out = lit->value;
     while (true) {
       if (atEnd()) unterminated(line, c0, triple);
       char c = peek();
@@ -576,12 +594,8 @@ Token Lexer::lexString(size_t start, int line, int c0, const std::string& prefix
     }
   }
   Token t = makeToken(TokKind::String, start, line, c0);
-  tok.text = std::move(t.text);
-  tok.line = line;
-  tok.col = c0;
-  tok.endLine = t.endLine;
-  tok.endCol = t.endCol;
-  return tok;
+  t.str = std::move(lit);
+  return t;
 }
 
 void Lexer::lexFStringParts(std::vector<FStringPart>& parts, bool inSpec) {
@@ -758,9 +772,10 @@ void Lexer::lexField(std::vector<FStringPart>& parts) {
 
 }  // namespace
 
-bool isKeyword(const std::string& name) {
+bool isKeyword(std::string_view name) {
+  if (name.size() < 2 || name.size() > 8) return false;
   for (const char* k : kKeywords)
-    if (name == k) return true;
+    if (name[0] == k[0] && name == k) return true;
   return false;
 }
 

@@ -20,8 +20,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/support/Diagnostics.h"
@@ -32,20 +34,40 @@ enum class TokKind { Name, Number, String, Op, Newline, Indent, Dedent, EndMarke
 
 struct FString;
 
-/// One token. `text` is the identifier, the operator spelling or the source
-/// text of a number; strings keep their decoded value in `value`.
+/// The first 8 bytes of a short token text packed into an integer, so that
+/// comparing a token with an operator or keyword literal is one compare.
+constexpr uint64_t packTokenText(const char* t) {
+  uint64_t v = 0;
+  int i = 0;
+  for (; t[i] && i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(t[i])) << (8 * i);
+  return t[i] ? 0 : v;  // longer than 8 bytes: 0, never equal to a packed literal
+}
+inline uint64_t packTokenText(std::string_view t) {
+  if (t.size() > 8) return 0;
+  uint64_t v = 0;
+  for (size_t i = 0; i < t.size(); ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(t[i])) << (8 * i);
+  return v;
+}
+
+/// The decoded value of a STRING token.
+struct StringLit {
+  std::string value;              ///< decoded text (UTF-8) or bytes; unused for f-strings
+  bool isBytes = false;
+  std::unique_ptr<FString> fstr;  ///< set for f-strings
+};
+
+/// One token. `text` views the source: the identifier, the operator
+/// spelling, the digits of a number or the whole string literal.
 struct Token {
   TokKind kind = TokKind::EndMarker;
-  std::string text;
+  bool keyword = false;  ///< NAME that is a hard keyword
   int line = 0, col = 0, endLine = 0, endCol = 0;
-  // STRING only:
-  std::string value;               ///< decoded text (UTF-8) or bytes
-  bool isBytes = false;
-  std::shared_ptr<FString> fstr;   ///< set for f-strings; `value` unused then
+  uint64_t code = 0;     ///< packTokenText(text) for NAME and OP
+  std::string_view text;
+  std::shared_ptr<const StringLit> str;  ///< STRING only
 
-  bool is(TokKind k, const char* t) const { return kind == k && text == t; }
-  bool isOp(const char* t) const { return kind == TokKind::Op && text == t; }
-  bool isName(const char* t) const { return kind == TokKind::Name && text == t; }
+  bool isOp(const char* t) const { return kind == TokKind::Op && code == packTokenText(t); }
+  bool isName(const char* t) const { return kind == TokKind::Name && code == packTokenText(t); }
 };
 
 /// One piece of an f-string: literal text or a `{...}` replacement field.
@@ -69,6 +91,6 @@ struct FString {
 std::vector<Token> tokenize(const SourceFile& file);
 
 /// True for Python's hard keywords (not the soft `match`, `case`, `type`, `_`).
-bool isKeyword(const std::string& name);
+bool isKeyword(std::string_view name);
 
 }  // namespace tessera::py

@@ -38,7 +38,7 @@ void Parser::syntaxError() const {
 
 std::string Parser::expectIdentifier() {
   if (!atIdentifier()) syntaxError();
-  std::string s = tok().text;
+  std::string s(tok().text);
   advance();
   return s;
 }
@@ -55,11 +55,11 @@ bool Parser::canStartExpression(const Token& t) const {
     case TokKind::Number:
     case TokKind::String: return true;
     case TokKind::Name:
-      return !isKeyword(t.text) || t.text == "None" || t.text == "True" || t.text == "False" ||
-             t.text == "not" || t.text == "lambda" || t.text == "await";
+      return !t.keyword || t.code == packTokenText("None") || t.code == packTokenText("True") || t.code == packTokenText("False") ||
+             t.code == packTokenText("not") || t.code == packTokenText("lambda") || t.code == packTokenText("await");
     case TokKind::Op:
-      return t.text == "(" || t.text == "[" || t.text == "{" || t.text == "-" || t.text == "+" ||
-             t.text == "~" || t.text == "...";
+      return t.code == packTokenText("(") || t.code == packTokenText("[") || t.code == packTokenText("{") || t.code == packTokenText("-") || t.code == packTokenText("+") ||
+             t.code == packTokenText("~") || t.code == packTokenText("...");
     default: return false;
   }
 }
@@ -218,25 +218,26 @@ namespace {
 /// Binary operators by precedence level.
 bool binOpAt(const Token& t, int level, BinOpKind* op) {
   if (t.kind != TokKind::Op) return false;
-  const std::string& s = t.text;
+  const uint64_t s = t.code;
+  constexpr uint64_t (*P)(const char*) = packTokenText;
   switch (level) {
-    case 0: if (s == "|") return *op = BinOpKind::BitOr, true; return false;
-    case 1: if (s == "^") return *op = BinOpKind::BitXor, true; return false;
-    case 2: if (s == "&") return *op = BinOpKind::BitAnd, true; return false;
+    case 0: if (s == P("|")) return *op = BinOpKind::BitOr, true; return false;
+    case 1: if (s == P("^")) return *op = BinOpKind::BitXor, true; return false;
+    case 2: if (s == P("&")) return *op = BinOpKind::BitAnd, true; return false;
     case 3:
-      if (s == "<<") return *op = BinOpKind::LShift, true;
-      if (s == ">>") return *op = BinOpKind::RShift, true;
+      if (s == P("<<")) return *op = BinOpKind::LShift, true;
+      if (s == P(">>")) return *op = BinOpKind::RShift, true;
       return false;
     case 4:
-      if (s == "+") return *op = BinOpKind::Add, true;
-      if (s == "-") return *op = BinOpKind::Sub, true;
+      if (s == P("+")) return *op = BinOpKind::Add, true;
+      if (s == P("-")) return *op = BinOpKind::Sub, true;
       return false;
     case 5:
-      if (s == "*") return *op = BinOpKind::Mult, true;
-      if (s == "/") return *op = BinOpKind::Div, true;
-      if (s == "//") return *op = BinOpKind::FloorDiv, true;
-      if (s == "%") return *op = BinOpKind::Mod, true;
-      if (s == "@") return *op = BinOpKind::MatMult, true;
+      if (s == P("*")) return *op = BinOpKind::Mult, true;
+      if (s == P("/")) return *op = BinOpKind::Div, true;
+      if (s == P("//")) return *op = BinOpKind::FloorDiv, true;
+      if (s == P("%")) return *op = BinOpKind::Mod, true;
+      if (s == P("@")) return *op = BinOpKind::MatMult, true;
       return false;
   }
   return false;
@@ -346,24 +347,24 @@ ExprPtr Parser::parseAtom() {
     case TokKind::Number: return parseNumber();
     case TokKind::String: return parseStrings();
     case TokKind::Name: {
-      if (t.text == "None" || t.text == "True" || t.text == "False") {
+      if (t.code == packTokenText("None") || t.code == packTokenText("True") || t.code == packTokenText("False")) {
         auto c = start<Constant>(t);
-        c->type = t.text == "None" ? Constant::Type::None : Constant::Type::Bool;
-        c->boolValue = t.text == "True";
+        c->type = t.code == packTokenText("None") ? Constant::Type::None : Constant::Type::Bool;
+        c->boolValue = t.code == packTokenText("True");
         advance();
         return finish(std::move(c));
       }
-      if (isKeyword(t.text)) syntaxError();
+      if (t.keyword) syntaxError();
       auto n = start<Name>(t);
       n->id = t.text;
       advance();
       return finish(std::move(n));
     }
     case TokKind::Op:
-      if (t.text == "(") return parseParenthesized();
-      if (t.text == "[") return parseListDisplay();
-      if (t.text == "{") return parseBraceDisplay();
-      if (t.text == "...") {
+      if (t.code == packTokenText("(")) return parseParenthesized();
+      if (t.code == packTokenText("[")) return parseListDisplay();
+      if (t.code == packTokenText("{")) return parseBraceDisplay();
+      if (t.code == packTokenText("...")) {
         auto c = start<Constant>(t);
         c->type = Constant::Type::Ellipsis;
         advance();
@@ -621,7 +622,7 @@ void Parser::parseCallArguments(Call& call) {
     } else if (atIdentifier() && ahead().isOp("=")) {
       Keyword k;
       k.line = at.line, k.col = at.col;
-      k.arg = at.text;
+      k.arg = std::string(at.text);
       advance();
       advance();
       k.value = parseExpression();

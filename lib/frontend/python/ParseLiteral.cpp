@@ -95,8 +95,8 @@ ExprPtr Parser::parseStrings() {
   size_t n = 0;
   while (ahead(n).kind == TokKind::String) {
     const Token& t = ahead(n);
-    anyF |= t.fstr != nullptr;
-    (t.isBytes ? anyBytes : anyStr) = true;
+    anyF |= t.str->fstr != nullptr;
+    (t.str->isBytes ? anyBytes : anyStr) = true;
     ++n;
   }
   if (anyBytes && anyStr) error(first, "cannot mix bytes and nonbytes literals");
@@ -104,7 +104,7 @@ ExprPtr Parser::parseStrings() {
     auto c = start<Constant>(first);
     c->type = anyBytes ? Constant::Type::Bytes : Constant::Type::Str;
     for (size_t k = 0; k < n; ++k) {
-      c->strValue += tok().value;
+      c->strValue += tok().str->value;
       advance();
     }
     return finish(std::move(c));
@@ -113,8 +113,8 @@ ExprPtr Parser::parseStrings() {
   std::string pending;
   for (size_t k = 0; k < n; ++k) {
     const Token& t = tok();
-    if (t.fstr) appendFStringParts(t.fstr->parts, js->values, pending, t);
-    else pending += t.value;
+    if (t.str->fstr) appendFStringParts(t.str->fstr->parts, js->values, pending, t);
+    else pending += t.str->value;
     advance();
   }
   finishNode(*js);

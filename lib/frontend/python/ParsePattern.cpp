@@ -203,7 +203,7 @@ Parser::PatternPtr Parser::parseClosedPattern() {
     finishNode(*p);
     return p;
   }
-  if (t.kind == TokKind::Name && !isKeyword(t.text)) {
+  if (t.kind == TokKind::Name && !t.keyword) {
     bool dotted = ahead().isOp(".");
     bool isClass = ahead().isOp("(");
     ExprPtr e;
@@ -222,7 +222,7 @@ Parser::PatternPtr Parser::parseClosedPattern() {
       return p;
     }
     p->kind = Pattern::Kind::MatchAs;
-    if (t.text != "_") p->name = t.text;
+    if (t.text != "_") p->name = std::string(t.text);
     advance();
     finishNode(*p);
     return p;
@@ -285,7 +285,7 @@ void Parser::parseClassPatternArgs(Pattern& p) {
   DepthGuard g(*this);
   while (!atOp(")")) {
     if (atIdentifier() && ahead().isOp("=")) {
-      p.kwdAttrs.push_back(tok().text);
+      p.kwdAttrs.emplace_back(tok().text);
       advance();
       advance();
       p.kwdPatterns.push_back(parsePattern());

@@ -47,15 +47,14 @@ void Parser::parseStatement(StmtList& out) {
   const Token& t = tok();
   if (t.kind == TokKind::Indent) error(t, "unexpected indent");
   if (t.kind == TokKind::Name) {
-    const std::string& k = t.text;
-    if (k == "if") return out.push_back(parseIf("if"));
-    if (k == "while") return out.push_back(parseWhile());
-    if (k == "for") return out.push_back(parseFor(t, false));
-    if (k == "try") return out.push_back(parseTry());
-    if (k == "with") return out.push_back(parseWith(t, false));
-    if (k == "def") return out.push_back(parseFunctionDef(t, {}, false));
-    if (k == "class") return out.push_back(parseClassDef({}));
-    if (k == "async") {
+    if (t.code == packTokenText("if")) return out.push_back(parseIf("if"));
+    if (t.code == packTokenText("while")) return out.push_back(parseWhile());
+    if (t.code == packTokenText("for")) return out.push_back(parseFor(t, false));
+    if (t.code == packTokenText("try")) return out.push_back(parseTry());
+    if (t.code == packTokenText("with")) return out.push_back(parseWith(t, false));
+    if (t.code == packTokenText("def")) return out.push_back(parseFunctionDef(t, {}, false));
+    if (t.code == packTokenText("class")) return out.push_back(parseClassDef({}));
+    if (t.code == packTokenText("async")) {
       const Token& next = ahead();
       const Token& first = t;
       if (next.isName("def")) {
@@ -73,10 +72,10 @@ void Parser::parseStatement(StmtList& out) {
       advance();
       syntaxError();
     }
-    if (k == "match") {
+    if (t.code == packTokenText("match")) {
       if (StmtPtr m = tryParseMatch()) return out.push_back(std::move(m));
     }
-    if (k == "elif" || k == "else" || k == "except" || k == "finally") syntaxError();
+    if (t.code == packTokenText("elif") || t.code == packTokenText("else") || t.code == packTokenText("except") || t.code == packTokenText("finally")) syntaxError();
   }
   if (t.isOp("@")) return out.push_back(parseDecorated());
   parseSimpleStatements(out);
@@ -103,27 +102,26 @@ void Parser::parseSimpleStatements(StmtList& out) {
 StmtPtr Parser::parseSimpleStatement() {
   const Token& t = tok();
   if (t.kind == TokKind::Name) {
-    const std::string& k = t.text;
-    if (k == "pass") {
+    if (t.code == packTokenText("pass")) {
       auto s = start<Pass>(t);
       advance();
       return finish(std::move(s));
     }
-    if (k == "break" || k == "continue") {
+    if (t.code == packTokenText("break") || t.code == packTokenText("continue")) {
       if (loopDepth_ == 0)
-        error(t, k == "break" ? "'break' outside loop" : "'continue' not properly in loop");
-      StmtPtr s = k == "break" ? StmtPtr(start<Break>(t)) : StmtPtr(start<Continue>(t));
+        error(t, t.code == packTokenText("break") ? "'break' outside loop" : "'continue' not properly in loop");
+      StmtPtr s = t.code == packTokenText("break") ? StmtPtr(start<Break>(t)) : StmtPtr(start<Continue>(t));
       advance();
       return finish(std::move(s));
     }
-    if (k == "return") {
+    if (t.code == packTokenText("return")) {
       if (funcDepth_ == 0) error(t, "'return' outside function");
       auto s = start<Return>(t);
       advance();
       if (canStartExpression(tok()) || atOp("*")) s->value = parseStarExpressions();
       return finish(std::move(s));
     }
-    if (k == "raise") {
+    if (t.code == packTokenText("raise")) {
       auto s = start<Raise>(t);
       advance();
       if (canStartExpression(tok())) {
@@ -132,13 +130,13 @@ StmtPtr Parser::parseSimpleStatement() {
       }
       return finish(std::move(s));
     }
-    if (k == "global" || k == "nonlocal") {
-      if (k == "nonlocal" && funcDepth_ == 0) error(t, "nonlocal declaration not allowed at module level");
+    if (t.code == packTokenText("global") || t.code == packTokenText("nonlocal")) {
+      if (t.code == packTokenText("nonlocal") && funcDepth_ == 0) error(t, "nonlocal declaration not allowed at module level");
       std::vector<std::string> names;
       advance();
       names.push_back(expectIdentifier());
       while (acceptOp(",")) names.push_back(expectIdentifier());
-      if (k == "global") {
+      if (t.code == packTokenText("global")) {
         auto s = start<Global>(t);
         s->names = std::move(names);
         return finish(std::move(s));
@@ -147,7 +145,7 @@ StmtPtr Parser::parseSimpleStatement() {
       s->names = std::move(names);
       return finish(std::move(s));
     }
-    if (k == "del") {
+    if (t.code == packTokenText("del")) {
       auto s = start<Delete>(t);
       advance();
       // `del a, b` has two targets; `del (a, b)` one Tuple target.
@@ -160,16 +158,16 @@ StmtPtr Parser::parseSimpleStatement() {
       if (s->targets.empty()) syntaxError();
       return finish(std::move(s));
     }
-    if (k == "assert") {
+    if (t.code == packTokenText("assert")) {
       auto s = start<Assert>(t);
       advance();
       s->test = parseExpression();
       if (acceptOp(",")) s->msg = parseExpression();
       return finish(std::move(s));
     }
-    if (k == "import") return parseImport();
-    if (k == "from") return parseFromImport();
-    if (k == "type" && atTypeAlias()) return parseTypeAlias();
+    if (t.code == packTokenText("import")) return parseImport();
+    if (t.code == packTokenText("from")) return parseFromImport();
+    if (t.code == packTokenText("type") && atTypeAlias()) return parseTypeAlias();
   }
   return parseExpressionStatement();
 }
@@ -553,7 +551,7 @@ StmtPtr Parser::parseDecorated() {
 }
 
 bool Parser::atTypeAlias() const {
-  return ahead().kind == TokKind::Name && !isKeyword(ahead().text) &&
+  return ahead().kind == TokKind::Name && !ahead().keyword &&
          (ahead(2).isOp("=") || ahead(2).isOp("["));
 }
 

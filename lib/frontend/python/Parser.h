@@ -39,7 +39,7 @@ class Parser {
   /// The expression of an f-string replacement field.
   ExprPtr parseFStringField();
 
-  static constexpr int kMaxDepth = 400;
+  static constexpr int kMaxDepth = 3000;
 
  private:
   // --- token access -------------------------------------------------------
@@ -64,7 +64,7 @@ class Parser {
     return true;
   }
   /// True when the current token is a NAME that is not a hard keyword.
-  bool atIdentifier() const { return tok().kind == TokKind::Name && !isKeyword(tok().text); }
+  bool atIdentifier() const { return tok().kind == TokKind::Name && !tok().keyword; }
   std::string expectIdentifier();
   void expectOp(const char* op);
   void expectColon() {
