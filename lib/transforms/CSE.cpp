@@ -31,7 +31,17 @@ namespace {
 
 using namespace ir;
 
-inline size_t combine(size_t seed, size_t v) { return seed ^ (v + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)); }
+/// splitmix64's finalizer: pointers and small integers hash to well-spread
+/// values (identity hashes of neighbouring heap pointers collide badly when
+/// combined with XOR).
+inline uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+inline size_t combine(size_t seed, size_t v) { return mix(seed ^ mix(v)); }
+inline size_t hashPtr(const void* p) { return mix(reinterpret_cast<uintptr_t>(p)); }
 
 size_t hashAttr(const Attribute& a) {
   size_t h = a.index();
@@ -44,11 +54,11 @@ size_t hashAttr(const Attribute& a) {
           std::memcpy(&bits, &v, 8);
           h = combine(h, std::hash<uint64_t>()(bits));
         } else if constexpr (std::is_same_v<T, Type>) {
-          h = combine(h, std::hash<const void*>()(v.impl()));
+          h = combine(h, hashPtr(v.impl()));
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           for (int64_t x : v) h = combine(h, std::hash<int64_t>()(x));
         } else if constexpr (std::is_same_v<T, std::vector<Type>>) {
-          for (Type t : v) h = combine(h, std::hash<const void*>()(t.impl()));
+          for (Type t : v) h = combine(h, hashPtr(t.impl()));
         } else {
           h = combine(h, std::hash<T>()(v));
         }
@@ -79,12 +89,12 @@ struct OpHash {
     unsigned first = 0;
     if (op->hasTrait(Commutative) && n >= 2) {
       // Order-independent hash of the first two operands.
-      h = combine(h, std::hash<void*>()(op->operand(0).impl()) ^ std::hash<void*>()(op->operand(1).impl()));
+      h = combine(h, hashPtr(op->operand(0).impl()) + hashPtr(op->operand(1).impl()));
       first = 2;
     }
-    for (unsigned i = first; i < n; ++i) h = combine(h, std::hash<void*>()(op->operand(i).impl()));
+    for (unsigned i = first; i < n; ++i) h = combine(h, hashPtr(op->operand(i).impl()));
     for (unsigned i = 0; i < op->numResults(); ++i)
-      h = combine(h, std::hash<const void*>()(op->result(i).type().impl()));
+      h = combine(h, hashPtr(op->result(i).type().impl()));
     for (const auto& [name, value] : op->attrs()) h = combine(combine(h, std::hash<std::string>()(name)), hashAttr(value));
     return h;
   }
