@@ -278,6 +278,63 @@ TEST(Canonicalize, LoopsWithUnknownOrPositiveTripCountsStay) {
   )");
 }
 
+TEST(Canonicalize, AllOnesMasks) {
+  // x & -1 = x; x | -1 = -1 (all ones at the width; i8 payload -1 is 0xFF).
+  expectCanonicalize(R"(
+    tt.func @f(%x: i8) -> (i8, i8) {
+      %m = arith.constant {value = -1} : i8
+      %a = arith.andi %m, %x : i8
+      %o = arith.ori %x, %m : i8
+      tt.return %a, %o
+    }
+  )",
+                     R"(
+    tt.func @f(%x: i8) -> (i8, i8) {
+      %0 = arith.constant {value = -1} : i8
+      tt.return %x, %0
+    }
+  )");
+}
+
+TEST(Canonicalize, FoldsInsideRegionsAndIsIdempotent) {
+  const char* input = R"(
+    tt.func @f(%n: i32, %p: !tt.ptr<i32>) {
+      %lb = arith.constant {value = 0} : i32
+      %st = arith.constant {value = 1} : i32
+      %c3 = arith.constant {value = 3} : i32
+      scf.for %lb, %n, %st {
+      ^bb0(%i: i32):
+        %six = arith.addi %c3, %c3 : i32
+        %t = arith.cmpi %six, %c3 {predicate = "sgt"} : i1
+        scf.if %t {
+          %v = arith.muli %i, %six : i32
+          tt.store %p, %v
+          scf.yield
+        } {}
+        scf.yield
+      }
+      tt.return
+    }
+  )";
+  const char* expected = R"(
+    tt.func @f(%n: i32, %p: !tt.ptr<i32>) {
+      %lb = arith.constant {value = 0} : i32
+      %st = arith.constant {value = 1} : i32
+      scf.for %lb, %n, %st {
+      ^bb0(%i: i32):
+        %six = arith.constant {value = 6} : i32
+        %v = arith.muli %i, %six : i32
+        tt.store %p, %v
+        scf.yield
+      }
+      tt.return
+    }
+  )";
+  std::string once = after("canonicalize", input);
+  EXPECT_EQ(once, canon(expected));
+  EXPECT_EQ(after("canonicalize", once), once);
+}
+
 TEST(Canonicalize, OptionsDisableFoldingAndRegions) {
   const char* input = R"(
     tt.func @f() -> (i32) {
