@@ -85,6 +85,7 @@ class Inliner {
 
   bool canInline(Operation* callee) {
     if (callee->boolAttr("noinline")) return false;
+    if (callee->numRegions() != 1 || callee->region(0).empty()) return false;  // a declaration
     if (state_[callee] != State::Done) return false;  // recursive cycle
     return hasStructuredReturn(callee);
   }

@@ -91,6 +91,17 @@ TEST(Inliner, CallsInsideRegionsAndUncalledFunctionsSurvive) {
   )");
 }
 
+TEST(Inliner, DeclarationsStayCalled) {
+  const char* input = R"(
+    tt.func @ext() -> (i32)
+    tt.func @k(%x: i32) -> (i32) attributes {kernel = true} {
+      %v = tt.call {callee = "ext"} : i32
+      tt.return %v
+    }
+  )";
+  expectInline(input, input);
+}
+
 TEST(Inliner, RecursionIsLeftAsCalls) {
   const char* input = R"(
     tt.func @a(%x: i32) -> (i32) attributes {kernel = true} {
