@@ -1,0 +1,125 @@
+//===- ControlTest.cpp - Control flow, calls, heuristics, autotune --------===//
+//
+// kernels/control.py: early return, runtime if/else, while loops, for over
+// range / tl.range / tl.static_range, nested @jit calls (one noinline),
+// tuples returned from jit functions and indexed by a static loop variable,
+// @triton.heuristics, @triton.autotune with a grid callable of the chosen
+// config, and the compiler hints (multiple_of & co.) leaving results alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include <numeric>
+
+#include "e2e/Harness.h"
+
+using namespace e2e;
+using tessera::DType;
+
+namespace {
+
+const char* kFile = "control.py";
+
+TEST(Control, EarlyReturnIfElseLoopsAndCalls) {
+  E2E_RNG(rng);
+  const int64_t programs = 12, limit = 9;
+  auto a = rng.ints<int32_t>(programs, 1, 100000), b = rng.ints<int32_t>(programs, 1, 100000);
+  for (int64_t i = 0; i < programs; ++i) a[i] *= 6, b[i] *= 4;  // nontrivial gcds
+  auto ta = dev().upload(a, {programs}), tb = dev().upload(b, {programs});
+  auto out = dev().upload(std::vector<int32_t>(programs * 5, -5), {programs, 5});
+  kernel(kFile, "control_flow").launch(dev(), {programs}, {ta, tb, out, limit});
+  std::vector<int32_t> want(programs * 5, -5);
+  for (int64_t p = 0; p < limit; ++p) {
+    int32_t g = std::gcd(a[p], b[p]);
+    int32_t acc = 0;
+    for (int64_t i = p; i < p + 10; i += 3) acc += static_cast<int32_t>(i * i);
+    want[p * 5 + 0] = g;
+    want[p * 5 + 1] = p % 2 == 0 ? g * 2 : g - 1;
+    want[p * 5 + 2] = acc;
+    want[p * 5 + 3] = a[p] * 3 + 1;
+    want[p * 5 + 4] = p < 3 ? b[p] * 2 : -b[p];
+  }
+  expectEqual(out.download<int32_t>(), want, "per-program records");
+}
+
+TEST(Control, LoopsAndTuples) {
+  E2E_RNG(rng);
+  const int64_t B = 32, terms = 5;
+  int64_t iters = rng.integer(2, 9);
+  auto x = rng.ints<int32_t>(B, -5, 5);
+  auto tx = dev().upload(x, {B});
+  auto out = dev().zeros(DType::i32, {2 * B + 3});
+  kernel(kFile, "loops_and_tuples").launch(dev(), {1}, {tx, out, iters}, {{"BLOCK", B}, {"N_TERMS", terms}});
+  const int32_t coeffs[] = {1, 3, 5, 7, 9};
+  std::vector<int32_t> want(2 * B + 3);
+  int32_t total = 0, biggest = INT32_MIN;
+  for (int64_t i = 0; i < B; ++i) {
+    int32_t poly = 0;
+    for (int k = 0; k < terms; ++k) poly = poly * x[i] + coeffs[k];
+    want[i] = poly;
+    int32_t acc = 0;
+    for (int64_t it = 0; it < iters; ++it) acc += x[i] * static_cast<int32_t>(it);
+    want[B + i] = acc;
+    total += x[i];
+    biggest = std::max(biggest, x[i]);
+  }
+  want[2 * B] = total;
+  want[2 * B + 1] = biggest;
+  want[2 * B + 2] = static_cast<int32_t>((iters * 3 + 1) / 2);
+  expectEqual(out.download<int32_t>(), want, "horner, loop accumulation, tuple results, while steps");
+}
+
+TEST(Control, HeuristicsComputeEvenN) {
+  E2E_RNG(rng);
+  const int64_t block = 64;
+  for (int64_t n : {int64_t(640), int64_t(650)}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    auto x = rng.floats(n, -1, 1);
+    float alpha = rng.uniform(0.5f, 2.0f);
+    auto tx = dev().upload(x, {n});
+    auto out = dev().zeros(DType::fp32, {n});
+    auto flag = dev().upload(std::vector<int32_t>{-1}, {1});
+    kernel(kFile, "scale_maybe_even").launch(dev(), {cdiv(n, block)}, {tx, out, flag, n, alpha}, {{"BLOCK", block}});
+    std::vector<float> want(n);
+    for (int64_t i = 0; i < n; ++i) want[i] = x[i] * alpha;
+    expectSameBits(out.download<float>(), want, "x * alpha");
+    EXPECT_EQ(flag.download<int32_t>()[0], n % block == 0 ? 1 : 0) << "EVEN_N";
+  }
+}
+
+TEST(Control, AutotuneAnyConfigGivesTheRightResult) {
+  E2E_RNG(rng);
+  int64_t n = 1000;
+  auto x = rng.floats(n, -1, 1), y = rng.floats(n, -1, 1);
+  float a = rng.uniform(-2, 2);
+  auto tx = dev().upload(x, {n}), ty = dev().upload(y, {n});
+  auto out = dev().zeros(DType::fp32, {n});
+  auto blocks = dev().zeros(DType::i32, {n});
+  int64_t chosen = 0;
+  kernel(kFile, "tuned_axpy")
+      .launch(dev(), gridFn([&](const tessera::Meta& m) {
+                chosen = metaInt(m, "BLOCK");
+                return std::vector<int64_t>{cdiv(n, chosen)};
+              }),
+              {tx, ty, out, blocks, n, a});
+  ASSERT_TRUE(chosen == 32 || chosen == 64 || chosen == 128) << chosen;
+  std::vector<float> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = a * x[i] + y[i];
+  expectClose(out.download<float>(), want, 1e-6, 1e-7, "a * x + y");
+  auto b = blocks.download<int32_t>();
+  for (int64_t p = 0; p < cdiv(n, chosen); ++p) EXPECT_EQ(b[p], chosen) << "program " << p;
+}
+
+TEST(Control, HintsDoNotChangeResults) {
+  E2E_RNG(rng);
+  int64_t n = 700;
+  const int64_t block = 128;
+  auto x = rng.floats(n, -1, 1);
+  auto tx = dev().upload(x, {n});
+  auto out = dev().zeros(DType::fp32, {n});
+  kernel(kFile, "hinted_copy").launch(dev(), {cdiv(n, block)}, {tx, out, n}, {{"BLOCK", block}});
+  std::vector<float> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = x[i] + static_cast<float>(i / block * block);
+  expectSameBits(out.download<float>(), want, "x + block start");
+}
+
+}  // namespace

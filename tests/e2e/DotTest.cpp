@@ -1,0 +1,162 @@
+//===- DotTest.cpp - tl.dot and matmul kernels ----------------------------===//
+//
+// kernels/dot.py against double-precision products of the (rounded) inputs:
+// fp32 (ieee and default precision), fp16, bf16, int8 (exact), fp8 e4m3 and
+// e5m2, out_dtype=fp16, acc=, a batched 3-D dot and a grouped-ordering
+// matmul whose M, N, K are not multiples of the blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "e2e/Harness.h"
+
+using namespace e2e;
+using tessera::DType;
+
+namespace {
+
+const char* kFile = "dot.py";
+
+struct Mat {
+  std::vector<float> values;  ///< already rounded to the operand dtype
+  tessera::Tensor tensor;
+};
+
+Mat randomMat(Rng& rng, DType dtype, int64_t rows, int64_t cols, float range) {
+  Mat m;
+  m.values = rng.floats(rows * cols, -range, range);
+  for (auto& v : m.values) {
+    switch (dtype) {
+      case DType::fp16: v = roundHalf(v); break;
+      case DType::bf16: v = roundBf16(v); break;
+      case DType::fp8e4nv: v = fp8e4nvToFloat(floatToFp8e4nv(v)); break;
+      case DType::fp8e5: v = fp8e5ToFloat(floatToFp8e5(v)); break;
+      case DType::i8: v = std::round(v); break;
+      default: break;
+    }
+  }
+  if (dtype == DType::i8) {
+    std::vector<int8_t> q(m.values.begin(), m.values.end());
+    m.tensor = dev().upload(q, {rows, cols});
+  } else {
+    m.tensor = uploadAs(dtype, m.values, {rows, cols});
+  }
+  return m;
+}
+
+/// Reference product with per-element error bounds: |got - want| <=
+/// rel * sum_k |a_ik b_kj| + 1e-6.
+void checkProduct(const std::vector<float>& got, const std::vector<float>& a, const std::vector<float>& b,
+                  int64_t M, int64_t N, int64_t K, double rel, const std::string& what,
+                  const std::vector<float>* bias = nullptr) {
+  ASSERT_EQ(got.size(), static_cast<size_t>(M * N)) << what;
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = bias ? (*bias)[i * N + j] : 0.0, mag = std::fabs(s);
+      for (int64_t k = 0; k < K; ++k) {
+        s += double(a[i * K + k]) * b[k * N + j];
+        mag += std::fabs(double(a[i * K + k]) * b[k * N + j]);
+      }
+      double err = std::fabs(got[i * N + j] - s);
+      if (!(err <= rel * mag + 1e-6) && bad++ < 8)
+        ADD_FAILURE() << what << " C[" << i << "," << j << "]: got " << got[i * N + j] << ", want " << s;
+    }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+void runSingleTile(DType dtype, const std::string& precision, double rel) {
+  SCOPED_TRACE(std::string(tessera::dtype_name(dtype)) + " " + precision);
+  E2E_RNG(rng);
+  int64_t M = 20, N = 28, K = 40;
+  auto a = randomMat(rng, dtype, M, K, dtype == DType::i8 ? 100.0f : 2.0f);
+  auto b = randomMat(rng, dtype, K, N, dtype == DType::i8 ? 100.0f : 2.0f);
+  bool isInt = dtype == DType::i8;
+  auto c = dev().zeros(isInt ? DType::i32 : DType::fp32, {M, N});
+  kernel(kFile, "dot_single_tile")
+      .launch(dev(), {1}, {a.tensor, b.tensor, c, M, N, K},
+              {{"BM", int64_t(32)}, {"BN", int64_t(32)}, {"BK", int64_t(64)}, {"PRECISION", precision}});
+  if (isInt) {
+    std::vector<int32_t> want(M * N, 0);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j)
+        for (int64_t k = 0; k < K; ++k)
+          want[i * N + j] += static_cast<int32_t>(a.values[i * K + k]) * static_cast<int32_t>(b.values[k * N + j]);
+    expectEqual(c.download<int32_t>(), want, "int8 dot -> int32");
+  } else {
+    checkProduct(c.download<float>(), a.values, b.values, M, N, K, rel, "dot");
+  }
+}
+
+TEST(Dot, Fp32Ieee) { runSingleTile(DType::fp32, "ieee", 1e-5); }
+// The default precision for fp32 is tf32 on the GPU: 10-bit mantissas.
+TEST(Dot, Fp32DefaultPrecision) { runSingleTile(DType::fp32, "default", 2e-3); }
+TEST(Dot, Fp16) { runSingleTile(DType::fp16, "default", 1e-5); }
+TEST(Dot, Bf16) { runSingleTile(DType::bf16, "default", 1e-5); }
+TEST(Dot, Int8) { runSingleTile(DType::i8, "default", 0); }
+TEST(Dot, Fp8E4nv) { runSingleTile(DType::fp8e4nv, "default", 1e-5); }
+TEST(Dot, Fp8E5) { runSingleTile(DType::fp8e5, "default", 1e-5); }
+
+TEST(Dot, Fp16OutDtype) {
+  E2E_RNG(rng);
+  const int64_t M = 16, N = 32, K = 32;
+  auto a = randomMat(rng, DType::fp16, M, K, 1.0f);
+  auto b = randomMat(rng, DType::fp16, K, N, 1.0f);
+  auto c = dev().zeros(DType::fp16, {M, N});
+  kernel(kFile, "dot_fp16_out").launch(dev(), {1}, {a.tensor, b.tensor, c}, {{"BM", M}, {"BN", N}, {"BK", K}});
+  // fp16 accumulation: allow fp16 rounding of partial sums.
+  checkProduct(downloadFloats(c), a.values, b.values, M, N, K, 1e-2, "dot out_dtype=fp16");
+}
+
+TEST(Dot, AccumulatorArgument) {
+  E2E_RNG(rng);
+  int64_t M = 19, N = 30, K = 77;
+  auto a = randomMat(rng, DType::fp32, M, K, 1.0f);
+  auto b = randomMat(rng, DType::fp32, K, N, 1.0f);
+  auto bias = rng.floats(M * N, -5, 5);
+  auto tbias = dev().upload(bias, {M, N});
+  auto c = dev().zeros(DType::fp32, {M, N});
+  kernel(kFile, "dot_accumulate")
+      .launch(dev(), {1}, {a.tensor, b.tensor, tbias, c, M, N, K},
+              {{"BM", int64_t(32)}, {"BN", int64_t(32)}, {"BK", int64_t(32)}});
+  checkProduct(c.download<float>(), a.values, b.values, M, N, K, 1e-5, "bias + sum of dot(acc=)", &bias);
+}
+
+TEST(Dot, Batched3D) {
+  E2E_RNG(rng);
+  const int64_t B = 2, M = 16, N = 16, K = 32;
+  auto a = rng.floats(B * M * K, -1, 1), b = rng.floats(B * K * N, -1, 1);
+  auto ta = dev().upload(a, {B, M, K}), tb = dev().upload(b, {B, K, N});
+  auto c = dev().zeros(DType::fp32, {B, M, N});
+  kernel(kFile, "batched_dot").launch(dev(), {1}, {ta, tb, c}, {{"BATCH", B}, {"M", M}, {"N", N}, {"K", K}});
+  auto got = c.download<float>();
+  for (int64_t bi = 0; bi < B; ++bi) {
+    std::vector<float> gotB(got.begin() + bi * M * N, got.begin() + (bi + 1) * M * N);
+    std::vector<float> aB(a.begin() + bi * M * K, a.begin() + (bi + 1) * M * K);
+    std::vector<float> bB(b.begin() + bi * K * N, b.begin() + (bi + 1) * K * N);
+    checkProduct(gotB, aB, bB, M, N, K, 1e-5, "batch " + std::to_string(bi));
+  }
+}
+
+void runGroupedMatmul(DType inType, DType outType, double rel) {
+  SCOPED_TRACE(std::string(tessera::dtype_name(inType)) + " -> " + tessera::dtype_name(outType));
+  E2E_RNG(rng);
+  int64_t M = 67, N = 45, K = 83;
+  auto a = randomMat(rng, inType, M, K, 1.0f);
+  auto b = randomMat(rng, inType, K, N, 1.0f);
+  auto c = dev().zeros(outType, {M, N});
+  int64_t calls = 0;
+  kernel(kFile, "matmul_grouped")
+      .launch(dev(), gridFn([&](const tessera::Meta& m) {
+                ++calls;
+                return std::vector<int64_t>{cdiv(M, metaInt(m, "BLOCK_M")) * cdiv(N, metaInt(m, "BLOCK_N"))};
+              }),
+              {a.tensor, b.tensor, c, M, N, K, K, int64_t(1), N, int64_t(1), N, int64_t(1)},
+              {{"BLOCK_M", int64_t(16)}, {"BLOCK_N", int64_t(32)}, {"BLOCK_K", int64_t(32)}, {"GROUP_M", int64_t(2)}});
+  EXPECT_GE(calls, 1);
+  checkProduct(downloadFloats(c), a.values, b.values, M, N, K, rel, "grouped matmul");
+}
+
+TEST(Dot, GroupedMatmulFp32) { runGroupedMatmul(DType::fp32, DType::fp32, 1e-5); }
+TEST(Dot, GroupedMatmulFp16) { runGroupedMatmul(DType::fp16, DType::fp16, 2e-3); }
+
+}  // namespace

@@ -1,0 +1,121 @@
+//===- MemoryTest.cpp - Loads, stores, block pointers ---------------------===//
+//
+// kernels/memory.py: masked loads with `other` (runtime scalar and literal),
+// volatile loads, cache/eviction hints, 2-D tiles addressed through strides
+// (a transposed view), make_block_ptr/advance with boundary_check and both
+// padding options, scalar loads/stores, bool tensors and int64 offsets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "e2e/Harness.h"
+
+using namespace e2e;
+using tessera::DType;
+
+namespace {
+
+const char* kFile = "memory.py";
+
+TEST(Memory, MaskedLoadOther) {
+  E2E_RNG(rng);
+  int64_t n = 1000, block = 128, grid = cdiv(n, block);
+  auto x = rng.floats(n, -3, 3);
+  float fill = rng.uniform(10, 20);
+  auto tx = dev().upload(x, {n});
+  auto out = dev().zeros(DType::fp32, {2 * grid * block});
+  kernel(kFile, "masked_copy_other").launch(dev(), {grid}, {tx, out, n, fill}, {{"BLOCK", block}});
+  std::vector<float> want(2 * grid * block);
+  for (int64_t i = 0; i < grid * block; ++i) {
+    want[i] = i < n ? x[i] : fill;
+    want[grid * block + i] = i < n ? x[i] : -1.5f;
+  }
+  expectSameBits(out.download<float>(), want, "masked lanes take `other`");
+}
+
+TEST(Memory, StridedTileCopyOfTransposedView) {
+  E2E_RNG(rng);
+  // src is stored as N x M (row-major); read it as the M x N view with
+  // strides (1, M), i.e. its transpose.
+  int64_t M = 45, N = 70;
+  auto src = rng.floats(M * N, -8, 8);
+  auto ts = dev().upload(src, {N, M});
+  int64_t ldd = 75;  // padded destination rows
+  std::vector<float> init(M * ldd, 42.0f);
+  auto td = dev().upload(init, {M, ldd});
+  kernel(kFile, "strided_tile_copy")
+      .launch(dev(), gridFn([&](const tessera::Meta& m) {
+                return std::vector<int64_t>{cdiv(M, metaInt(m, "BM")), cdiv(N, metaInt(m, "BN"))};
+              }),
+              {ts, td, M, N, int64_t(1), M, ldd, int64_t(1)}, {{"BM", int64_t(16)}, {"BN", int64_t(32)}});
+  std::vector<float> want = init;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) want[i * ldd + j] = src[j * M + i] * 2.0f + 1.0f;
+  expectClose(td.download<float>(), want, 1e-7, 0, "dst = 2 * src^T + 1");
+}
+
+TEST(Memory, BlockPointersAdvanceBoundaryCheck) {
+  E2E_RNG(rng);
+  int64_t M = 37, N = 90;
+  const int64_t BM = 16, BN = 32;
+  auto x = rng.floats(M * N, -1, 1);
+  auto tx = dev().upload(x, {M, N});
+  auto out = dev().zeros(DType::fp32, {M, N});
+  auto sums = dev().zeros(DType::fp32, {M});
+  kernel(kFile, "block_ptr_rows")
+      .launch(dev(), {cdiv(M, BM)}, {tx, out, sums, M, N, N, int64_t(1)}, {{"BM", BM}, {"BN", BN}});
+  std::vector<float> wOut(M * N), wSums(M);
+  for (int64_t i = 0; i < M; ++i) {
+    double s = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      s += x[i * N + j];
+      wOut[i * N + j] = x[i * N + j] * 3.0f;
+    }
+    wSums[i] = static_cast<float>(s);
+  }
+  expectSameBits(out.download<float>(), wOut, "block pointer store");
+  expectClose(sums.download<float>(), wSums, 1e-5, 1e-5, "row sums through advance");
+}
+
+TEST(Memory, BlockPointerNanPadding) {
+  E2E_RNG(rng);
+  int64_t M = 5, N = 11;
+  const int64_t BM = 8, BN = 16;
+  auto x = rng.floats(M * N, -1, 1);
+  auto tx = dev().upload(x, {M, N});
+  auto out = dev().zeros(DType::fp32, {BM, BN});
+  kernel(kFile, "block_ptr_nan_padding").launch(dev(), {1}, {tx, out, M, N}, {{"BM", BM}, {"BN", BN}});
+  std::vector<float> want(BM * BN, std::nanf(""));
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) want[i * BN + j] = x[i * N + j];
+  expectSameBits(out.download<float>(), want, "padding_option=nan");
+}
+
+TEST(Memory, ScalarPointersAndBoolTensors) {
+  E2E_RNG(rng);
+  int64_t n = 50;
+  int32_t base = static_cast<int32_t>(rng.integer(-1000, 1000));
+  auto s = dev().upload(std::vector<int32_t>{base, 0}, {2});
+  std::vector<bool> flags(n);
+  for (int64_t i = 0; i < n; ++i) flags[i] = rng.integer(0, 1);
+  auto tf = dev().upload(flags, {n});
+  auto out = dev().zeros(DType::i32, {n});
+  kernel(kFile, "scalar_and_bool").launch(dev(), {1}, {s, tf, out, n}, {{"BLOCK", int64_t(64)}});
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = flags[i] ? base + static_cast<int32_t>(i) : -static_cast<int32_t>(i);
+  expectEqual(out.download<int32_t>(), want, "where(bool flags)");
+  expectEqual(s.download<int32_t>(), std::vector<int32_t>{base, 2 * base}, "scalar store");
+}
+
+TEST(Memory, Int64Offsets) {
+  E2E_RNG(rng);
+  int64_t n = 200, start = 77;
+  auto x = rng.ints<int32_t>(n, -99999, 99999);
+  auto tx = dev().upload(x, {n});
+  auto out = dev().upload(std::vector<int32_t>(128, -1), {128});
+  kernel(kFile, "int64_offsets").launch(dev(), {1}, {tx, out, start, n}, {{"BLOCK", int64_t(128)}});
+  std::vector<int32_t> want(128, -1);
+  for (int64_t i = 0; i < 128 && start + i < n; ++i) want[i] = x[start + i];
+  expectEqual(out.download<int32_t>(), want, "int64 offsets");
+}
+
+}  // namespace

@@ -1,0 +1,65 @@
+"""Atomic read-modify-write operations and a spin lock."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def atomic_bins(vals_ptr, bins_i, bins_f, n, NBINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(vals_ptr + offs, mask=m, other=0)
+    b = offs % NBINS
+    tl.atomic_add(bins_i + b, v, mask=m)
+    tl.atomic_add(bins_f + b, v.to(tl.float32) * 0.5, mask=m, sem="relaxed")
+
+
+@triton.jit
+def atomic_reducers(vals_ptr, fvals_ptr, out_ptr, fout_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(vals_ptr + offs, mask=m, other=0)
+    same = tl.zeros_like(offs)  # every lane hits the same address
+    tl.atomic_max(out_ptr + 0 + same, v, mask=m)
+    tl.atomic_min(out_ptr + 1 + same, v, mask=m)
+    tl.atomic_and(out_ptr + 2 + same, v, mask=m)
+    tl.atomic_or(out_ptr + 3 + same, v, mask=m, scope="gpu")
+    tl.atomic_xor(out_ptr + 4 + same, v, mask=m, sem="acq_rel")
+    f = tl.load(fvals_ptr + offs, mask=m, other=0.0)
+    tl.atomic_max(fout_ptr + same, f, mask=m)
+    (fout_ptr + 1 + same).atomic_min(f, mask=m)
+
+
+@triton.jit
+def atomic_xchg_chain(slot_ptr, olds_ptr):
+    pid = tl.program_id(0)
+    old = tl.atomic_xchg(slot_ptr, pid + 1)
+    tl.store(olds_ptr + pid, old)
+
+
+@triton.jit
+def atomic_add_returns(counter_ptr, tickets_ptr, BLOCK: tl.constexpr):
+    # Every lane takes a ticket; the tickets of all programs are distinct.
+    offs = tl.arange(0, BLOCK)
+    ones = tl.full((BLOCK,), 1, tl.int32)
+    ticket = tl.atomic_add(counter_ptr + offs * 0, ones)
+    tl.store(tickets_ptr + tl.program_id(0) * BLOCK + offs, ticket)
+
+
+@triton.jit
+def atomic_cas_claim(slots_ptr, won_ptr, NSLOTS: tl.constexpr):
+    pid = tl.program_id(0)
+    prev = tl.atomic_cas(slots_ptr + pid % NSLOTS, 0, pid + 1)
+    tl.store(won_ptr + pid, (prev == 0).to(tl.int32))
+
+
+@triton.jit
+def locked_increment(lock_ptr, counter_ptr, order_ptr, ROUNDS: tl.constexpr):
+    pid = tl.program_id(0)
+    for r in range(ROUNDS):
+        while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+            pass
+        count = tl.load(counter_ptr, volatile=True)
+        tl.store(counter_ptr, count + 1)
+        tl.store(order_ptr + count, pid)
+        tl.debug_barrier()
+        tl.atomic_xchg(lock_ptr, 0)

@@ -1,0 +1,45 @@
+"""Compile-time and run-time debugging aids."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def static_checks(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 16 == 0, "BLOCK must be a multiple of 16")
+    tl.static_print("static_checks compiled for BLOCK", BLOCK)
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+@triton.jit
+def print_values(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_print("val", x)
+    tl.device_print("program", tl.program_id(0))
+
+
+@triton.jit(debug=True)
+def checked_positive(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1)
+    tl.device_assert(x > 0, "x must be positive")
+    tl.store(out_ptr + offs, x * 10, mask=m)
+
+
+@triton.jit
+def unchecked_positive(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1)
+    tl.device_assert(x > 0, "x must be positive")
+    tl.store(out_ptr + offs, x * 10, mask=m)
+
+
+@triton.jit
+def uses_inline_asm(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, 3;", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(y_ptr + offs, y)

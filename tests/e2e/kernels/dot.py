@@ -1,0 +1,93 @@
+"""Matrix products: tl.dot for every operand type, accumulators, a grouped matmul."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def dot_single_tile(a_ptr, b_ptr, c_ptr, M, N, K,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
+    # C[M, N] = A[M, K] @ B[K, N], everything row-major and inside one tile.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+    if PRECISION == "default":
+        c = tl.dot(a, b)
+    else:
+        c = tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def dot_fp16_out(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    c = tl.dot(a, b, out_dtype=tl.float16)
+    tl.static_assert(c.dtype == tl.float16)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
+
+
+@triton.jit
+def dot_accumulate(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # acc starts from a bias tile and every K step goes through acc=.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    out_mask = (rm[:, None] < M) & (rn[None, :] < N)
+    acc = tl.load(bias_ptr + rm[:, None] * N + rn[None, :], mask=out_mask, other=0.0)
+    for k0 in range(0, K, BK):
+        ks = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * K + ks[None, :], mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * N + rn[None, :], mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc=acc, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=out_mask)
+
+
+@triton.jit
+def matmul_grouped(a_ptr, b_ptr, c_ptr, M, N, K,
+                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                   GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    # Programs walk GROUP_M rows of tiles column by column, so neighbouring
+    # programs share tiles of B.
+    per_group = GROUP_M * tiles_n
+    group = pid // per_group
+    first_m = group * GROUP_M
+    rows_in_group = min(tiles_m - first_m, GROUP_M)
+    local = pid % per_group
+    tile_m = first_m + local % rows_in_group
+    tile_n = local // rows_in_group
+
+    rm = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_tile = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        remaining = K - k * BLOCK_K
+        a = tl.load(a_tile, mask=(rm[:, None] < M) & (rk[None, :] < remaining), other=0.0)
+        b = tl.load(b_tile, mask=(rk[:, None] < remaining) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+        a_tile += BLOCK_K * stride_ak
+        b_tile += BLOCK_K * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+    c_tile = c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn
+    tl.store(c_tile, c, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def batched_dot(a_ptr, b_ptr, c_ptr, BATCH: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    bi = tl.arange(0, BATCH)[:, None, None]
+    a = tl.load(a_ptr + bi * (M * K) + tl.arange(0, M)[None, :, None] * K + tl.arange(0, K)[None, None, :])
+    b = tl.load(b_ptr + bi * (K * N) + tl.arange(0, K)[None, :, None] * N + tl.arange(0, N)[None, None, :])
+    c = tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + bi * (M * N) + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :], c)

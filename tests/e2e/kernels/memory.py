@@ -1,0 +1,70 @@
+"""Loads and stores: masks, other, strided 2-D tiles, block pointers, hints."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def masked_copy_other(x_ptr, out_ptr, n, fill, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=fill)
+    tl.store(out_ptr + offs, x)
+    v = tl.load(x_ptr + offs, mask=offs < n, other=-1.5, volatile=True)
+    tl.store(out_ptr + tl.num_programs(0) * BLOCK + offs, v)
+
+
+@triton.jit
+def strided_tile_copy(src_ptr, dst_ptr, M, N, stride_sm, stride_sn, stride_dm, stride_dn,
+                      BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    src = src_ptr + rm[:, None] * stride_sm + rn[None, :] * stride_sn
+    x = tl.load(src, mask=mask, other=0.0, cache_modifier=".cg", eviction_policy="evict_last")
+    dst = dst_ptr + rm[:, None] * stride_dm + rn[None, :] * stride_dn
+    tl.store(dst, x * 2.0 + 1.0, mask=mask, cache_modifier=".wt", eviction_policy="evict_first")
+
+
+@triton.jit
+def block_ptr_rows(x_ptr, out_ptr, sums_ptr, M, N, stride_m, stride_n,
+                   BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    src = tl.make_block_ptr(base=x_ptr, shape=(M, N), strides=(stride_m, stride_n),
+                            offsets=(pid * BM, 0), block_shape=(BM, BN), order=(1, 0))
+    dst = tl.make_block_ptr(out_ptr, (M, N), (N, 1), (pid * BM, 0), (BM, BN), (1, 0))
+    acc = tl.zeros((BM,), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(N, BN)):
+        tile = tl.load(src, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.sum(tile, axis=1)
+        tl.store(dst, tile * 3.0, boundary_check=(0, 1))
+        src = tl.advance(src, (0, BN))
+        dst = dst.advance([0, BN])
+    rows = pid * BM + tl.arange(0, BM)
+    tl.store(sums_ptr + rows, acc, mask=rows < M)
+
+
+@triton.jit
+def block_ptr_nan_padding(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    blk = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(N, 1), offsets=(0, 0),
+                            block_shape=(BM, BN), order=(1, 0))
+    t = tl.load(blk, boundary_check=(0, 1), padding_option="nan", cache_modifier=".ca")
+    r = tl.arange(0, BM)[:, None]
+    c = tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + r * BN + c, t)
+
+
+@triton.jit
+def scalar_and_bool(s_ptr, flags_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    base = tl.load(s_ptr)  # scalar pointer -> scalar
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    f = tl.load(flags_ptr + offs, mask=m, other=0)  # bool
+    tl.store(out_ptr + offs, tl.where(f, base + offs, -offs), mask=m)
+    tl.store(s_ptr + 1, base * 2)
+
+
+@triton.jit
+def int64_offsets(x_ptr, out_ptr, start, n, BLOCK: tl.constexpr):
+    offs = start + tl.arange(0, BLOCK).to(tl.int64)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(out_ptr + (offs - start), x, mask=m)

@@ -1,0 +1,8 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def dollar(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    y = offs $ 2
