@@ -124,10 +124,12 @@ void accessError(const Instr& instr, Frame& frame, const char* kind, uint64_t ad
   char hex[32];
   std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(addr));
   std::string detail = ": address " + std::string(hex);
-  // The allocation that ends at or before the address (the closest one below).
+  // The allocation that starts at or below the address (the closest one).
   auto it = std::upper_bound(allocs.begin(), allocs.end(), addr,
                              [](uint64_t a, const AllocationInfo& info) { return a < info.base; });
-  if (it != allocs.begin() && addr < std::prev(it)->end + (1ull << 20) && addr >= std::prev(it)->base) {
+  // Close behind an allocation (within its own size) reads as an overrun of it.
+  if (it != allocs.begin() && addr >= std::prev(it)->base &&
+      addr - std::prev(it)->end < std::max<uint64_t>(std::prev(it)->end - std::prev(it)->base, 64)) {
     const AllocationInfo& a = *std::prev(it);
     uint64_t past = addr + bytes - a.end;
     detail += " is " + std::to_string(past) + " bytes past the end of allocation '" + a.name +

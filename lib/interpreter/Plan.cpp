@@ -7,6 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
+#include <iterator>
+
 #include "interpreter/Runtime.h"
 
 namespace tessera::interp {
@@ -103,11 +106,18 @@ void PlanBuilder::buildBlock(ir::Block& block, BlockPlan& out) {
     bool handled = buildControlFlow(op, instr, *this) || buildReduction(op, instr, *this);
     for (ir::Value v : op->results()) instr.out.push_back(newSlot(v));
     if (handled) finishControlFlow(op, instr, *this);
-    if (!handled)
-      handled = buildArith(op, instr, *this) || buildCast(op, instr, *this) ||
-                buildMath(op, instr, *this) || buildMemory(op, instr, *this) ||
-                buildTensorOp(op, instr, *this) || buildDebug(op, instr, *this) ||
-                buildExtern(op, instr, *this);
+    // Builders may scribble on the parameters before declining an op: reset between tries.
+    auto attempt = [&](bool (*build)(ir::Operation*, Instr&, PlanBuilder&)) {
+      if (handled) return;
+      std::fill(std::begin(instr.p), std::end(instr.p), 0);
+      instr.d = 0;
+      instr.v.clear();
+      instr.v2.clear();
+      instr.aux = nullptr;
+      handled = build(op, instr, *this);
+    };
+    for (auto build : {buildArith, buildCast, buildMath, buildMemory, buildTensorOp, buildDebug, buildExtern})
+      attempt(build);
     if (!handled) planError(op, "operation '" + std::string(op->name()) + "' is not supported");
     out.instrs.push_back(std::move(instr));
   }
