@@ -1,1 +1,396 @@
-# Tessera prelude: Triton-language library functions (tl.sum, tl.softmax, ...).
+# Tessera prelude: the parts of triton.language that Triton implements as
+# @jit functions (tl.sum, tl.max, tl.softmax, tl.cdiv, the Philox PRNG, ...),
+# written in the Triton language. The code generator resolves `tl.<name>` to
+# these functions; names starting with '_' are private helpers.
+import triton
+import triton.language as tl
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def cdiv(x, div):
+    """Ceiling division for integers: (x + div - 1) // div."""
+    return (x + div - 1) // div
+
+
+@triton.jit
+def zeros(shape, dtype):
+    return tl.full(shape, 0, dtype)
+
+
+@triton.jit
+def zeros_like(input):
+    return tl.full(input.shape, 0, input.dtype)
+
+
+@triton.jit
+def ravel(x, can_reorder=False):
+    return tl.reshape(x, [x.numel], can_reorder=can_reorder)
+
+
+@triton.jit
+def interleave(a, b):
+    c = tl.join(a, b)
+    if len(c.shape) == 1:
+        return c
+    return tl.reshape(c, c.shape[:-2] + (2 * c.shape[-2],))
+
+
+@triton.jit
+def sigmoid(x):
+    return 1 / (1 + tl.exp(-x))
+
+
+@triton.jit
+def swizzle2d(i, j, size_i, size_j, size_g):
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    group_id = ij // size_gj
+    off_i = group_id * size_g
+    size_g = tl.minimum(size_i - off_i, size_g)
+    ij = ij % size_gj
+    new_i = off_i + ij % size_g
+    new_j = ij // size_g
+    return new_i, new_j
+
+
+# ---------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def _sum_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def _prod_combine(a, b):
+    return a * b
+
+
+@triton.jit
+def _max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def _min_combine(a, b):
+    return tl.minimum(a, b)
+
+
+@triton.jit
+def _xor_combine(a, b):
+    return a ^ b
+
+
+@triton.jit
+def _or_combine(a, b):
+    return a | b
+
+
+@triton.jit
+def _argmax_combine_left(v1, i1, v2, i2):
+    take_first = (v1 > v2) | ((v1 == v2) & (i1 < i2))
+    return tl.where(take_first, v1, v2), tl.where(take_first, i1, i2)
+
+
+@triton.jit
+def _argmax_combine_any(v1, i1, v2, i2):
+    take_first = v1 > v2
+    return tl.where(take_first, v1, v2), tl.where(take_first, i1, i2)
+
+
+@triton.jit
+def _argmin_combine_left(v1, i1, v2, i2):
+    take_first = (v1 < v2) | ((v1 == v2) & (i1 < i2))
+    return tl.where(take_first, v1, v2), tl.where(take_first, i1, i2)
+
+
+@triton.jit
+def _argmin_combine_any(v1, i1, v2, i2):
+    take_first = v1 < v2
+    return tl.where(take_first, v1, v2), tl.where(take_first, i1, i2)
+
+
+@triton.jit
+def _promote_bf16(x):
+    if x.dtype.is_bf16():
+        return x.to(tl.float32)
+    return x
+
+
+@triton.jit
+def _widen_small_sum(x):
+    # Integer sums narrower than 32 bits accumulate in (u)int32.
+    if x.dtype.is_int():
+        if x.dtype.primitive_bitwidth < 32:
+            if x.dtype.is_int_signed():
+                return x.to(tl.int32)
+            return x.to(tl.uint32)
+    return x
+
+
+@triton.jit
+def _widen_small_minmax(x):
+    # max/min upcast any type narrower than 32 bits.
+    if x.dtype.primitive_bitwidth < 32:
+        if x.dtype.is_floating():
+            return x.to(tl.float32)
+        return x.to(tl.int32)
+    return x
+
+
+@triton.jit
+def sum(input, axis=None, keep_dims=False, dtype: tl.constexpr = None):
+    if dtype is not None:
+        input = input.to(dtype)
+    else:
+        input = _widen_small_sum(input)
+    return tl.reduce(input, axis, _sum_combine, keep_dims=keep_dims)
+
+
+@triton.jit
+def _reduce_with_indices(input, axis, combine_fn, keep_dims):
+    if axis is None:
+        flat = tl.reshape(input, [input.numel])
+        index = tl.arange(0, input.numel)
+        values, indices = tl.reduce((flat, index), 0, combine_fn)
+        if keep_dims:
+            ones = ()
+            for d in tl.static_range(len(input.shape)):
+                ones = ones + (1,)
+            values = tl.reshape(values, ones)
+            indices = tl.reshape(indices, ones)
+        return values, indices
+    else:
+        rank: tl.constexpr = len(input.shape)
+        ax: tl.constexpr = axis % rank if axis < 0 else axis
+        n: tl.constexpr = input.shape[ax]
+        index = tl.arange(0, n)
+        if rank > 1:
+            shape = ()
+            for d in tl.static_range(rank):
+                if d == ax:
+                    shape = shape + (n,)
+                else:
+                    shape = shape + (1,)
+            index = tl.broadcast_to(tl.reshape(index, shape), input.shape)
+        return tl.reduce((input, index), ax, combine_fn, keep_dims=keep_dims)
+
+
+@triton.jit
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    input = _promote_bf16(input)
+    if return_indices:
+        if return_indices_tie_break_left:
+            return _reduce_with_indices(input, axis, _argmax_combine_left, keep_dims)
+        else:
+            return _reduce_with_indices(input, axis, _argmax_combine_any, keep_dims)
+    else:
+        input = _widen_small_minmax(input)
+        return tl.reduce(input, axis, _max_combine, keep_dims=keep_dims)
+
+
+@triton.jit
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    input = _promote_bf16(input)
+    if return_indices:
+        if return_indices_tie_break_left:
+            return _reduce_with_indices(input, axis, _argmin_combine_left, keep_dims)
+        else:
+            return _reduce_with_indices(input, axis, _argmin_combine_any, keep_dims)
+    else:
+        input = _widen_small_minmax(input)
+        return tl.reduce(input, axis, _min_combine, keep_dims=keep_dims)
+
+
+@triton.jit
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    _, indices = max(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
+                     keep_dims=keep_dims)
+    return indices
+
+
+@triton.jit
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    _, indices = min(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
+                     keep_dims=keep_dims)
+    return indices
+
+
+@triton.jit
+def xor_sum(input, axis=None, keep_dims=False):
+    tl.static_assert(input.dtype.is_int(), "xor_sum is only supported for integers")
+    return tl.reduce(input, axis, _xor_combine, keep_dims=keep_dims)
+
+
+@triton.jit
+def reduce_or(input, axis, keep_dims=False):
+    tl.static_assert(input.dtype.is_int(), "reduce_or is only supported for integers")
+    return tl.reduce(input, axis, _or_combine, keep_dims=keep_dims)
+
+
+@triton.jit
+def cumsum(input, axis=0, reverse=False, dtype: tl.constexpr = None):
+    input = _promote_bf16(input)
+    if dtype is not None:
+        input = input.to(dtype)
+    else:
+        input = _widen_small_sum(input)
+    return tl.associative_scan(input, axis, _sum_combine, reverse)
+
+
+@triton.jit
+def cumprod(input, axis=0, reverse=False):
+    input = _promote_bf16(input)
+    return tl.associative_scan(input, axis, _prod_combine, reverse)
+
+
+@triton.jit
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    if dim is None:
+        d: tl.constexpr = 0
+    else:
+        d: tl.constexpr = dim
+    z = x - max(x, d, keep_dims=True)
+    num = tl.exp(z)
+    den = sum(num, d, keep_dims=True)
+    return tl.fdiv(num, den, ieee_rounding)
+
+
+# ---------------------------------------------------------------------------
+# Philox 4x32-10 counter-based PRNG (same constants and rounds as Triton, so
+# the same seed and offsets give the same bits).
+# ---------------------------------------------------------------------------
+
+N_ROUNDS_DEFAULT = tl.constexpr(10)
+
+
+@triton.jit
+def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    if c0.dtype == tl.uint32:
+        KEY_A: tl.constexpr = 0x9E3779B9
+        KEY_B: tl.constexpr = 0xBB67AE85
+        ROUND_A: tl.constexpr = 0xD2511F53
+        ROUND_B: tl.constexpr = 0xCD9E8D57
+    else:
+        tl.static_assert(c0.dtype == tl.uint64, "philox_impl: counters must be uint32 or uint64")
+        KEY_A: tl.constexpr = 0x9E3779B97F4A7C15
+        KEY_B: tl.constexpr = 0xBB67AE8584CAA73B
+        ROUND_A: tl.constexpr = 0xD2E7470EE14C6C93
+        ROUND_B: tl.constexpr = 0xCA5A826395121157
+    for _ in tl.static_range(n_rounds):
+        prev_c0 = c0
+        prev_c2 = c2
+        c0 = tl.umulhi(ROUND_B, prev_c2) ^ c1 ^ k0
+        c2 = tl.umulhi(ROUND_A, prev_c0) ^ c3 ^ k1
+        c1 = ROUND_B * prev_c2
+        c3 = ROUND_A * prev_c0
+        k0 = k0 + KEY_A
+        k1 = k1 + KEY_B
+    return c0, c1, c2, c3
+
+
+@triton.jit
+def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    seed = tl.to_tensor(seed)
+    tl.static_assert(seed.dtype.is_int(), "philox: the seed must be an integer")
+    seed = seed.to(tl.uint64)
+    c0 = tl.to_tensor(c0)
+    c1 = tl.to_tensor(c1)
+    c2 = tl.to_tensor(c2)
+    c3 = tl.to_tensor(c3)
+    if c0.dtype.primitive_bitwidth == 32:
+        counter_dtype: tl.constexpr = tl.uint32
+        key_hi = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
+        key_lo = (seed & 0xFFFFFFFF).to(tl.uint32)
+    else:
+        tl.static_assert(c0.dtype.primitive_bitwidth == 64, "philox: counters must be 32 or 64 bits wide")
+        counter_dtype: tl.constexpr = tl.uint64
+        key_hi = tl.full((1,), 0, dtype=tl.uint64)
+        key_lo = seed
+    c0 = c0.to(counter_dtype, bitcast=True)
+    c1 = c1.to(counter_dtype, bitcast=True)
+    c2 = c2.to(counter_dtype, bitcast=True)
+    c3 = c3.to(counter_dtype, bitcast=True)
+    return philox_impl(c0, c1, c2, c3, key_lo, key_hi, n_rounds)
+
+
+@triton.jit
+def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    offset = tl.to_tensor(offset)
+    offset_lo = offset.to(tl.uint32)
+    zero = offset_lo * 0
+    if offset.dtype.primitive_bitwidth > 32:
+        offset_hi = (offset >> 32).to(tl.uint32)
+        return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
+    else:
+        return philox(seed, offset_lo, zero, zero, zero, n_rounds)
+
+
+@triton.jit
+def randint(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    r0, r1, r2, r3 = randint4x(seed, offset, n_rounds)
+    return r0
+
+
+@triton.jit
+def uint_to_uniform_float(x):
+    # Reinterpret as signed, fold negatives onto non-negatives, scale to [0, 1).
+    if x.dtype == tl.uint32 or x.dtype == tl.int32:
+        x = x.to(tl.int32, bitcast=True)
+        scale = 4.6566127342e-10
+    else:
+        tl.static_assert(x.dtype == tl.uint64 or x.dtype == tl.int64, "uint_to_uniform_float: expected a 32- or 64-bit integer")
+        x = x.to(tl.int64, bitcast=True)
+        scale = 1.0842020432385337e-19
+    x = tl.where(x < 0, -x - 1, x)
+    return x * scale
+
+
+@triton.jit
+def rand(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    offset = tl.to_tensor(offset)
+    source = randint(seed, offset, n_rounds)
+    return uint_to_uniform_float(source)
+
+
+@triton.jit
+def rand4x(seed, offsets, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    offsets = tl.to_tensor(offsets)
+    i1, i2, i3, i4 = randint4x(seed, offsets, n_rounds)
+    u1 = uint_to_uniform_float(i1)
+    u2 = uint_to_uniform_float(i2)
+    u3 = uint_to_uniform_float(i3)
+    u4 = uint_to_uniform_float(i4)
+    return u1, u2, u3, u4
+
+
+@triton.jit
+def pair_uniform_to_normal(u1, u2):
+    # Box-Muller transform.
+    u1 = tl.maximum(1.0e-7, u1)
+    th = 6.283185307179586 * u2
+    r = tl.sqrt(-2.0 * tl.log(u1))
+    return r * tl.cos(th), r * tl.sin(th)
+
+
+@triton.jit
+def randn(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    i1, i2, _, _ = randint4x(seed, offset, n_rounds)
+    u1 = uint_to_uniform_float(i1)
+    u2 = uint_to_uniform_float(i2)
+    n1, _ = pair_uniform_to_normal(u1, u2)
+    return n1
+
+
+@triton.jit
+def randn4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    u1, u2, u3, u4 = rand4x(seed, offset, n_rounds)
+    n1, n2 = pair_uniform_to_normal(u1, u2)
+    n3, n4 = pair_uniform_to_normal(u3, u4)
+    return n1, n2, n3, n4

@@ -1,0 +1,386 @@
+//===- CodeGenCall.cpp - Calls: builtins, @jit functions, the kernel ------===//
+//
+// A call to a @jit function generates (once per specialization) a callee
+// `tt.func` whose name is mangled from the constexpr arguments and argument
+// types, and emits `tt.call`; the inliner inlines it later unless the callee
+// is noinline. Tensor arguments (also inside tuples) become the callee's
+// block arguments, constexprs are substituted. combine_fn bodies of
+// reduce/scan are generated inline into the op's region instead.
+//
+// compileKernel() binds the kernel's parameters from the ParamSpecs.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cassert>
+
+#include "CodeGen.h"
+
+namespace tessera::frontend {
+
+Val callLibdevice(CodeGen& cg, const std::string& qualified, BoundArgs& a);
+
+namespace {
+
+constexpr size_t kMaxCallDepth = 64;
+
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return out;
+}
+
+std::string specKey(const Val& v) {
+  switch (v.kind) {
+    case Val::Kind::Tensor: {
+      std::string s = v.dtype.signatureName();
+      for (int64_t d : v.shape) s += "S" + std::to_string(d);
+      return s;
+    }
+    case Val::Kind::Tuple: {
+      std::string s = "T";
+      for (const auto& e : v.elems) s += specKey(e) + "_";
+      return s + "E";
+    }
+    case Val::Kind::Func: return "fn" + (v.fn.fn ? v.fn.fn->name : std::string());
+    case Val::Kind::Builtin: return "b" + v.s;
+    default: return "c" + v.repr();
+  }
+}
+
+std::vector<const py::Arg*> defArgs(const py::FunctionDef& def) {
+  std::vector<const py::Arg*> args;
+  for (const auto& a : def.args.posonlyargs) args.push_back(&a);
+  for (const auto& a : def.args.args) args.push_back(&a);
+  return args;
+}
+
+}  // namespace
+
+Val CodeGen::evalCall(const py::Call& call) {
+  Val callee = eval(*call.func);
+  std::vector<Val> args;
+  for (const auto& a : call.args) {
+    if (auto* st = a->as<py::Starred>()) {
+      Val t = eval(*st->value);
+      if (!t.isTuple()) fail(*a, "only tuples can be unpacked with * in a call");
+      args.insert(args.end(), t.elems.begin(), t.elems.end());
+    } else {
+      args.push_back(eval(*a));
+    }
+  }
+  KwArgs kwargs;
+  for (const auto& kw : call.keywords) {
+    if (!kw.arg) fail(kw, "**kwargs in calls is not supported");
+    kwargs.emplace_back(*kw.arg, eval(*kw.value));
+  }
+  return this->call(callee, std::move(args), std::move(kwargs));
+}
+
+Val CodeGen::call(const Val& callee, std::vector<Val> args, KwArgs kwargs) {
+  if (callee.self) args.insert(args.begin(), *callee.self);
+  switch (callee.kind) {
+    case Val::Kind::Func: return callJit(callee.fn, std::move(args), std::move(kwargs));
+    case Val::Kind::Builtin: {
+      const Builtin* b = findBuiltin(callee.s);
+      if (!b) {
+        std::string shown = callee.s.rfind("py.", 0) == 0 ? callee.s.substr(3) : callee.s;
+        fail(shown + " cannot be called inside a @jit function");
+      }
+      BoundArgs bound = bindBuiltin(*b, std::move(args), std::move(kwargs));
+      if (!b->fn) return callLibdevice(*this, b->name, bound);
+      return b->fn(*this, bound);
+    }
+    case Val::Kind::Opaque: fail(callee.s + " cannot be called inside a @jit function");
+    default: fail("'" + callee.typeName() + "' object is not callable");
+  }
+}
+
+static std::string displayName(const std::string& qualified) {
+  if (qualified.rfind("py.", 0) == 0) return qualified.substr(3);
+  if (qualified.rfind("math.", 0) == 0) return "tl.math." + qualified.substr(5);
+  if (qualified.rfind("dtype.", 0) == 0) return "dtype." + qualified.substr(6);
+  return qualified;
+}
+
+BoundArgs CodeGen::bindBuiltin(const Builtin& b, std::vector<Val> args, KwArgs kwargs) {
+  BoundArgs out;
+  std::string name = displayName(b.name);
+  size_t n = b.params.size();
+  out.values.resize(n);
+  out.given.assign(n, false);
+  size_t pos = 0;
+  bool hasRest = false;
+  for (size_t k = 0; k < n && pos < args.size(); ++k) {
+    if (b.params[k].name[0] == '*') {
+      hasRest = true;
+      out.rest.assign(args.begin() + pos, args.end());
+      pos = args.size();
+      break;
+    }
+    out.values[k] = args[pos++];
+    out.given[k] = true;
+  }
+  if (pos < args.size()) {
+    size_t positional = 0;
+    for (const auto& p : b.params) positional += p.name[0] != '*';
+    fail(name + "() takes " + std::to_string(positional) + " positional argument" + (positional == 1 ? "" : "s") +
+         " but " + std::to_string(args.size()) + " were given");
+  }
+  for (auto& [key, v] : kwargs) {
+    size_t k = 0;
+    while (k < n && b.params[k].name != key) ++k;
+    if (key == "_semantic" || key == "_builder" || key == "_generator") continue;
+    if (k == n) fail(name + "() got an unexpected keyword argument '" + key + "'");
+    if (out.given[k]) fail(name + "() got multiple values for argument '" + key + "'");
+    out.values[k] = std::move(v);
+    out.given[k] = true;
+  }
+  (void)hasRest;
+  for (size_t k = 0; k < n; ++k) {
+    if (out.given[k] || b.params[k].name[0] == '*') continue;
+    if (!b.params[k].dflt) fail(name + "() missing required argument '" + b.params[k].name + "'");
+    out.values[k] = *b.params[k].dflt;
+  }
+  return out;
+}
+
+Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
+  if (!f.fn) fail("call of an unknown @jit function");
+  const JitFunction& fn = *f.fn;
+  const py::FunctionDef& def = *fn.def;
+  if (hostMode()) fail("@jit function '" + fn.name + "' cannot be called on the host");
+  if (depth() >= kMaxCallDepth) fail("maximum recursion depth exceeded while calling '" + fn.name + "'");
+  if (def.args.vararg || !def.args.kwonlyargs.empty() || def.args.kwarg)
+    fail(def, "@jit functions support only positional-or-keyword parameters (no *args, **kwargs or keyword-only)");
+
+  // Bind arguments to parameters.
+  auto params = defArgs(def);
+  size_t n = params.size();
+  if (args.size() > n)
+    fail(fn.name + "() takes " + std::to_string(n) + " positional argument" + (n == 1 ? "" : "s") + " but " +
+         std::to_string(args.size()) + " were given");
+  std::vector<std::optional<Val>> bound(n);
+  for (size_t k = 0; k < args.size(); ++k) bound[k] = std::move(args[k]);
+  for (auto& [key, v] : kwargs) {
+    size_t k = 0;
+    while (k < n && params[k]->name != key) ++k;
+    if (k == n) fail(fn.name + "() got an unexpected keyword argument '" + key + "'");
+    if (bound[k]) fail(fn.name + "() got multiple values for argument '" + key + "'");
+    bound[k] = std::move(v);
+  }
+  size_t firstDefault = n - std::min(n, def.args.defaults.size());
+  bool isPrelude = f.program->globals().isPrelude;
+  for (size_t k = 0; k < n; ++k) {
+    if (bound[k]) continue;
+    if (k < firstDefault) fail(fn.name + "() missing required argument '" + params[k]->name + "'");
+    auto tmp = std::make_unique<Frame>();
+    tmp->program = f.program;
+    pushFrame(std::move(tmp));
+    Val d = eval(*def.args.defaults[k - firstDefault]);
+    popFrame();
+    bound[k] = d;
+  }
+  if (fn.noinline) {
+    for (size_t k = 0; k < n; ++k)
+      if (bound[k]->isBlock() || (bound[k]->isTuple() && !bound[k]->isConstexpr()))
+        fail("function '" + fn.name + "' is marked noinline, but was called with non-scalar argument '" +
+             params[k]->name + "'");
+  }
+
+  // Find or generate the specialization.
+  std::string key;
+  for (size_t k = 0; k < n; ++k) key += specKey(*bound[k]) + "__";
+  std::string mangled = sanitize((isPrelude ? "tl_" : "") + fn.name + "__" + key);
+  if (mangled.size() > 200) mangled = mangled.substr(0, 160) + "_" + std::to_string(std::hash<std::string>{}(key));
+  SourceLoc callSite = cur_ ? locOf(*cur_) : SourceLoc{};
+
+  std::vector<Val> argLeaves;
+  for (size_t k = 0; k < n; ++k) flattenTensors(*bound[k], argLeaves);
+
+  auto it = specializations.find(mangled);
+  if (it == specializations.end()) {
+    ir::AttrMap attrs;
+    attrs["sym_name"] = mangled;
+    if (fn.noinline) attrs["noinline"] = true;
+    ir::Operation* func = ir::Operation::create(ir::OpCode::Func, irLoc(def), {}, {}, std::move(attrs), 1);
+    module_->addFunction(func);
+    ir::Block* body = func->region(0).addBlock();
+
+    auto frame = std::make_unique<Frame>();
+    frame->program = f.program;
+    frame->fn = &fn;
+    frame->callSite = callSite;
+    frame->isPrelude = isPrelude;
+    std::vector<Val> blockArgs;
+    for (const auto& leaf : argLeaves)
+      blockArgs.push_back(Val::tensor(body->addArgument(irType(leaf.dtype, leaf.shape)), leaf.dtype, leaf.shape));
+    size_t pos = 0;
+    for (size_t k = 0; k < n; ++k) frame->locals[params[k]->name] = rebuildTensors(*bound[k], blockArgs, pos);
+
+    ir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToEnd(body);
+    pushFrame(std::move(frame));
+    std::vector<const py::Stmt*> stmts;
+    for (const auto& s : def.body) stmts.push_back(s.get());
+    Flow flow;
+    try {
+      flow = genBlock(stmts, true);
+    } catch (...) {
+      popFrame();
+      throw;
+    }
+    std::vector<Val> retLeaves;
+    flattenTensors(flow.value, retLeaves);
+    std::vector<ir::Value> retValues;
+    std::vector<ir::Type> retTypes;
+    for (const auto& l : retLeaves) {
+      retValues.push_back(l.value);
+      retTypes.push_back(l.value.type());
+    }
+    b_.setLoc(irLoc(def));
+    b_.create(ir::OpCode::Return, {}, retValues);
+    func->setAttr("result_types", retTypes);
+    popFrame();
+    it = specializations.emplace(mangled, Specialization{mangled, flow.value}).first;
+  }
+
+  std::vector<Val> retLeaves;
+  flattenTensors(it->second.returnTemplate, retLeaves);
+  std::vector<ir::Type> resultTypes;
+  for (const auto& l : retLeaves) resultTypes.push_back(irType(l.dtype, l.shape));
+  std::vector<ir::Value> operands;
+  for (const auto& l : argLeaves) operands.push_back(l.value);
+  ir::AttrMap attrs;
+  attrs["callee"] = mangled;
+  ir::Operation* op = b_.create(ir::OpCode::Call, resultTypes, operands, std::move(attrs));
+  std::vector<Val> results;
+  for (size_t k = 0; k < retLeaves.size(); ++k)
+    results.push_back(Val::tensor(op->result(static_cast<unsigned>(k)), retLeaves[k].dtype, retLeaves[k].shape));
+  size_t pos = 0;
+  return rebuildTensors(it->second.returnTemplate, results, pos);
+}
+
+std::vector<Val> CodeGen::inlineCombine(const Val& combineFn, const std::vector<Val>& scalarArgs) {
+  if (combineFn.kind != Val::Kind::Func || !combineFn.fn.fn)
+    fail("combine_fn must be a @jit function, got " + combineFn.typeName());
+  const JitFunction& fn = *combineFn.fn.fn;
+  const py::FunctionDef& def = *fn.def;
+  if (depth() >= kMaxCallDepth) fail("maximum recursion depth exceeded while calling '" + fn.name + "'");
+  auto params = defArgs(def);
+  size_t firstDefault = params.size() - std::min(params.size(), def.args.defaults.size());
+  if (scalarArgs.size() > params.size() || scalarArgs.size() < firstDefault)
+    fail("combine_fn '" + fn.name + "' must take " + std::to_string(scalarArgs.size()) + " arguments, but takes " +
+         std::to_string(params.size()));
+  auto frame = std::make_unique<Frame>();
+  frame->program = combineFn.fn.program;
+  frame->fn = &fn;
+  frame->callSite = cur_ ? locOf(*cur_) : SourceLoc{};
+  frame->isPrelude = combineFn.fn.program->globals().isPrelude;
+  for (size_t k = 0; k < scalarArgs.size(); ++k) frame->locals[params[k]->name] = scalarArgs[k];
+  for (size_t k = scalarArgs.size(); k < params.size(); ++k) {
+    auto tmp = std::make_unique<Frame>();
+    tmp->program = combineFn.fn.program;
+    pushFrame(std::move(tmp));
+    Val d = eval(*def.args.defaults[k - firstDefault]);
+    popFrame();
+    frame->locals[params[k]->name] = d;
+  }
+  pushFrame(std::move(frame));
+  std::vector<const py::Stmt*> stmts;
+  for (const auto& s : def.body) stmts.push_back(s.get());
+  Flow flow;
+  try {
+    flow = genBlock(stmts, true);
+  } catch (...) {
+    popFrame();
+    throw;
+  }
+  popFrame();
+  std::vector<Val> out = flow.value.isTuple() ? flow.value.elems : std::vector<Val>{flow.value};
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+static Val fromConst(const ConstValue& c) {
+  return std::visit([](const auto& x) -> Val {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, std::monostate>) return Val::none();
+    else if constexpr (std::is_same_v<T, bool>) return Val::boolean(x);
+    else if constexpr (std::is_same_v<T, int64_t>) return Val::integer(BigInt(x));
+    else if constexpr (std::is_same_v<T, double>) return Val::flt(x);
+    else return Val::str(x);
+  }, c);
+}
+
+CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunction& fn,
+                                     const std::vector<ParamSpec>& specs) {
+  const py::FunctionDef& def = *fn.def;
+  auto frame = std::make_unique<Frame>();
+  frame->program = &program;
+  frame->fn = &fn;
+  pushFrame(std::move(frame));
+  CurrentNodeGuard guard(*this, &def);
+  if (def.args.vararg || !def.args.kwonlyargs.empty() || def.args.kwarg)
+    fail(def, "kernel '" + fn.name + "': *args, **kwargs and keyword-only parameters are not supported");
+  if (specs.size() > fn.params.size())
+    fail(def, "kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) + " argument" +
+                  (fn.params.size() == 1 ? "" : "s") + " but " + std::to_string(specs.size()) + " were given");
+
+  CompileResult result;
+  result.kernelName = fn.name;
+  ir::AttrMap attrs;
+  attrs["sym_name"] = fn.name;
+  attrs["kernel"] = true;
+  attrs["result_types"] = std::vector<ir::Type>{};
+  ir::Operation* func = ir::Operation::create(ir::OpCode::Func, irLoc(def), {}, {}, std::move(attrs), 1);
+  module_->addFunction(func);
+  ir::Block* body = func->region(0).addBlock();
+  b_.setInsertionPointToEnd(body);
+
+  auto params = defArgs(def);
+  size_t firstDefault = params.size() - std::min(params.size(), def.args.defaults.size());
+  for (size_t k = 0; k < fn.params.size(); ++k) {
+    const Parameter& p = fn.params[k];
+    Val v;
+    if (k < specs.size()) {
+      const ParamSpec& s = specs[k];
+      std::string where = "argument '" + p.name + "' of kernel '" + fn.name + "'";
+      if (s.kind == ParamSpec::Kind::Constexpr) {
+        v = fromConst(s.value);
+      } else {
+        if (p.isConstexpr)
+          fail(*params[k], where + " is a tl.constexpr parameter, but a runtime " +
+                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " (" + s.type +
+                               ") was given");
+        auto t = DType::fromName(s.type);
+        if (!t || t->isVoid() || (s.kind == ParamSpec::Kind::Pointer) != t->isPtr())
+          fail(*params[k], where + ": invalid " +
+                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " type '" + s.type + "'");
+        unsigned idx = body->numArguments();
+        ir::Value arg = body->addArgument(t->toIR());
+        result.argToParam.push_back(static_cast<int>(k));
+        if (s.divisibleBy16) func->setAttr("arg" + std::to_string(idx) + ".divisibility", int64_t{16});
+        v = Val::tensor(arg, *t, {});
+      }
+    } else if (k >= firstDefault) {
+      v = eval(*def.args.defaults[k - firstDefault]);
+    } else {
+      fail(*params[k], "kernel '" + fn.name + "' is missing a value for argument '" + p.name + "'");
+    }
+    this->frame().locals[p.name] = v;
+  }
+
+  std::vector<const py::Stmt*> stmts;
+  for (const auto& s : def.body) stmts.push_back(s.get());
+  Flow flow = genBlock(stmts, true);
+  if (!flow.value.isNone()) fail(def, "kernel '" + fn.name + "' must not return a value");
+  b_.setLoc(irLoc(def));
+  b_.create(ir::OpCode::Return, {}, {});
+  popFrame();
+  return result;
+}
+
+}  // namespace tessera::frontend

@@ -1,0 +1,352 @@
+//===- CodeGenExpr.cpp - Expressions ---------------------------------------===//
+//
+// Evaluates Python expressions to Vals. Constexpr operands fold in Python
+// semantics (ConstFold.cpp); tensor operands go through the semantic layer.
+// Name lookup order: locals, module globals, Python builtins (as in Triton).
+//
+//===----------------------------------------------------------------------===//
+
+#include <algorithm>
+#include <cmath>
+
+#include "CodeGen.h"
+
+namespace tessera::frontend {
+
+using py::ExprKind;
+
+Val CodeGen::lookupName(const std::string& id, const py::Node& at) {
+  if (!frames_.empty()) {
+    auto& locals = frame().locals;
+    if (auto it = locals.find(id); it != locals.end()) return it->second;
+    const auto& globals = frame().program->globals().names;
+    if (auto it = globals.find(id); it != globals.end()) {
+      const Val& v = it->second;
+      if (v.kind == Val::Kind::Opaque) {
+        if (v.s.rfind("global variable", 0) == 0)
+          fail(at, "cannot access global variable '" + id +
+                       "' from within a @jit function: only constexpr globals (e.g. `" + id +
+                       " = tl.constexpr(...)`, ints, floats, bools, strings, dtypes) can be used");
+        fail(at, v.s + " cannot be used inside a @jit function");
+      }
+      return v;
+    }
+  }
+  if (auto v = pythonBuiltin(id)) return *v;
+  fail(at, "name '" + id + "' is not defined");
+}
+
+Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) {
+  switch (v.kind) {
+    case Val::Kind::Namespace: {
+      if (auto r = namespaceAttr(v.s, attr)) {
+        if (r->kind == Val::Kind::Opaque) fail(at, r->s + " cannot be used inside a @jit function");
+        return *r;
+      }
+      if (v.s == "tl" || v.s == "math") fail(at, (v.s == "tl" ? "tl." : "tl.math.") + attr + " is not a Triton language function");
+      if (v.s == "libdevice") fail(at, "libdevice." + attr + " is not a libdevice function");
+      fail(at, "module '" + v.s + "' has no attribute '" + attr + "'");
+    }
+    case Val::Kind::Tensor: {
+      if (attr == "dtype") return Val::dtypeOf(v.dtype);
+      if (attr == "type") return Val::dtypeOf(v.dtype);
+      if (attr == "shape") {
+        std::vector<Val> dims;
+        for (int64_t d : v.shape) dims.push_back(Val::integer(BigInt(d)));
+        return Val::tuple(std::move(dims));
+      }
+      if (attr == "numel") return Val::integer(BigInt(v.numel()));
+      if (attr == "ndim") return Val::integer(BigInt(static_cast<int64_t>(v.shape.size())));
+      if (attr == "T") {
+        if (v.shape.size() != 2) fail(at, "x.T requires a 2-D tensor, got shape " + shapeToString(v.shape));
+        return permute(v, {1, 0});
+      }
+      Val m;
+      if (attr == "to") m = Val::builtin("tl.cast");
+      else if (attr == "item") m = Val::builtin("tl._item");
+      else if (auto r = namespaceAttr("tl", attr); r && (r->kind == Val::Kind::Builtin || r->kind == Val::Kind::Func))
+        m = *r;
+      else
+        fail(at, "tensor has no attribute '" + attr + "'");
+      m.self = std::make_shared<Val>(v);
+      return m;
+    }
+    case Val::Kind::DType: {
+      const DType& t = v.dtype;
+      if (attr == "element_ty") return t.isPtr() ? Val::dtypeOf(t.pointee()) : v;
+      if (attr == "scalar") return v;
+      if (attr == "primitive_bitwidth") return Val::integer(BigInt(static_cast<int64_t>(t.bitwidth())));
+      if (attr == "int_bitwidth") return Val::integer(BigInt(static_cast<int64_t>(t.isInt() ? t.bitwidth() : 0)));
+      if (attr == "fp_mantissa_width") return Val::integer(BigInt(static_cast<int64_t>(t.mantissaBits())));
+      if (attr == "name") return Val::str(t.name());
+      if (attr == "shape") {
+        std::vector<Val> dims;
+        for (int64_t d : t.blockShape()) dims.push_back(Val::integer(BigInt(d)));
+        return Val::tuple(std::move(dims));
+      }
+      if (findBuiltin("dtype." + attr)) {
+        Val m = Val::builtin("dtype." + attr);
+        m.self = std::make_shared<Val>(v);
+        return m;
+      }
+      fail(at, "dtype has no attribute '" + attr + "'");
+    }
+    case Val::Kind::Int: case Val::Kind::Float: case Val::Kind::Bool: case Val::Kind::Str: case Val::Kind::None:
+      if (attr == "value") return v;
+      break;
+    default: break;
+  }
+  fail(at, "'" + v.typeName() + "' object has no attribute '" + attr + "'");
+}
+
+Val CodeGen::binary(py::BinOpKind op, const Val& a, const Val& b) {
+  if (a.isConstexpr() && b.isConstexpr()) return foldBinary(op, a, b);
+  if (op == py::BinOpKind::MatMult) fail("the @ operator is not supported; use tl.dot");
+  if (op == py::BinOpKind::Pow) fail("the ** operator is only supported between constexprs; use libdevice.pow for tensors");
+  if (a.isTuple() || b.isTuple()) {
+    if (a.isTuple() && b.isTuple() && op == py::BinOpKind::Add) return foldBinary(op, a, b);
+    fail(std::string("unsupported operand types for ") + py::spelling(op) + ": " + a.typeName() + " and " + b.typeName());
+  }
+  return arith(op, a, b);
+}
+
+Val CodeGen::compare(py::CmpOpKind op, const Val& a, const Val& b) {
+  using C = py::CmpOpKind;
+  if (op == C::Is || op == C::IsNot) {
+    // `x is None` on a tensor: a tensor is never None.
+    if (!a.isConstexpr() || !b.isConstexpr()) {
+      bool same = a.isTensor() && b.isTensor() && a.value == b.value;
+      return Val::boolean(op == C::Is ? same : !same);
+    }
+    return foldCompare(op, a, b);
+  }
+  if (a.isConstexpr() && b.isConstexpr()) return foldCompare(op, a, b);
+  if (op == C::In || op == C::NotIn) fail("'in' is only supported between constexprs");
+  return cmp(op, a, b);
+}
+
+Val CodeGen::unary(py::UnaryOpKind op, const Val& a) {
+  using U = py::UnaryOpKind;
+  if (a.isConstexpr()) {
+    if (op == U::Not) return Val::boolean(!a.truthy());
+    if (a.kind == Val::Kind::Float) {
+      if (op == U::USub) return Val::flt(-a.f);
+      if (op == U::UAdd) return a;
+      fail("bad operand type for unary ~: 'float'");
+    }
+    if (a.kind == Val::Kind::Int || a.kind == Val::Kind::Bool) {
+      BigInt x = a.kind == Val::Kind::Bool ? BigInt(a.b ? 1 : 0) : a.i;
+      if (op == U::USub) return Val::integer(-x);
+      if (op == U::UAdd) return Val::integer(x);
+      return Val::integer(~x);
+    }
+    fail(std::string("bad operand type for unary ") + py::spelling(op) + ": " + a.typeName());
+  }
+  if (a.isTuple()) fail(std::string("bad operand type for unary ") + py::spelling(op) + ": tuple");
+  switch (op) {
+    case U::Not: return logicalNot(a);
+    case U::USub: return negate(a);
+    case U::UAdd:
+      if (a.dtype.isPtr()) fail("wrong type argument to unary plus (" + a.dtype.name() + ")");
+      return a;
+    case U::Invert: return invert(a);
+  }
+  return a;
+}
+
+Val CodeGen::condition(const Val& v) {
+  if (v.isConstexpr()) {
+    if (v.isTuple() || v.isNumber() || v.isNone() || v.kind == Val::Kind::Str) return Val::boolean(v.truthy());
+    return Val::boolean(true);
+  }
+  if (v.isTuple()) fail("a tuple cannot be used as a condition");
+  Val c = v;
+  if (c.isBlock()) {
+    if (c.numel() != 1)
+      fail("boolean value of a tensor with more than one value is ambiguous (shape " + shapeToString(c.shape) + ")");
+    c = reshape(c, {}, false);
+  }
+  if (!c.dtype.isInt1()) c = cast(c, ScalarKind::I1);
+  return c;
+}
+
+namespace {
+
+std::string formatConst(CodeGen& cg, const Val& v, const py::Expr* spec) {
+  std::string s = v.kind == Val::Kind::Str ? v.s : v.repr();
+  (void)spec;
+  (void)cg;
+  return s;
+}
+
+}  // namespace
+
+Val CodeGen::eval(const py::Expr& e) {
+  CurrentNodeGuard guard(*this, &e);
+  switch (e.kind) {
+    case ExprKind::Constant: {
+      auto& c = *e.as<py::Constant>();
+      switch (c.type) {
+        case py::Constant::Type::None: return Val::none();
+        case py::Constant::Type::Bool: return Val::boolean(c.boolValue);
+        case py::Constant::Type::Int:
+          if (c.bigInt) {
+            auto v = BigInt::fromDecimal(*c.bigInt);
+            if (!v) fail("integer literal too large");
+            return Val::integer(*v);
+          }
+          return Val::integer(BigInt(c.intValue));
+        case py::Constant::Type::Float: return Val::flt(c.floatValue);
+        case py::Constant::Type::Str: return Val::str(c.strValue);
+        case py::Constant::Type::Ellipsis: return Val::opaque("Ellipsis");
+        default: fail("unsupported constant (complex and bytes literals are not supported)");
+      }
+    }
+    case ExprKind::Name: return lookupName(e.as<py::Name>()->id, e);
+    case ExprKind::Attribute: {
+      auto& a = *e.as<py::Attribute>();
+      Val base = eval(*a.value);
+      return getAttr(base, a.attr, e);
+    }
+    case ExprKind::BinOp: {
+      auto& b = *e.as<py::BinOp>();
+      Val l = eval(*b.left);
+      Val r = eval(*b.right);
+      return binary(b.op, l, r);
+    }
+    case ExprKind::UnaryOp: {
+      auto& u = *e.as<py::UnaryOp>();
+      return unary(u.op, eval(*u.operand));
+    }
+    case ExprKind::BoolOp: {
+      auto& bo = *e.as<py::BoolOp>();
+      bool isAnd = bo.op == py::BoolOpKind::And;
+      Val acc = eval(*bo.values[0]);
+      for (size_t k = 1; k < bo.values.size(); ++k) {
+        if (acc.isConstexpr()) {
+          // Python short-circuit on constexprs.
+          if (isAnd ? !acc.truthy() : acc.truthy()) return acc;
+          acc = eval(*bo.values[k]);
+          continue;
+        }
+        Val next = eval(*bo.values[k]);
+        acc = logicalAndOr(isAnd, acc, next);
+      }
+      return acc;
+    }
+    case ExprKind::Compare: {
+      auto& c = *e.as<py::Compare>();
+      if (c.ops.size() != 1) fail("simultaneous multiple comparison is not supported");
+      Val l = eval(*c.left);
+      Val r = eval(*c.comparators[0]);
+      return compare(c.ops[0], l, r);
+    }
+    case ExprKind::IfExp: {
+      auto& ie = *e.as<py::IfExp>();
+      Val cond = condition(eval(*ie.test));
+      if (cond.isConstexpr()) return eval(cond.truthy() ? *ie.body : *ie.orelse);
+      return runtimeTernary(cond, *ie.body, *ie.orelse);
+    }
+    case ExprKind::Call: return evalCall(*e.as<py::Call>());
+    case ExprKind::Subscript: {
+      auto& s = *e.as<py::Subscript>();
+      Val base = eval(*s.value);
+      Val idx = eval(*s.slice);
+      return subscriptVal(base, idx);
+    }
+    case ExprKind::Tuple: case ExprKind::List: {
+      const py::ExprList& elts = e.kind == ExprKind::Tuple ? e.as<py::Tuple>()->elts : e.as<py::List>()->elts;
+      std::vector<Val> out;
+      for (const auto& x : elts) {
+        if (auto* st = x->as<py::Starred>()) {
+          Val t = eval(*st->value);
+          if (!t.isTuple()) fail(*x, "only tuples can be unpacked with *");
+          out.insert(out.end(), t.elems.begin(), t.elems.end());
+        } else {
+          out.push_back(eval(*x));
+        }
+      }
+      return Val::tuple(std::move(out));
+    }
+    case ExprKind::Slice: {
+      auto& s = *e.as<py::Slice>();
+      Val r;
+      r.kind = Val::Kind::Slice;
+      r.elems = {s.lower ? eval(*s.lower) : Val::none(), s.upper ? eval(*s.upper) : Val::none(),
+                 s.step ? eval(*s.step) : Val::none()};
+      return r;
+    }
+    case ExprKind::JoinedStr: {
+      std::string out;
+      for (const auto& part : e.as<py::JoinedStr>()->values) {
+        if (auto* c = part->as<py::Constant>()) {
+          out += c->strValue;
+          continue;
+        }
+        auto* fv = part->as<py::FormattedValue>();
+        if (!fv) fail(*part, "unsupported f-string part");
+        Val v = eval(*fv->value);
+        if (!v.isConstexpr()) fail(*fv->value, "cannot evaluate f-string containing non-constexpr conversion values");
+        out += formatConst(*this, v, fv->formatSpec.get());
+      }
+      return Val::str(out);
+    }
+    case ExprKind::Dict: {
+      if (!hostMode()) fail("dict literals are not supported in @jit functions");
+      auto& d = *e.as<py::Dict>();
+      Val r;
+      r.kind = Val::Kind::Dict;
+      for (size_t k = 0; k < d.keys.size(); ++k) {
+        if (!d.keys[k]) fail("** in dict literals is not supported");
+        Val key = eval(*d.keys[k]);
+        if (key.kind != Val::Kind::Str) fail(*d.keys[k], "dict keys must be strings");
+        r.keys.push_back(key.s);
+        r.elems.push_back(eval(*d.values[k]));
+      }
+      return r;
+    }
+    case ExprKind::Starred: fail("starred expressions are only supported in calls and tuples");
+    case ExprKind::Lambda: fail("lambda expressions are not supported in @jit functions");
+    case ExprKind::ListComp: case ExprKind::GeneratorExp: case ExprKind::SetComp: case ExprKind::DictComp:
+      fail("comprehensions are not supported in @jit functions");
+    case ExprKind::NamedExpr: fail("assignment expressions (:=) are not supported in @jit functions");
+    default: fail("unsupported expression in a @jit function");
+  }
+}
+
+Val CodeGen::subscriptVal(const Val& base, const Val& idx) {
+  if (base.kind == Val::Kind::Dict) {
+    if (idx.kind != Val::Kind::Str) fail("dict keys must be strings");
+    for (size_t k = 0; k < base.keys.size(); ++k)
+      if (base.keys[k] == idx.s) return base.elems[k];
+    fail("key '" + idx.s + "' is not defined");
+  }
+  if (base.isTuple()) {
+    if (idx.kind == Val::Kind::Slice) {
+      int64_t n = static_cast<int64_t>(base.elems.size());
+      int64_t step = idx.elems[2].isNone() ? 1 : constInt(idx.elems[2], "slice step");
+      if (step == 0) fail("slice step cannot be zero");
+      auto bound = [&](const Val& v, int64_t dflt) {
+        if (v.isNone()) return dflt;
+        int64_t x = constInt(v, "slice index");
+        if (x < 0) x += n;
+        return std::clamp<int64_t>(x, step > 0 ? 0 : -1, step > 0 ? n : n - 1);
+      };
+      int64_t lo = bound(idx.elems[0], step > 0 ? 0 : n - 1), hi = bound(idx.elems[1], step > 0 ? n : -1);
+      std::vector<Val> out;
+      for (int64_t k = lo; step > 0 ? k < hi : k > hi; k += step) out.push_back(base.elems[k]);
+      return Val::tuple(std::move(out));
+    }
+    int64_t n = static_cast<int64_t>(base.elems.size());
+    int64_t k = constInt(idx, "tuple index");
+    if (k < -n || k >= n) fail("tuple index " + std::to_string(k) + " out of range (size " + std::to_string(n) + ")");
+    return base.elems[k < 0 ? k + n : k];
+  }
+  if (base.isTensor()) {
+    std::vector<Val> parts = idx.isTuple() ? idx.elems : std::vector<Val>{idx};
+    return subscript(base, parts);
+  }
+  fail("'" + base.typeName() + "' object is not subscriptable");
+}
+
+}  // namespace tessera::frontend

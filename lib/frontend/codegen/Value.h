@@ -1,0 +1,101 @@
+//===- Value.h - What a name or expression evaluates to --------*- C++ -*-===//
+//
+// The code generator evaluates every expression to a Val:
+//
+//   constexprs   None, bool, exact int (BigInt), float, str, dtype, slice,
+//                tuple of constexprs, dict (host expressions only)
+//   references   a @jit function, a builtin (optionally bound to `self` for
+//                methods like `x.sum(0)`), a namespace (`tl`, `tl.math`,
+//                `libdevice`, `triton`), an opaque host object
+//   tensors      an ir::Value with its Triton dtype (signedness kept) and
+//                shape (empty = scalar)
+//   tuples       of any of the above (tl.tuple)
+//
+// Everything except a tensor (or a tuple holding one) is a compile-time
+// constant, i.e. a Triton `constexpr`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "BigInt.h"
+#include "TritonType.h"
+#include "tessera/ir/IR.h"
+
+namespace tessera::frontend {
+
+class SourceProgram;
+struct JitFunction;
+
+/// A @jit function together with the file it belongs to (user file or prelude).
+struct FuncRef {
+  const SourceProgram* program = nullptr;
+  const JitFunction* fn = nullptr;
+};
+
+class Val {
+ public:
+  enum class Kind {
+    None, Bool, Int, Float, Str, DType, Tuple, Slice, Dict,
+    Func, Builtin, Namespace, Opaque, Tensor,
+  };
+
+  Kind kind = Kind::None;
+  bool b = false;
+  BigInt i;
+  double f = 0;
+  /// Str text; Builtin/Namespace qualified name; Opaque description.
+  std::string s;
+  /// DType value, or the element type of a tensor.
+  DType dtype;
+  ir::Value value;              ///< Tensor
+  std::vector<int64_t> shape;   ///< Tensor; empty = scalar
+  std::vector<Val> elems;       ///< Tuple; Slice (lower, upper, step); Dict values
+  std::vector<std::string> keys;  ///< Dict keys
+  FuncRef fn;                   ///< Func
+  std::shared_ptr<Val> self;    ///< bound receiver of a method (Builtin / Func)
+
+  static Val none() { return Val(); }
+  static Val boolean(bool v) { Val r; r.kind = Kind::Bool; r.b = v; return r; }
+  static Val integer(BigInt v) { Val r; r.kind = Kind::Int; r.i = std::move(v); return r; }
+  static Val flt(double v) { Val r; r.kind = Kind::Float; r.f = v; return r; }
+  static Val str(std::string v) { Val r; r.kind = Kind::Str; r.s = std::move(v); return r; }
+  static Val dtypeOf(DType t) { Val r; r.kind = Kind::DType; r.dtype = std::move(t); return r; }
+  static Val tuple(std::vector<Val> v) { Val r; r.kind = Kind::Tuple; r.elems = std::move(v); return r; }
+  static Val builtin(std::string name) { Val r; r.kind = Kind::Builtin; r.s = std::move(name); return r; }
+  static Val ns(std::string name) { Val r; r.kind = Kind::Namespace; r.s = std::move(name); return r; }
+  static Val opaque(std::string what) { Val r; r.kind = Kind::Opaque; r.s = std::move(what); return r; }
+  static Val func(FuncRef f) { Val r; r.kind = Kind::Func; r.fn = f; return r; }
+  static Val tensor(ir::Value v, DType t, std::vector<int64_t> shape) {
+    Val r;
+    r.kind = Kind::Tensor;
+    r.value = v;
+    r.dtype = std::move(t);
+    r.shape = std::move(shape);
+    return r;
+  }
+
+  bool isNone() const { return kind == Kind::None; }
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isBlock() const { return isTensor() && !shape.empty(); }
+  bool isTuple() const { return kind == Kind::Tuple; }
+  /// bool, int or float constexpr.
+  bool isNumber() const { return kind == Kind::Bool || kind == Kind::Int || kind == Kind::Float; }
+  /// True unless it is (or contains) a tensor.
+  bool isConstexpr() const;
+  int64_t numel() const;
+
+  /// Python truthiness of a constexpr.
+  bool truthy() const;
+  /// Python repr-like text ("3", "'abc'", "fp16", "(1, 2)").
+  std::string repr() const;
+  /// The type as shown in messages: "int32", "fp32[64, 128]", "constexpr[3]".
+  std::string typeName() const;
+  /// Structural identity of constexprs (Python ==, used for `is`, caching).
+  bool sameConst(const Val& o) const;
+};
+
+}  // namespace tessera::frontend
