@@ -75,6 +75,23 @@ TEST(Atomics, XchgFormsOneChain) {
   expectEqual(seen, want, "old values + final value");
 }
 
+TEST(Atomics, MaskedXchgOnABlock) {
+  E2E_RNG(rng);
+  const int64_t block = 64;
+  int64_t n = rng.integer(1, block - 1);
+  auto init = rng.ints<int32_t>(block, -1000, 1000);
+  auto buf = dev().upload(init, {block});
+  auto olds = dev().upload(std::vector<int32_t>(block, 7777), {block});
+  kernel(kFile, "atomic_xchg_masked").launch(dev(), {1}, {buf, olds, n}, {{"BLOCK", block}});
+  std::vector<int32_t> wantBuf = init, wantOld(block, 7777);
+  for (int64_t i = 0; i < n; ++i) {
+    wantBuf[i] = static_cast<int32_t>(10 * i);
+    wantOld[i] = init[i];
+  }
+  expectEqual(buf.download<int32_t>(), wantBuf, "buffer after masked xchg");
+  expectEqual(olds.download<int32_t>(), wantOld, "old values");
+}
+
 TEST(Atomics, AddReturnsDistinctTickets) {
   const int64_t programs = 24, block = 32;
   auto counter = dev().zeros(DType::i32, {1});

@@ -273,7 +273,7 @@ TEST(ConstructErrors, LoopCarriedTypeChange) {
 }
 
 TEST(ConstructErrors, ReturnInsideLoop) {
-  expectCompileError(kControl, "return_in_loop", {"control_flow.py:26:13"}, {"return"});
+  expectCompileError(kControl, "return_in_loop", {"control_flow.py:24:5", "control_flow.py:26:13"}, {"return"});
 }
 
 TEST(ConstructErrors, Break) { expectCompileError(kControl, "uses_break", {"control_flow.py:33:9"}, {"break"}); }

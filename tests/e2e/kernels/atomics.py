@@ -63,3 +63,11 @@ def locked_increment(lock_ptr, counter_ptr, order_ptr, ROUNDS: tl.constexpr):
         tl.store(order_ptr + count, pid)
         tl.debug_barrier()
         tl.atomic_xchg(lock_ptr, 0)
+
+
+@triton.jit
+def atomic_xchg_masked(buf_ptr, old_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    old = tl.atomic_xchg(buf_ptr + offs, offs * 10, mask=m)
+    tl.store(old_ptr + offs, old, mask=m)
