@@ -77,9 +77,12 @@ std::string stringRepr(const std::string& s, bool isBytes) {
       int n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
       uint32_t cp = n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
       for (int k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+      // Approximates Python's str.isprintable(): separators, format and
+      // private-use characters, surrogates and noncharacters are escaped.
       bool printable = !(cp <= 0xA0 || cp == 0xAD || (cp >= 0x2000 && cp <= 0x200F) ||
-                         (cp >= 0x2028 && cp <= 0x202F) || cp == 0x3000 || cp == 0xFEFF ||
-                         (cp >= 0xD800 && cp <= 0xDFFF));
+                         (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x206F) ||
+                         cp == 0x3000 || cp == 0xFEFF || (cp >= 0xD800 && cp <= 0xF8FF) ||
+                         (cp & 0xFFFE) == 0xFFFE || cp >= 0xF0000);
       if (printable) {
         out += s.substr(i, n);
       } else if (cp < 0x100) {

@@ -141,6 +141,7 @@ class Lexer {
   }
   Token lexToken();
   Token lexName();
+  void normalizeIdentifier(Token& t) const;
   Token lexNumber();
   Token lexOperator();
   Token lexString(size_t start, int line, int col, const std::string& prefix);
@@ -345,8 +346,35 @@ Token Lexer::lexName() {
       if (prefix == p) return lexString(start, line, c0, prefix);
   }
   Token t = makeToken(TokKind::Name, start, line, c0);
+  normalizeIdentifier(t);
   t.keyword = isKeyword(t.text);
   return t;
+}
+
+/// Identifiers are NFKC-normalized by CPython. Without Unicode tables only
+/// the common compatibility forms are folded: fullwidth ASCII (U+FF01..FF5E),
+/// MICRO SIGN and LATIN SMALL LETTER LONG S.
+void Lexer::normalizeIdentifier(Token& t) const {
+  bool ascii = true;
+  for (char c : t.text) ascii &= static_cast<unsigned char>(c) < 0x80;
+  if (ascii) return;
+  std::string out;
+  bool changed = false;
+  size_t base = static_cast<size_t>(t.text.data() - src_.data());
+  for (size_t i = 0; i < t.text.size();) {
+    int len = 1;
+    uint32_t cp = decodeUtf8(base + i, &len);
+    uint32_t mapped = cp >= 0xFF01 && cp <= 0xFF5E ? cp - 0xFEE0 : cp == 0xB5 ? 0x3BC : cp == 0x17F ? 's' : cp;
+    changed |= mapped != cp;
+    appendUtf8(out, mapped);
+    i += len;
+  }
+  if (!changed) return;
+  auto lit = std::make_shared<StringLit>();
+  lit->value = std::move(out);
+  t.text = lit->value;
+  t.code = packTokenText(t.text);
+  t.str = std::move(lit);
 }
 
 Token Lexer::lexNumber() {

@@ -64,7 +64,9 @@ struct Token {
   int line = 0, col = 0, endLine = 0, endCol = 0;
   uint64_t code = 0;     ///< packTokenText(text) for NAME and OP
   std::string_view text;
-  std::shared_ptr<const StringLit> str;  ///< STRING only
+  /// STRING: the decoded literal. NAME: owns `text` when the identifier was
+  /// normalized (NFKC), else null.
+  std::shared_ptr<const StringLit> str;
 
   bool isOp(const char* t) const { return kind == TokKind::Op && code == packTokenText(t); }
   bool isName(const char* t) const { return kind == TokKind::Name && code == packTokenText(t); }

@@ -10,6 +10,8 @@
 
 #include "frontend/python/Parser.h"
 
+#include <unordered_set>
+
 namespace tessera::py {
 
 Parser::DepthGuard::DepthGuard(Parser& p, int n) : p(p), n(n) {
@@ -669,9 +671,9 @@ ExprPtr Parser::parseLambda() {
   expectColon();
   int savedLoops = loopDepth_;
   loopDepth_ = 0;
-  ++funcDepth_;
+  ++funcDepth_, ++anyFuncDepth_;
   l->body = parseExpression();
-  --funcDepth_;
+  --funcDepth_, --anyFuncDepth_;
   loopDepth_ = savedLoops;
   return finish(std::move(l));
 }
@@ -769,11 +771,10 @@ void Parser::checkUniqueParams(const Arguments& a) {
   if (a.vararg) all.push_back(&*a.vararg);
   for (const Arg& x : a.kwonlyargs) all.push_back(&x);
   if (a.kwarg) all.push_back(&*a.kwarg);
-  if (all.size() > 64) return;  // quadratic check only for realistic sizes
-  for (size_t i = 0; i < all.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (all[i]->name == all[j]->name)
-        error(*all[i], "duplicate argument '" + all[i]->name + "' in function definition");
+  std::unordered_set<std::string_view> seen;
+  for (const Arg* arg : all)
+    if (!seen.insert(arg->name).second)
+      error(*arg, "duplicate argument '" + arg->name + "' in function definition");
 }
 
 }  // namespace tessera::py

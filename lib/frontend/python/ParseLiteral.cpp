@@ -154,6 +154,7 @@ ExprPtr Parser::makeFormattedValue(const FStringPart& field, const Token& strTok
   DepthGuard g(*this, 4);
   Parser sub(file_, field.tokens, depth_);
   sub.funcDepth_ = funcDepth_;
+  sub.anyFuncDepth_ = anyFuncDepth_;
   sub.loopDepth_ = loopDepth_;
   fv->value = sub.parseFStringField();
   fv->conversion = field.conversion;
@@ -163,7 +164,10 @@ ExprPtr Parser::makeFormattedValue(const FStringPart& field, const Token& strTok
     spec->line = field.line, spec->col = field.col, spec->endLine = field.endLine, spec->endCol = field.endCol;
     std::string pending;
     appendFStringParts(field.spec, spec->values, pending, strTok);
-    if (!pending.empty()) {
+    // CPython 3.12 ends a spec whose last part is a field with an empty
+    // Constant (f"{x:{w}}"); mirror it so dumps match.
+    bool endsWithField = !field.spec.empty() && field.spec.back().isField;
+    if (!pending.empty() || endsWithField) {
       auto c = std::make_unique<Constant>();
       copyPos(*c, *spec);
       c->type = Constant::Type::Str;

@@ -88,7 +88,7 @@ void Parser::parseSimpleStatements(StmtList& out) {
     if (tok().kind == TokKind::Newline) break;
   }
   if (tok().kind != TokKind::Newline) {
-    if (atKw("print") == false && out.back()->kind == StmtKind::Expr) {
+    if (out.back()->kind == StmtKind::Expr) {
       auto* e = static_cast<ExprStmt*>(out.back().get());
       if (auto* n = e->value->as<Name>(); n && (n->id == "print" || n->id == "exec") &&
                                            canStartExpression(tok()))
@@ -131,7 +131,7 @@ StmtPtr Parser::parseSimpleStatement() {
       return finish(std::move(s));
     }
     if (t.code == packTokenText("global") || t.code == packTokenText("nonlocal")) {
-      if (t.code == packTokenText("nonlocal") && funcDepth_ == 0) error(t, "nonlocal declaration not allowed at module level");
+      if (t.code == packTokenText("nonlocal") && anyFuncDepth_ == 0) error(t, "nonlocal declaration not allowed at module level");
       std::vector<std::string> names;
       advance();
       names.push_back(expectIdentifier());
@@ -498,9 +498,9 @@ StmtPtr Parser::parseFunctionDef(const Token& first, ExprList decorators, bool i
   expectColon();
   int savedLoops = loopDepth_;
   loopDepth_ = 0;
-  ++funcDepth_;
+  ++funcDepth_, ++anyFuncDepth_;
   s->body = parseBlock("function definition", line);
-  --funcDepth_;
+  --funcDepth_, --anyFuncDepth_;
   loopDepth_ = savedLoops;
   endAtLastStmt(*s, s->body, StmtList());
   // Source text from `def` (or `async`) to the end of the body.

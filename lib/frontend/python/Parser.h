@@ -199,7 +199,8 @@ class Parser {
   std::vector<Token> toks_;
   size_t i_ = 0;
   int depth_ = 0;
-  int funcDepth_ = 0;  ///< enclosing function definitions (for `return`)
+  int funcDepth_ = 0;  ///< enclosing functions up to the nearest class (for `return`)
+  int anyFuncDepth_ = 0;  ///< enclosing functions at any level (for `nonlocal`)
   int loopDepth_ = 0;  ///< enclosing loops in the current function (for `break`)
   int asyncDepth_ = 0;
 };

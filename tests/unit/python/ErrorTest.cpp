@@ -94,6 +94,7 @@ const ErrorCase kCases[] = {
     {"break\n", "1:1: 'break' outside loop"},
     {"while x:\n  def g():\n    continue\n", "3:5: 'continue' not properly in loop"},
     {"nonlocal x\n", "1:1: nonlocal declaration not allowed at module level"},
+    {"def f():\n  class C:\n    return 1\n", "3:5: 'return' outside function"},
     // Strings.
     {"f'{}'\n", "1:4: f-string: valid expression required before '}'"},
     {"f'{x!z}'\n", "1:6: f-string: invalid conversion character: expected 's', 'r', or 'a'"},
@@ -126,6 +127,7 @@ TEST(PyErrors, ValidProgramsAreNotRejected) {
       "def f(a, /, b, *, c): pass\n", "x = a if b else c\n",         "print(\"a\" \"b\")\n",
       "match = case = type = 1\n",  "x = not -1\n",                "f(a)(b)[c]\n",
       "async def f(): await x\n",   "x = {**a, 'b': 1}\n",         "x = a[b, c:d]\n",
+      "def f():\n  x = 1\n  class C:\n    nonlocal x\n",
   };
   for (const char* s : ok) EXPECT_EQ(errorOf(s), "no error") << s;
 }

@@ -80,7 +80,7 @@ TEST(PyExpr, FStrings) {
   EXPECT_EQ(dumpExpr("f'{x!r:>{w}}'"),
             "JoinedStr(values=[FormattedValue(value=Name(id='x', ctx=Load()), conversion=114, "
             "format_spec=JoinedStr(values=[Constant(value='>'), FormattedValue(value=Name(id='w', "
-            "ctx=Load()), conversion=-1)]))])");
+            "ctx=Load()), conversion=-1), Constant(value='')]))])");
   EXPECT_EQ(dumpExpr("f'{x=}'"),
             "JoinedStr(values=[Constant(value='x='), FormattedValue(value=Name(id='x', ctx=Load()), "
             "conversion=114)])");
@@ -94,6 +94,9 @@ TEST(PyExpr, FStrings) {
             "JoinedStr(values=[Constant(value='ab'), FormattedValue(value=Name(id='c', ctx=Load()), "
             "conversion=-1), Constant(value='d')])");
   EXPECT_EQ(dumpExpr("f''"), "JoinedStr(values=[])");
+  EXPECT_EQ(dumpExpr("f'{x:}'"),
+            "JoinedStr(values=[FormattedValue(value=Name(id='x', ctx=Load()), conversion=-1, "
+            "format_spec=JoinedStr(values=[]))])");
   EXPECT_EQ(dumpExpr("f'{a[\"k\"]}'"),
             "JoinedStr(values=[FormattedValue(value=Subscript(value=Name(id='a', ctx=Load()), "
             "slice=Constant(value='k'), ctx=Load()), conversion=-1)])");
@@ -104,7 +107,7 @@ TEST(PyExpr, FStrings) {
   EXPECT_EQ(dumpExpr("f'{a:{b}{c}}'"),
             "JoinedStr(values=[FormattedValue(value=Name(id='a', ctx=Load()), conversion=-1, "
             "format_spec=JoinedStr(values=[FormattedValue(value=Name(id='b', ctx=Load()), conversion=-1), "
-            "FormattedValue(value=Name(id='c', ctx=Load()), conversion=-1)]))])");
+            "FormattedValue(value=Name(id='c', ctx=Load()), conversion=-1), Constant(value='')]))])");
   EXPECT_EQ(dumpExpr("f'{a != b}'"),
             "JoinedStr(values=[FormattedValue(value=Compare(left=Name(id='a', ctx=Load()), ops=[NotEq()], "
             "comparators=[Name(id='b', ctx=Load())]), conversion=-1)])");

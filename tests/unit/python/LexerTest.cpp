@@ -140,6 +140,8 @@ TEST(PyLexer, Positions) {
 TEST(PyLexer, UnicodeIdentifiers) {
   EXPECT_EQ(tokens("café = π"), "N:café = N:π NL END");
   EXPECT_EQ(tokens("\xEF\xBB\xBFx"), "N:x NL END");  // a BOM is skipped
+  // NFKC folding of fullwidth letters and the micro sign, as CPython does.
+  EXPECT_EQ(tokens("\xEF\xBD\x97\xEF\xBD\x89" "dth = \xC2\xB5"), "N:width = N:\xCE\xBC NL END");
 }
 
 }  // namespace
