@@ -263,7 +263,7 @@ void Lexer::handleIndentation(int width, int alt, int lineNo, int firstCol) {
   auto inconsistent = [&] { error(lineNo, 1, "inconsistent use of tabs and spaces in indentation"); };
   Token t;
   t.line = t.endLine = lineNo;
-  t.col = firstCol;
+  t.col = firstCol > 1 ? firstCol - 1 : 1;  // CPython points at the last indent character
   t.endCol = firstCol;
   if (width == indents_.back()) {
     if (alt != altIndents_.back()) inconsistent();
@@ -782,7 +782,10 @@ void Lexer::lexField(std::vector<FStringPart>& parts) {
     } else if (c == '}' || c == ':') {
       error(line_, col(), "f-string: missing conversion character");
     } else {
-      error(line_, col(), "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+      int len = 1;
+      if (!atEnd()) decodeUtf8(pos_, &len);
+      error(line_, col(), "f-string: invalid conversion character '" + src_.substr(pos_, len) +
+                              "': expected 's', 'r', or 'a'");
     }
   }
   if (peek() == ':') {

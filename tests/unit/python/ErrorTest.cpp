@@ -42,8 +42,8 @@ const ErrorCase kCases[] = {
     {"x = \\ y\n", "1:6: unexpected character after line continuation character"},
     {"x = b'\xc3\xa9'\n", "1:5: bytes can only contain ASCII literal characters"},
     // Indentation.
-    {" x\n", "1:2: unexpected indent"},
-    {"def f():\n  x = 1\n   y = 2\n", "3:4: unexpected indent"},
+    {" x\n", "1:1: unexpected indent"},
+    {"def f():\n  x = 1\n   y = 2\n", "3:3: unexpected indent"},
     {"if x:\n    a\n  b\n", "3:4: unindent does not match any outer indentation level"},
     {"if True:\n\tx\n        y\n", "3:1: inconsistent use of tabs and spaces in indentation"},
     {"if x:\npass\n", "2:1: expected an indented block after 'if' statement on line 1"},
@@ -97,7 +97,7 @@ const ErrorCase kCases[] = {
     {"def f():\n  class C:\n    return 1\n", "3:5: 'return' outside function"},
     // Strings.
     {"f'{}'\n", "1:4: f-string: valid expression required before '}'"},
-    {"f'{x!z}'\n", "1:6: f-string: invalid conversion character: expected 's', 'r', or 'a'"},
+    {"f'{x!z}'\n", "1:6: f-string: invalid conversion character 'z': expected 's', 'r', or 'a'"},
     {"f'{x'\n", "1:5: f-string: expecting '}'"},
     {"f'}'\n", "1:3: f-string: single '}' is not allowed"},
     {"x = 'a' b'b'\n", "1:5: cannot mix bytes and nonbytes literals"},
