@@ -6,6 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+// Kernels are tight loops over contiguous buffers: let GCC vectorize them.
+#pragma GCC optimize("O3")
+
 #include <limits>
 
 #include "interpreter/Codecs.h"

@@ -8,6 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+// Kernels are tight loops over contiguous buffers: let GCC vectorize them.
+#pragma GCC optimize("O3")
+
 #include "interpreter/Codecs.h"
 
 namespace tessera::interp {

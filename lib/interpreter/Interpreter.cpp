@@ -20,6 +20,9 @@
 
 namespace tessera::interp {
 
+/// Thrown inside a program that must stop because a lower program failed.
+struct AbortLaunch {};
+
 //===----------------------------------------------------------------------===//
 // Allocation registry
 //===----------------------------------------------------------------------===//
@@ -145,8 +148,8 @@ void accessError(const Instr& instr, Frame& frame, const char* kind, uint64_t ad
 void countLoopIteration(const Instr& instr, Frame& frame) {
   ThreadContext& ctx = *frame.ctx;
   ++ctx.loopIterations;
-  if ((ctx.loopIterations & 1023) == 0 && ctx.launch->abort.load(std::memory_order_relaxed))
-    throw Error("aborted");
+  if ((ctx.loopIterations & 1023) == 0 && ctx.program > ctx.launch->abortAt.load(std::memory_order_relaxed))
+    throw AbortLaunch{};
   uint64_t limit = ctx.launch->loopLimit;
   if (limit != 0 && ctx.loopIterations > limit)
     runtimeError(instr, frame, "loop iteration limit exceeded",
@@ -244,13 +247,13 @@ void bindArguments(Frame& frame, const FunctionPlan& plan, const std::vector<Run
   }
 }
 
-void recordError(LaunchState& launch, const std::string& what) {
+void recordError(LaunchState& launch, int64_t program, const std::string& what) {
   std::lock_guard<std::mutex> lock(launch.errorMutex);
-  if (!launch.hasError) {
+  if (!launch.hasError || program < launch.abortAt.load()) {
     launch.hasError = true;
     launch.error = what;
+    launch.abortAt.store(program);
   }
-  launch.abort.store(true);
 }
 
 void worker(LaunchState& launch, const FunctionPlan& plan, const std::vector<RuntimeArg>& args,
@@ -259,25 +262,31 @@ void worker(LaunchState& launch, const FunctionPlan& plan, const std::vector<Run
   ctx.launch = &launch;
   Frame frame;
   initFrame(frame, plan, &ctx);
-  try {
-    while (!launch.abort.load(std::memory_order_relaxed)) {
-      int64_t p = next.fetch_add(1, std::memory_order_relaxed);
-      if (p >= total) break;
-      ctx.pid[0] = p % launch.grid[0];
-      ctx.pid[1] = (p / launch.grid[0]) % launch.grid[1];
-      ctx.pid[2] = p / (launch.grid[0] * launch.grid[1]);
-      ctx.loopIterations = 0;
-      ctx.callDepth = 0;
-      frame.lanes = 1;
+  for (;;) {
+    int64_t p = next.fetch_add(1, std::memory_order_relaxed);
+    if (p >= total || p > launch.abortAt.load(std::memory_order_relaxed)) break;
+    ctx.program = p;
+    ctx.pid[0] = p % launch.grid[0];
+    ctx.pid[1] = (p / launch.grid[0]) % launch.grid[1];
+    ctx.pid[2] = p / (launch.grid[0] * launch.grid[1]);
+    ctx.loopIterations = 0;
+    ctx.callDepth = 0;
+    frame.lanes = 1;
+    try {
       bindArguments(frame, plan, args);
       runBlock(plan.body, frame);
+    } catch (const AbortLaunch&) {
+      break;
+    } catch (const Error& e) {
+      recordError(launch, p, e.what());
+      break;
+    } catch (const std::bad_alloc&) {
+      recordError(launch, p, "error: " + launch.kernelName + ": interpreter ran out of memory");
+      break;
+    } catch (const std::exception& e) {
+      recordError(launch, p, "error: " + launch.kernelName + ": internal interpreter error: " + e.what());
+      break;
     }
-  } catch (const Error& e) {
-    if (std::string_view(e.what()) != "aborted") recordError(launch, e.what());
-  } catch (const std::bad_alloc&) {
-    recordError(launch, "error: " + launch.kernelName + ": interpreter ran out of memory");
-  } catch (const std::exception& e) {
-    recordError(launch, "error: " + launch.kernelName + ": internal interpreter error: " + e.what());
   }
 }
 }  // namespace

@@ -10,6 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+// Kernels are tight loops over contiguous buffers: let GCC vectorize them.
+#pragma GCC optimize("O3")
+
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -28,8 +32,13 @@ template <class Off> void addPtr(const Instr& in, Frame& f) {
   int64_t n = in.count * f.lanes;
   const uint64_t* p = f.in<uint64_t>(in.in[0], n, 0);
   const Off* o = f.in<Off>(in.in[1], n, 1);
-  uint64_t* r = f.out<uint64_t>(in.out[0], n);
+  uint64_t* __restrict r = f.out<uint64_t>(in.out[0], n);
   uint64_t size = static_cast<uint64_t>(in.p[0]);
+  if (in.p[1] >= 0) {  // power-of-two element size: a shift
+    unsigned shift = static_cast<unsigned>(in.p[1]);
+    for (int64_t i = 0; i < n; ++i) r[i] = p[i] + (static_cast<uint64_t>(static_cast<int64_t>(o[i])) << shift);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) r[i] = p[i] + static_cast<uint64_t>(static_cast<int64_t>(o[i])) * size;
 }
 
@@ -37,13 +46,66 @@ template <class Off> void addPtr(const Instr& in, Frame& f) {
 // load / store
 //===----------------------------------------------------------------------===//
 
+/// Whether p[i] == p[0] + i * size for all lanes.
+inline bool contiguous(const uint64_t* p, int64_t n, uint64_t size) {
+  uint64_t base = p[0], bad = 0;
+  for (int64_t i = 0; i < n; ++i) bad |= p[i] ^ (base + static_cast<uint64_t>(i) * size);
+  return bad == 0;
+}
+
+/// First and last unmasked lane; false when every lane is masked off.
+inline bool maskExtent(const uint8_t* m, int64_t n, int64_t& first, int64_t& last) {
+  first = 0;
+  last = n - 1;
+  if (!m) return n > 0;
+  while (first < n && !m[first]) ++first;
+  if (first == n) return false;
+  while (!m[last]) --last;
+  return true;
+}
+
+/// Loads of contiguous lanes [first, last] known to lie inside one allocation
+/// (masked lanes in between may be read: they are inside it too).
+template <class T> void loadContiguous(T* __restrict r, const T* __restrict src, const uint8_t* m,
+                                       const T* other, int64_t n, int64_t first, int64_t last) {
+  if (!m) {
+    std::memcpy(r, src, n * sizeof(T));
+    return;
+  }
+  for (int64_t i = 0; i < first; ++i) r[i] = other ? other[i] : T(0);
+  if (other) {
+    for (int64_t i = first; i <= last; ++i) {
+      T x = src[i];
+      r[i] = m[i] ? x : other[i];
+    }
+  } else {
+    for (int64_t i = first; i <= last; ++i) {
+      T x = src[i];
+      r[i] = m[i] ? x : T(0);
+    }
+  }
+  for (int64_t i = last + 1; i < n; ++i) r[i] = other ? other[i] : T(0);
+}
+
 template <class T, bool I1> void loadOp(const Instr& in, Frame& f) {
   int64_t n = in.count * f.lanes;
   const uint64_t* p = f.in<uint64_t>(in.in[0], n, 0);
   const uint8_t* m = in.in.size() > 1 ? f.in<uint8_t>(in.in[1], n, 1) : nullptr;
   const T* other = in.in.size() > 2 ? f.in<T>(in.in[2], n, 2) : nullptr;
-  T* r = f.out<T>(in.out[0], n);
+  T* __restrict r = f.out<T>(in.out[0], n);
   ThreadContext& ctx = *f.ctx;
+  int64_t first, last;
+  if (!I1 && n > 1 && contiguous(p, n, sizeof(T))) {
+    if (!maskExtent(m, n, first, last)) {
+      for (int64_t i = 0; i < n; ++i) r[i] = other ? other[i] : T(0);
+      return;
+    }
+    uint64_t lo = p[first], hi = p[last];
+    if (checkAccess(ctx, lo, hi - lo + sizeof(T))) {
+      loadContiguous(r, reinterpret_cast<const T*>(p[0]), m, other, n, first, last);
+      return;
+    }
+  }
   for (int64_t i = 0; i < n; ++i) {
     if (m && !m[i]) {
       r[i] = other ? other[i] : T(0);
@@ -63,6 +125,24 @@ template <class T, bool I1> void storeOp(const Instr& in, Frame& f) {
   const T* v = f.in<T>(in.in[1], n, 1);
   const uint8_t* m = in.in.size() > 2 ? f.in<uint8_t>(in.in[2], n, 2) : nullptr;
   ThreadContext& ctx = *f.ctx;
+  int64_t first, last;
+  if (!I1 && n > 1 && contiguous(p, n, sizeof(T))) {
+    if (!maskExtent(m, n, first, last)) return;
+    uint64_t lo = p[first], hi = p[last];
+    if (checkAccess(ctx, lo, hi - lo + sizeof(T))) {
+      T* dst = reinterpret_cast<T*>(p[0]);
+      bool all = true;
+      if (m)
+        for (int64_t i = first; i <= last; ++i) all &= m[i] != 0;
+      if (all) {
+        std::memcpy(dst + first, v + first, (last - first + 1) * sizeof(T));
+        return;
+      }
+      for (int64_t i = first; i <= last; ++i)
+        if (m[i]) dst[i] = v[i];
+      return;
+    }
+  }
   for (int64_t i = 0; i < n; ++i) {
     if (m && !m[i]) continue;
     uint64_t a = p[i];
@@ -348,6 +428,7 @@ bool buildMemory(ir::Operation* op, Instr& in, PlanBuilder& b) {
   case OpCode::AddPtr: {
     ir::Type pointee = op->operand(0).type().elementType().pointeeType();
     in.p[0] = storageBytes(pointee);
+    in.p[1] = (in.p[0] & (in.p[0] - 1)) == 0 && in.p[0] > 0 ? __builtin_ctzll(in.p[0]) : -1;
     if (pointee.isBlockPointer() || pointee.isTensor()) planError(op, "tt.addptr on a block pointer");
     in.fn = withIntType(op->operand(1).type(), []<class T>(T) -> ExecFn { return &addPtr<T>; });
     if (isI1(op->operand(1).type())) planError(op, "tt.addptr with an i1 offset");

@@ -12,6 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+// Kernels are tight loops over contiguous buffers: let GCC vectorize them.
+#pragma GCC optimize("O3")
+
 #include "interpreter/Runtime.h"
 
 namespace tessera::interp {

@@ -133,9 +133,12 @@ struct LaunchState {
   int64_t grid[3] = {1, 1, 1};
   uint64_t loopLimit = 0;
   std::vector<AllocationInfo> allocations;
-  std::atomic<bool> abort{false};
+  /// Linear index of the lowest failing program so far (INT64_MAX: none).
+  /// Programs after it stop; programs before it finish, so the reported
+  /// error is deterministic: the one of the lowest failing program.
+  std::atomic<int64_t> abortAt{INT64_MAX};
   std::mutex errorMutex;
-  std::string error;  ///< first error (what())
+  std::string error;  ///< what() of the error of program abortAt
   bool hasError = false;
 };
 
@@ -143,6 +146,7 @@ struct LaunchState {
 struct ThreadContext {
   LaunchState* launch = nullptr;
   int64_t pid[3] = {0, 0, 0};
+  int64_t program = 0;  ///< linear index of pid
   uint64_t loopIterations = 0;
   // Cache of the last allocation hit.
   uint64_t cacheBase = 1;
