@@ -243,7 +243,11 @@ Val CodeGen::eval(const py::Expr& e) {
     }
     case ExprKind::IfExp: {
       auto& ie = *e.as<py::IfExp>();
-      Val cond = condition(eval(*ie.test));
+      Val cond;
+      {
+        CurrentNodeGuard g2(*this, ie.test.get());
+        cond = condition(eval(*ie.test));
+      }
       if (cond.isConstexpr()) return eval(cond.truthy() ? *ie.body : *ie.orelse);
       return runtimeTernary(cond, *ie.body, *ie.orelse);
     }

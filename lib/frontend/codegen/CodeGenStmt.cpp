@@ -459,7 +459,11 @@ struct StmtGen {
       ir::OpBuilder::InsertionGuard g(cg.b_);
       cg.b_.setInsertionPointToEnd(beforeB);
       bindCarried(vars, beforeB, 0);
-      Val cond = cg.condition(cg.eval(*s.test));
+      Val cond;
+      {
+        CurrentNodeGuard g2(cg, s.test.get());
+        cond = cg.condition(cg.eval(*s.test));
+      }
       if (cond.isConstexpr()) cond = cg.constantInt(ScalarKind::I1, cond.truthy() ? 1 : 0);
       std::vector<ir::Value> ops = {cond.value};
       for (unsigned k = 0; k < beforeB->numArguments(); ++k) ops.push_back(beforeB->argument(k));
@@ -560,7 +564,11 @@ Flow CodeGen::genBlock(const std::vector<const py::Stmt*>& stmts, bool atTail) {
       }
       case py::StmtKind::If: {
         auto& i = *s.as<py::If>();
-        Val cond = condition(eval(*i.test));
+        Val cond;
+        {
+          CurrentNodeGuard g2(*this, i.test.get());
+          cond = condition(eval(*i.test));
+        }
         std::vector<const py::Stmt*> rest(stmts.begin() + idx + 1, stmts.end());
         if (cond.isConstexpr()) {
           auto taken = ptrs(cond.truthy() ? i.body : i.orelse);

@@ -70,3 +70,215 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n
 
 }  // namespace
 }  // namespace tessera::frontend::test
+
+namespace tessera::frontend::test {
+namespace {
+
+const char* kHeader2 = "import triton\nimport triton.language as tl\n\n";
+
+TEST(Tutorials, Matmul) {
+  std::string src = std::string(kHeader2) + R"(
+@triton.autotune(configs=[triton.Config({'BLOCK_SIZE_M': 128, 'BLOCK_SIZE_N': 256, 'BLOCK_SIZE_K': 64, 'GROUP_SIZE_M': 8}, num_stages=3, num_warps=8)],
+                 key=['M', 'N', 'K'])
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                  GROUP_SIZE_M: tl.constexpr, ACTIVATION: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    tl.assume(pid_m >= 0)
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    if ACTIVATION == "leaky_relu":
+        accumulator = leaky_relu(accumulator)
+    c = accumulator.to(tl.float16)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+@triton.jit
+def leaky_relu(x):
+    return tl.where(x >= 0, x, 0.01 * x)
+)";
+  auto prog = load(src);
+  const JitFunction* fn = prog->find("matmul_kernel");
+  ASSERT_TRUE(fn);
+  ASSERT_TRUE(fn->autotune.has_value());
+  EXPECT_EQ(fn->autotune->configs.size(), 1u);
+  EXPECT_EQ(fn->autotune->configs[0].numWarps, 8);
+  EXPECT_EQ(std::get<int64_t>(fn->autotune->configs[0].kwargs.at("BLOCK_SIZE_N")), 256);
+  EXPECT_EQ(fn->autotune->key, (std::vector<std::string>{"M", "N", "K"}));
+  std::string ir = compileIR(src, "matmul_kernel",
+                             "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32:16, i32:16, i32, i32:16, i32, "
+                             "BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION=leaky_relu");
+  EXPECT_NE(ir.find("tt.dot"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("input_precision = \"ieee\""), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tensor<64x64xf32>"), std::string::npos);
+  EXPECT_NE(ir.find("arith.truncf"), std::string::npos);
+  EXPECT_NE(ir.find("arith.divsi"), std::string::npos);  // pid // num_pid_in_group
+  EXPECT_NE(ir.find("arith.remsi"), std::string::npos);
+  EXPECT_NE(ir.find("arith.minsi"), std::string::npos) << ir;  // min() on runtime ints
+  EXPECT_NE(ir.find("tt.assume"), std::string::npos);
+  EXPECT_NE(ir.find("scf.for"), std::string::npos);
+  EXPECT_NE(ir.find("leaky_relu"), std::string::npos);
+  EXPECT_NE(ir.find("tt.expand_dims"), std::string::npos);
+  EXPECT_NE(ir.find("tt.broadcast"), std::string::npos);
+}
+
+TEST(Tutorials, LayerNormForward) {
+  std::string src = std::string(kHeader2) + R"(
+@triton.jit
+def _layer_norm_fwd_fused(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    mean = 0
+    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        _mean += a
+    mean = tl.sum(_mean, axis=0) / N
+    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.)
+        _var += x * x
+    var = tl.sum(_var, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
+        x_hat = (x - mean) * rstd
+        y = x_hat * w + b
+        tl.store(Y + cols, y, mask=mask)
+)";
+  std::string ir = compileIR(src, "_layer_norm_fwd_fused", "*fp16, *fp16, *fp16, *fp16, *fp32, *fp32, i32, i32, fp32, BLOCK_SIZE=1024");
+  EXPECT_EQ(count(ir, "scf.for"), 3) << ir;
+  EXPECT_NE(ir.find("math.sqrt"), std::string::npos);
+  EXPECT_NE(ir.find("arith.sitofp"), std::string::npos);  // tl.sum(...) / N (int32 N)
+  EXPECT_NE(ir.find("arith.extf"), std::string::npos);    // fp16 -> fp32
+}
+
+TEST(Tutorials, Dropout) {
+  std::string src = std::string(kHeader2) + R"(
+@triton.jit
+def _seeded_dropout(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    random = tl.rand(seed, offsets)
+    x_keep = random > p
+    output = tl.where(x_keep, x / (1 - p), 0.0)
+    tl.store(output_ptr + offsets, output, mask=mask)
+)";
+  std::string ir = compileIR(src, "_seeded_dropout", "*fp32, *fp32, i32, fp32, i32, BLOCK_SIZE=1024");
+  EXPECT_NE(ir.find("math.mulhi"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("-1640531527"), std::string::npos) << ir;  // 0x9E3779B9 as i32 bits
+  EXPECT_NE(ir.find("-845247145"), std::string::npos) << ir;   // 0xCD9E8D57
+  EXPECT_NE(ir.find("4.6566127342e-10"), std::string::npos) << ir;
+}
+
+TEST(Tutorials, AttentionInnerLoop) {
+  std::string src = std::string(kHeader2) + R"(
+@triton.jit
+def _attn_fwd_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale,
+                    BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
+                    offs_m: tl.constexpr, offs_n: tl.constexpr, N_CTX: tl.constexpr):
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+        lo = tl.multiple_of(lo, BLOCK_M)
+    else:
+        lo, hi = 0, N_CTX
+    K_block_ptr = tl.advance(K_block_ptr, (0, lo))
+    V_block_ptr = tl.advance(V_block_ptr, (lo, 0))
+    for start_n in range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        k = tl.load(K_block_ptr)
+        qk = tl.dot(q, k)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(V_block_ptr)
+        p = p.to(tl.float16)
+        acc = tl.dot(p, v, acc)
+        m_i = m_ij
+        V_block_ptr = tl.advance(V_block_ptr, (BLOCK_N, 0))
+        K_block_ptr = tl.advance(K_block_ptr, (0, BLOCK_N))
+    return acc, l_i, m_i
+
+@triton.jit
+def _attn_fwd(Q, K, V, sm_scale, Out, stride_qz, stride_qh, stride_qm, stride_qk, Z, H, N_CTX: tl.constexpr,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr, STAGE: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    qvk_offset = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
+    Q_block_ptr = tl.make_block_ptr(base=Q + qvk_offset, shape=(N_CTX, HEAD_DIM), strides=(stride_qm, stride_qk),
+                                    offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    V_block_ptr = tl.make_block_ptr(base=V + qvk_offset, shape=(N_CTX, HEAD_DIM), strides=(stride_qm, stride_qk),
+                                    offsets=(0, 0), block_shape=(BLOCK_N, HEAD_DIM), order=(1, 0))
+    K_block_ptr = tl.make_block_ptr(base=K + qvk_offset, shape=(HEAD_DIM, N_CTX), strides=(stride_qk, stride_qm),
+                                    offsets=(0, 0), block_shape=(HEAD_DIM, BLOCK_N), order=(0, 1))
+    O_block_ptr = tl.make_block_ptr(base=Out + qvk_offset, shape=(N_CTX, HEAD_DIM), strides=(stride_qm, stride_qk),
+                                    offsets=(start_m * BLOCK_M, 0), block_shape=(BLOCK_M, HEAD_DIM), order=(1, 0))
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504
+    q = tl.load(Q_block_ptr)
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, K_block_ptr, V_block_ptr, start_m, qk_scale,
+                                        BLOCK_M, HEAD_DIM, BLOCK_N, 4 - STAGE, offs_m, offs_n, N_CTX)
+    m_i += tl.math.log2(l_i)
+    acc = acc / l_i[:, None]
+    tl.store(O_block_ptr, acc.to(Out.type.element_ty), boundary_check=(0, 1))
+)";
+  std::string ir = compileIR(src, "_attn_fwd", "*fp16, *fp16, *fp16, fp32, *fp16, i32, i32, i32, i32, i32, i32, "
+                                               "N_CTX=128, BLOCK_M=64, BLOCK_N=32, HEAD_DIM=64, STAGE=3");
+  EXPECT_NE(ir.find("tt.make_tensor_ptr"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tt.advance"), std::string::npos);
+  EXPECT_NE(ir.find("math.exp2"), std::string::npos);
+  EXPECT_NE(ir.find("!tt.ptr<tensor<64x64xf16>>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("boundary_check = [0, 1]"), std::string::npos) << ir;
+}
+
+}  // namespace
+}  // namespace tessera::frontend::test
