@@ -79,6 +79,21 @@ static void dumpStages(const detail::CompiledKernelImpl& k) {
     std::cerr << "// ----- ttir: " << k.name << " -----\n" << k.ttir << std::flush;
 }
 
+/// "note: while compiling kernel 'k' for 'x' *fp32:16, 'n' i32, 'BLOCK' = 128":
+/// appended to compile errors so a wrongly typed argument is easy to spot.
+static std::string specializationNote(const frontend::JitFunction& fn, const std::vector<ParamSpec>& specs) {
+  std::string note = "note: while compiling kernel '" + fn.name + "' for ";
+  for (size_t i = 0; i < specs.size() && i < fn.params.size(); ++i) {
+    const ParamSpec& s = specs[i];
+    note += (i ? ", '" : "'") + fn.params[i].name + "' ";
+    if (s.kind == ParamSpec::Kind::Constexpr)
+      note += "= " + frontend::toString(s.value);
+    else
+      note += s.type + (s.divisibleBy16 ? ":16" : "") + (s.kind == ParamSpec::Kind::Pointer ? " (a tensor)" : "");
+  }
+  return note;
+}
+
 static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail::KernelImpl& kernel,
                                                                          const std::vector<ParamSpec>& specs,
                                                                          const frontend::CompileOptions& options) {
@@ -88,7 +103,12 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
     auto it = kernel.cache.find(key);
     if (it != kernel.cache.end()) return it->second;
   }
-  frontend::CompileResult result = kernel.program->source->compile(kernel.fn->name, specs, options);
+  frontend::CompileResult result;
+  try {
+    result = kernel.program->source->compile(kernel.fn->name, specs, options);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "\n" + specializationNote(*kernel.fn, specs));
+  }
   transforms::runTileIRPipeline(*result.module);
   auto compiled = std::make_shared<detail::CompiledKernelImpl>();
   compiled->name = result.kernelName;
