@@ -227,6 +227,8 @@ class CodeGen {
     Val returnTemplate;  ///< tensor leaves are placeholders filled from call results
   };
   std::map<std::string, Specialization> specializations;
+  /// Static-unrolling budget shared by all (nested) static_range loops.
+  int64_t staticIterationsLeft = 1 << 16;
 
  private:
   friend struct StmtGen;

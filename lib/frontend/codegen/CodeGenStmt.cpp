@@ -328,6 +328,9 @@ struct StmtGen {
     if (count > kMaxStaticIterations)
       cg.fail(s, "tl.static_range would unroll " + std::to_string(count) + " iterations (at most " +
                      std::to_string(kMaxStaticIterations) + " are allowed)");
+    cg.staticIterationsLeft -= count;
+    if (cg.staticIterationsLeft < 0)
+      cg.fail(s, "tl.static_range: too many unrolled iterations in total (nested static loops unroll more than 65536 bodies)");
     cg.frame().loopDepth++;
     for (int64_t k = 0; k < count; ++k) {
       cg.assign(*s.target, Val::integer(BigInt(start + k * step)));

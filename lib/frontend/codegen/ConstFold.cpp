@@ -55,8 +55,11 @@ Val CodeGen::foldBinary(py::BinOpKind op, const Val& a, const Val& b) {
       return Val::tuple(std::move(e));
     }
     if ((a.isTuple() || a.kind == Val::Kind::Str) && isIntLike(b) && op == K::Mult) {
-      int64_t n = b.i.fitsInt64() ? std::max<int64_t>(0, asBig(b).toInt64()) : 0;
-      if (n * std::max<size_t>(1, a.isTuple() ? a.elems.size() : a.s.size()) > 100000) fail("sequence repetition too large");
+      BigInt count = asBig(b);
+      if (count > BigInt(100000)) fail("sequence repetition too large");
+      int64_t n = std::max<int64_t>(0, count.toInt64());
+      if (n * static_cast<int64_t>(std::max<size_t>(1, a.isTuple() ? a.elems.size() : a.s.size())) > 100000)
+        fail("sequence repetition too large");
       Val r = a;
       r.elems.clear();
       r.s.clear();

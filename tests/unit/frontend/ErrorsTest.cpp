@@ -74,6 +74,10 @@ INSTANTIATE_TEST_SUITE_P(
                 "6:5", "loop-carried variable 'acc' has initial type int32 but is re-assigned to fp32 in the loop"},
         ErrCase{"static_range_cap", "P", "    for i in tl.static_range(100000):\n        pass\n", "*fp32", "5:5",
                 "tl.static_range would unroll 100000 iterations"},
+        ErrCase{"nested_static_range", "P",
+                "    for i in tl.static_range(4096):\n        for j in tl.static_range(4096):\n            pass\n",
+                "*fp32", "6:9", "too many unrolled iterations in total"},
+        ErrCase{"tuple_repeat", "P", "    t = (1,) * 10**12\n", "*fp32", "5:9", "sequence repetition too large"},
         ErrCase{"too_big", "P", "    x = tl.zeros([2048, 1024], dtype=tl.float32)\n", "*fp32", "5:9",
                 "has more than 1048576 elements"},
         ErrCase{"dot_shapes", "P", "    a = tl.zeros([32, 64], dtype=tl.float16)\n    b = tl.zeros([32, 64], dtype=tl.float16)\n"
