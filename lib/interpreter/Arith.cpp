@@ -11,12 +11,14 @@
 
 #include <limits>
 
+#include "interpreter/ArithOps.h"
 #include "interpreter/Codecs.h"
 
 namespace tessera::interp {
 namespace {
 
 using ir::OpCode;
+using namespace ops;
 
 //===----------------------------------------------------------------------===//
 // Constants
@@ -58,49 +60,6 @@ bool buildConstant(ir::Operation* op, Instr& in) {
 // Integer binary ops
 //===----------------------------------------------------------------------===//
 
-template <class T> using U = std::make_unsigned_t<T>;
-template <class T> constexpr unsigned kBits = sizeof(T) * 8;
-
-struct AddI { template <class T> static T apply(T a, T b) { return T(U<T>(a) + U<T>(b)); } };
-struct SubI { template <class T> static T apply(T a, T b) { return T(U<T>(a) - U<T>(b)); } };
-struct MulI { template <class T> static T apply(T a, T b) { return T(U<T>(a) * U<T>(b)); } };
-struct AndI { template <class T> static T apply(T a, T b) { return T(a & b); } };
-struct OrI { template <class T> static T apply(T a, T b) { return T(a | b); } };
-struct XOrI { template <class T> static T apply(T a, T b) { return T(a ^ b); } };
-struct ShLI {
-  template <class T> static T apply(T a, T b) {
-    return U<T>(b) >= kBits<T> ? T(0) : T(U<T>(a) << U<T>(b));
-  }
-};
-struct ShRUI {
-  template <class T> static T apply(T a, T b) {
-    return U<T>(b) >= kBits<T> ? T(0) : T(U<T>(a) >> U<T>(b));
-  }
-};
-struct ShRSI {
-  template <class T> static T apply(T a, T b) {
-    return U<T>(b) >= kBits<T> ? T(a < 0 ? -1 : 0) : T(a >> U<T>(b));
-  }
-};
-struct MaxSI { template <class T> static T apply(T a, T b) { return a > b ? a : b; } };
-struct MinSI { template <class T> static T apply(T a, T b) { return a < b ? a : b; } };
-struct MaxUI { template <class T> static T apply(T a, T b) { return U<T>(a) > U<T>(b) ? a : b; } };
-struct MinUI { template <class T> static T apply(T a, T b) { return U<T>(a) < U<T>(b) ? a : b; } };
-struct DivSI {
-  template <class T> static T apply(T a, T b) {
-    if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
-    return T(a / b);
-  }
-};
-struct RemSI {
-  template <class T> static T apply(T a, T b) {
-    if (b == T(-1)) return 0;
-    return T(a % b);
-  }
-};
-struct DivUI { template <class T> static T apply(T a, T b) { return T(U<T>(a) / U<T>(b)); } };
-struct RemUI { template <class T> static T apply(T a, T b) { return T(U<T>(a) % U<T>(b)); } };
-
 template <class T, class Op, bool I1, bool CheckZero> void binaryI(const Instr& in, Frame& f) {
   int64_t n = in.count * f.lanes;
   const T* a = f.in<T>(in.in[0], n, 0);
@@ -127,28 +86,6 @@ template <class Op, bool CheckZero = false> ExecFn pickInt(ir::Type t) {
 //===----------------------------------------------------------------------===//
 // Float binary ops
 //===----------------------------------------------------------------------===//
-
-struct AddF { template <class T> static T apply(T a, T b) { return a + b; } };
-struct SubF { template <class T> static T apply(T a, T b) { return a - b; } };
-struct MulF { template <class T> static T apply(T a, T b) { return a * b; } };
-struct DivF { template <class T> static T apply(T a, T b) { return a / b; } };
-struct RemF { template <class T> static T apply(T a, T b) { return std::fmod(a, b); } };
-struct MaxNumF { template <class T> static T apply(T a, T b) { return std::fmax(a, b); } };
-struct MinNumF { template <class T> static T apply(T a, T b) { return std::fmin(a, b); } };
-struct MaximumF {
-  template <class T> static T apply(T a, T b) {
-    if (std::isnan(a) || std::isnan(b)) return a + b;
-    if (a == b) return std::signbit(a) ? b : a;
-    return a > b ? a : b;
-  }
-};
-struct MinimumF {
-  template <class T> static T apply(T a, T b) {
-    if (std::isnan(a) || std::isnan(b)) return a + b;
-    if (a == b) return std::signbit(a) ? a : b;
-    return a < b ? a : b;
-  }
-};
 
 template <class Cd, class Op> void binaryF(const Instr& in, Frame& f) {
   using S = typename Cd::S;

@@ -73,16 +73,14 @@ template <class T> void loadContiguous(T* __restrict r, const T* __restrict src,
     return;
   }
   for (int64_t i = 0; i < first; ++i) r[i] = other ? other[i] : T(0);
+  // Branch-free selects (T is an unsigned storage type) so the loops vectorize.
   if (other) {
     for (int64_t i = first; i <= last; ++i) {
-      T x = src[i];
-      r[i] = m[i] ? x : other[i];
+      T keep = T(T(0) - T(m[i] != 0));
+      r[i] = T((src[i] & keep) | (other[i] & T(~keep)));
     }
   } else {
-    for (int64_t i = first; i <= last; ++i) {
-      T x = src[i];
-      r[i] = m[i] ? x : T(0);
-    }
+    for (int64_t i = first; i <= last; ++i) r[i] = T(src[i] & T(T(0) - T(m[i] != 0)));
   }
   for (int64_t i = last + 1; i < n; ++i) r[i] = other ? other[i] : T(0);
 }
@@ -131,10 +129,10 @@ template <class T, bool I1> void storeOp(const Instr& in, Frame& f) {
     uint64_t lo = p[first], hi = p[last];
     if (checkAccess(ctx, lo, hi - lo + sizeof(T))) {
       T* dst = reinterpret_cast<T*>(p[0]);
-      bool all = true;
+      int64_t off = 0;
       if (m)
-        for (int64_t i = first; i <= last; ++i) all &= m[i] != 0;
-      if (all) {
+        for (int64_t i = first; i <= last; ++i) off += m[i] == 0;
+      if (off == 0) {
         std::memcpy(dst + first, v + first, (last - first + 1) * sizeof(T));
         return;
       }

@@ -15,18 +15,93 @@
 // Kernels are tight loops over contiguous buffers: let GCC vectorize them.
 #pragma GCC optimize("O3")
 
-#include "interpreter/Runtime.h"
+#include "interpreter/ArithOps.h"
+#include "interpreter/Codecs.h"
 
 namespace tessera::interp {
 namespace {
 
 using ir::OpCode;
 
+/// In-place tree reduction of a [outer, R, inner] buffer with a known op.
+using FastReduceFn = void (*)(uint8_t* work, int64_t outer, int64_t R, int64_t inner);
+
 struct ReduceData {
   int64_t outer = 1, extent = 1, inner = 1;
   std::vector<int> bytes;  ///< per operand
   bool reverse = false;
+  FastReduceFn fast = nullptr;  ///< set when the region is one known binary op
 };
+
+/// The same pairing as the generic tree (position i with i + R/2, the odd last
+/// position carried), computed in place with the op's scalar semantics.
+template <class S, class Apply> void treeInPlace(uint8_t* bytes, int64_t outer, int64_t R, int64_t inner) {
+  S* w = reinterpret_cast<S*>(bytes);
+  while (R > 1) {
+    int64_t h = R / 2, odd = R % 2, newR = h + odd;
+    for (int64_t o = 0; o < outer; ++o) {
+      S* src = w + o * R * inner;
+      S* dst = w + o * newR * inner;
+      for (int64_t i = 0; i < h * inner; ++i) dst[i] = Apply::apply(src[i], src[h * inner + i]);
+      if (odd) std::memmove(dst + h * inner, src + (R - 1) * inner, inner * sizeof(S));
+    }
+    R = newR;
+  }
+}
+
+template <class Cd, class Op> struct FloatApply {
+  static typename Cd::S apply(typename Cd::S a, typename Cd::S b) {
+    return Cd::enc(Op::apply(Cd::dec(a), Cd::dec(b)));
+  }
+};
+template <class T, class Op> struct IntApply {
+  static T apply(T a, T b) { return Op::apply(a, b); }
+};
+
+template <class Op> FastReduceFn pickFastFloat(ir::TypeKind k) {
+  return withFloatCodec(k, []<class Cd>(Cd) -> FastReduceFn {
+    return &treeInPlace<typename Cd::S, FloatApply<Cd, Op>>;
+  });
+}
+template <class Op> FastReduceFn pickFastInt(ir::Type t) {
+  return withIntType(t, []<class T>(T) -> FastReduceFn { return &treeInPlace<T, IntApply<T, Op>>; });
+}
+
+/// A fast reducer when the combine region is `return op(arg0, arg1)`.
+FastReduceFn fastReducer(ir::Operation* op) {
+  if (op->numOperands() != 1 || op->region(0).empty()) return nullptr;
+  ir::Block& block = op->region(0).front();
+  ir::Operation* first = block.front();
+  if (!first || block.size() != 2 || first->numResults() != 1 || first->numOperands() != 2) return nullptr;
+  ir::Operation* term = first->nextOp();
+  if (term->numOperands() != 1 || term->operand(0) != first->result(0)) return nullptr;
+  ir::Value a = block.argument(0), b = block.argument(1);
+  bool inOrder = first->operand(0) == a && first->operand(1) == b;
+  bool swapped = first->operand(0) == b && first->operand(1) == a;
+  if (!inOrder && !(swapped && first->hasTrait(ir::Commutative))) return nullptr;
+  ir::Type t = first->result(0).type();
+  if (t.isTensor() || t.isPointer() || t.isInteger(1)) return nullptr;
+  using ir::OpCode;
+  using namespace ops;
+  switch (first->code()) {
+  case OpCode::AddF: return pickFastFloat<AddF>(t.kind());
+  case OpCode::MulF: return pickFastFloat<MulF>(t.kind());
+  case OpCode::MaxNumF: return pickFastFloat<MaxNumF>(t.kind());
+  case OpCode::MinNumF: return pickFastFloat<MinNumF>(t.kind());
+  case OpCode::MaximumF: return pickFastFloat<MaximumF>(t.kind());
+  case OpCode::MinimumF: return pickFastFloat<MinimumF>(t.kind());
+  case OpCode::AddI: return pickFastInt<AddI>(t);
+  case OpCode::MulI: return pickFastInt<MulI>(t);
+  case OpCode::AndI: return pickFastInt<AndI>(t);
+  case OpCode::OrI: return pickFastInt<OrI>(t);
+  case OpCode::XOrI: return pickFastInt<XOrI>(t);
+  case OpCode::MaxSI: return pickFastInt<MaxSI>(t);
+  case OpCode::MinSI: return pickFastInt<MinSI>(t);
+  case OpCode::MaxUI: return pickFastInt<MaxUI>(t);
+  case OpCode::MinUI: return pickFastInt<MinUI>(t);
+  default: return nullptr;
+  }
+}
 
 /// Copies `count` elements of `bytes` each.
 inline void copyElems(uint8_t* dst, const uint8_t* src, int64_t count, int bytes) {
@@ -54,7 +129,9 @@ void reduceOp(const Instr& in, Frame& f) {
     work[k] = ctx.scratchBuf(8 + static_cast<int>(k), total + 8);
     std::memcpy(work[k], f.slots[in.in[k]].data, total);
   }
-  if (region.laneSafe) {
+  if (rd.fast) {
+    rd.fast(work[0], outer, R, inner);
+  } else if (region.laneSafe) {
     while (R > 1) {
       int64_t h = R / 2, odd = R % 2;
       int64_t lanes = outer * h * inner;
@@ -193,6 +270,7 @@ bool buildReduction(ir::Operation* op, Instr& in, PlanBuilder& b) {
   if (region.args.size() != 2 * n || region.yields.size() != n)
     planError(op, "combine region must take " + std::to_string(2 * n) + " arguments and return " +
                       std::to_string(n) + " values");
+  if (op->is(OpCode::Reduce)) rd->fast = fastReducer(op);
   in.fn = op->is(OpCode::Reduce) ? &reduceOp : &scanOp;
   in.aux = rd.get();
   in.owned = rd;
