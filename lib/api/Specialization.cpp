@@ -53,6 +53,10 @@ static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::P
     case Arg::Kind::Tensor:
       if (!a.tensor.defined())
         throw Error("kernel '" + fn.name + "': argument '" + p.name + "' is an undefined tensor");
+      if (p.annotatedType && !p.annotatedType->empty() && (*p.annotatedType)[0] != '*' &&
+          p.annotatedType->find("pointer") == std::string::npos)
+        throw Error("kernel '" + fn.name + "': argument '" + p.name + "' is annotated as " + *p.annotatedType +
+                    " but got " + describe(a));
       s.kind = ParamSpec::Kind::Pointer;
       s.type = std::string("*") + dtype_name(a.tensor.dtype());
       s.divisibleBy16 = !noAlign && a.tensor.data_ptr() % 16 == 0;

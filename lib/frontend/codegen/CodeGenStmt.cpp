@@ -60,19 +60,25 @@ void collectAssigned(const py::StmtList& body, std::set<std::string>& out) {
   }
 }
 
-bool containsReturn(const py::StmtList& body);
-bool containsReturn(const py::Stmt& s) {
-  if (s.kind == py::StmtKind::Return) return true;
-  if (auto* i = s.as<py::If>()) return containsReturn(i->body) || containsReturn(i->orelse);
-  if (auto* f = s.as<py::For>()) return containsReturn(f->body);
-  if (auto* w = s.as<py::While>()) return containsReturn(w->body);
-  return false;
+/// The first `return` statement in `s` or nested in its blocks, or null.
+const py::Stmt* firstReturn(const py::StmtList& body);
+const py::Stmt* firstReturn(const py::Stmt& s) {
+  if (s.kind == py::StmtKind::Return) return &s;
+  if (auto* i = s.as<py::If>()) {
+    if (const py::Stmt* r = firstReturn(i->body)) return r;
+    return firstReturn(i->orelse);
+  }
+  if (auto* f = s.as<py::For>()) return firstReturn(f->body);
+  if (auto* w = s.as<py::While>()) return firstReturn(w->body);
+  return nullptr;
 }
-bool containsReturn(const py::StmtList& body) {
+const py::Stmt* firstReturn(const py::StmtList& body) {
   for (const auto& s : body)
-    if (containsReturn(*s)) return true;
-  return false;
+    if (const py::Stmt* r = firstReturn(*s)) return r;
+  return nullptr;
 }
+bool containsReturn(const py::Stmt& s) { return firstReturn(s) != nullptr; }
+bool containsReturn(const py::StmtList& body) { return firstReturn(body) != nullptr; }
 
 /// Same value (no merge needed): identical constexprs or the same IR values.
 bool sameValue(const Val& a, const Val& b) {
@@ -580,7 +586,7 @@ Flow CodeGen::genBlock(const std::vector<const py::Stmt*>& stmts, bool atTail) {
         }
         if (containsReturn(s)) {
           if (!atTail || frame().loopDepth > 0)
-            fail(s, "cannot have `return` statements inside `while` or `for` statements");
+            fail(*firstReturn(s), "cannot have `return` statements inside `while` or `for` statements");
           return g.returningIf(i, cond, rest);
         }
         g.runtimeIf(i, cond);
