@@ -61,6 +61,21 @@ double asDouble(tessera::DType dtype, const char* p, int64_t i) {
     case tessera::DType::fp32: { float f; std::memcpy(&f, p + 4 * i, 4); return f; }
     case tessera::DType::i32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
     case tessera::DType::u32: { uint32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
+    case tessera::DType::fp16: {
+      uint16_t h;
+      std::memcpy(&h, p + 2 * i, 2);
+      int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+      double v = exp == 0 ? std::ldexp(mant, -24) : exp == 31 ? INFINITY : std::ldexp(mant | 0x400, exp - 25);
+      return (h & 0x8000) ? -v : v;
+    }
+    case tessera::DType::bf16: {
+      uint16_t b;
+      std::memcpy(&b, p + 2 * i, 2);
+      uint32_t bits = uint32_t(b) << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }
     default: return 0;
   }
 }
