@@ -120,7 +120,9 @@ std::vector<BoundParam> bindArguments(const frontend::JitFunction& fn, const std
   if (args.size() > params.size())
     throw Error("kernel '" + fn.name + "' takes " + std::to_string(params.size()) + " arguments but " +
                 std::to_string(args.size()) + " were given");
-  for (const auto& [name, value] : constexprs) {
+  for (const auto& entry : constexprs) {
+    // Not a structured binding: clang < 16 cannot capture one in a lambda.
+    const std::string& name = entry.first;
     bool known = std::any_of(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
     if (!known)
       throw Error("kernel '" + fn.name + "': keyword argument '" + name +
@@ -310,7 +312,9 @@ std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std
     }
     specs[i] = parseEntry(fn, p, entries[next++]);
   }
-  for (const auto& [name, value] : constexprs) {
+  for (const auto& entry : constexprs) {
+    // Not a structured binding: clang < 16 cannot capture one in a lambda.
+    const std::string& name = entry.first;
     bool known = std::any_of(params.begin(), params.end(), [&](const auto& p) { return p.name == name; });
     if (!known) throw Error("kernel '" + fn.name + "' has no parameter named '" + name + "'");
   }
