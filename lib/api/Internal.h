@@ -35,8 +35,21 @@ struct TensorStorage {
   TensorStorage& operator=(const TensorStorage&) = delete;
 };
 
+struct CompiledKernelImpl;
+
+/// The compiled specializations of one kernel (DESIGN.md §8, in memory),
+/// keyed by detail::specializationKey.
+struct KernelCache {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<CompiledKernelImpl>> entries;
+};
+
 struct ProgramImpl {
   std::shared_ptr<frontend::SourceProgram> source;
+  /// One cache per kernel name, shared by every Kernel handle of the program
+  /// (kernels point at their program, never the other way round).
+  std::mutex cachesMutex;
+  std::map<std::string, std::shared_ptr<KernelCache>, std::less<>> caches;
 };
 
 /// A compiled specialization: the optimized Tile IR and how to pass args.
@@ -52,9 +65,7 @@ struct CompiledKernelImpl {
 struct KernelImpl {
   std::shared_ptr<ProgramImpl> program;
   const frontend::JitFunction* fn = nullptr;
-  std::mutex cacheMutex;
-  /// Specialization key -> compiled kernel (DESIGN.md §8, in memory).
-  std::map<std::string, std::shared_ptr<CompiledKernelImpl>> cache;
+  std::shared_ptr<KernelCache> cache;
 };
 
 /// Frontend DType spelling for pointer/scalar signatures ("fp32", "i32", ...).

@@ -58,6 +58,10 @@ Kernel Program::kernel(const std::string& name) const {
   auto impl = std::make_shared<detail::KernelImpl>();
   impl->program = impl_;
   impl->fn = fn;
+  std::lock_guard<std::mutex> lock(impl_->cachesMutex);
+  std::shared_ptr<detail::KernelCache>& cache = impl_->caches[name];
+  if (!cache) cache = std::make_shared<detail::KernelCache>();
+  impl->cache = cache;
   return Kernel(std::move(impl));
 }
 
@@ -99,9 +103,9 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
                                                                          const frontend::CompileOptions& options) {
   std::string key = detail::specializationKey(specs, options);
   {
-    std::lock_guard<std::mutex> lock(kernel.cacheMutex);
-    auto it = kernel.cache.find(key);
-    if (it != kernel.cache.end()) return it->second;
+    std::lock_guard<std::mutex> lock(kernel.cache->mutex);
+    auto it = kernel.cache->entries.find(key);
+    if (it != kernel.cache->entries.end()) return it->second;
   }
   frontend::CompileResult result;
   try {
@@ -118,8 +122,8 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->numWarps = options.numWarps;
   compiled->numStages = options.numStages;
   dumpStages(*compiled);
-  std::lock_guard<std::mutex> lock(kernel.cacheMutex);
-  return kernel.cache.emplace(key, compiled).first->second;
+  std::lock_guard<std::mutex> lock(kernel.cache->mutex);
+  return kernel.cache->entries.emplace(key, compiled).first->second;
 }
 
 static frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, const LaunchOptions& options) {

@@ -1,0 +1,153 @@
+//===- ApiTest.cpp - The public C++ API -----------------------------------===//
+//
+// Tensors, grids, argument binding, AOT signatures and the compile cache,
+// through tessera.h only.
+//
+//===----------------------------------------------------------------------===//
+
+#include <gtest/gtest.h>
+
+#include "tessera/tessera.h"
+
+namespace {
+
+const char* kSource = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def scale(x_ptr, y_ptr, n, factor, BLOCK: tl.constexpr = 64):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keep = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=keep) * factor, mask=keep)
+
+@triton.jit
+def fill(out_ptr, value: tl.int32, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), value, tl.int32))
+)";
+
+std::string errorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const tessera::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Tensor, ShapeStridesAndRoundTrip) {
+  tessera::Device dev = tessera::Device::interpreter();
+  std::vector<int32_t> host(3 * 5 * 7);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<int32_t>(i * 7919 % 1013) - 500;
+  tessera::Tensor t = dev.upload(host, {3, 5, 7});
+  EXPECT_EQ(t.dtype(), tessera::DType::i32);
+  EXPECT_EQ(t.numel(), 105);
+  EXPECT_EQ(t.stride(0), 35);
+  EXPECT_EQ(t.stride(1), 7);
+  EXPECT_EQ(t.stride(-1), 1);
+  EXPECT_EQ(t.nbytes(), 420u);
+  EXPECT_EQ(t.data_ptr() % 16, 0u);
+  EXPECT_EQ(t.download<int32_t>(), host);
+  EXPECT_NE(errorOf([&] { t.stride(3); }).find("out of range"), std::string::npos);
+  EXPECT_NE(errorOf([&] { t.download<double>(); }).find("does not match"), std::string::npos);
+}
+
+TEST(Tensor, ZerosAndBoolUpload) {
+  tessera::Device dev = tessera::Device::interpreter();
+  auto z = dev.zeros(tessera::DType::fp16, {9});
+  for (std::byte b : z.download_bytes()) EXPECT_EQ(b, std::byte{0});
+  auto b = dev.upload(std::vector<bool>{true, false, true}, {3});
+  EXPECT_EQ(b.dtype(), tessera::DType::i1);
+  EXPECT_EQ(b.download<uint8_t>(), (std::vector<uint8_t>{1, 0, 1}));
+}
+
+TEST(Grid, ResolvesFixedAndCallableGrids) {
+  EXPECT_EQ(tessera::Grid({4}).resolve({}), (std::vector<int64_t>{4, 1, 1}));
+  tessera::Grid g([](const tessera::Meta& m) {
+    return std::vector<int64_t>{(1000 + std::get<int64_t>(m.at("BLOCK")) - 1) / std::get<int64_t>(m.at("BLOCK")), 3};
+  });
+  EXPECT_EQ(g.resolve({{"BLOCK", int64_t(128)}}), (std::vector<int64_t>{8, 3, 1}));
+  EXPECT_NE(errorOf([] { tessera::Grid({1, 2, 3, 4}).resolve({}); }).find("1 to 3"), std::string::npos);
+}
+
+TEST(Kernel, LaunchUsesDefaultsAndGridCallables) {
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto dev = tessera::Device::interpreter();
+  int64_t n = 301;
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = 0.25f * static_cast<float>(i) - 30.f;
+  auto xt = dev.upload(x, {n});
+  auto yt = dev.empty(tessera::DType::fp32, {n});
+  tessera::Grid grid([n](const tessera::Meta& m) {
+    int64_t block = std::get<int64_t>(m.at("BLOCK"));  // the default, 64
+    return std::vector<int64_t>{(n + block - 1) / block};
+  });
+  program.kernel("scale").launch(dev, grid, {xt, yt, n, 1.5f});
+  std::vector<float> y = yt.download<float>();
+  for (int64_t i = 0; i < n; ++i) EXPECT_FLOAT_EQ(y[i], x[i] * 1.5f) << i;
+}
+
+TEST(Kernel, HandlesOfOneProgramShareTheCompileCache) {
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto a = program.kernel("scale").compile("*fp32:16, *fp32:16, i32, fp32");
+  auto b = program.kernel("scale").compile("*fp32:16, *fp32:16, i32, fp32");
+  EXPECT_EQ(a.impl(), b.impl());
+  auto c = program.kernel("scale").compile("*fp32, *fp32:16, i32, fp32");
+  EXPECT_NE(a.impl(), c.impl());
+  EXPECT_NE(a.asm_text("ttir").find("tt.func @scale"), std::string::npos);
+}
+
+TEST(Kernel, SignatureForms) {
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto k = program.kernel("fill");
+  // Non-constexpr parameters only, constexprs by name...
+  EXPECT_NE(k.compile("*i32:16, i32", {{"BLOCK", int64_t(32)}}).asm_text("ttir").find("tensor<32xi32>"),
+            std::string::npos);
+  // ...or Triton's form with the constexpr inline.
+  EXPECT_NE(k.compile("*i32:16, i32, 16").asm_text("ttir").find("tensor<16xi32>"), std::string::npos);
+  EXPECT_NE(errorOf([&] { k.compile("*i32"); }).find("has 1 entries"), std::string::npos);
+  EXPECT_NE(errorOf([&] { k.compile("*i33, i32", {{"BLOCK", int64_t(32)}}); }).find("unknown pointer element type"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.compile("*i32, i32"); }).find("missing value for constexpr parameter 'BLOCK'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.compile("*i32, i32", {{"BLOCK", int64_t(32)}, {"OTHER", int64_t(1)}}); })
+                .find("no parameter named 'OTHER'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.compile("*i32, i32", {{"BLOCK", int64_t(32)}}).asm_text("ptx"); }).find("GPU backend"),
+            std::string::npos);
+}
+
+TEST(Kernel, BindingErrorsNameKernelAndArgument) {
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto dev = tessera::Device::interpreter();
+  auto out = dev.empty(tessera::DType::i32, {32});
+  auto k = program.kernel("fill");
+  EXPECT_NE(errorOf([&] { k.launch(dev, {1}, {out}, {{"BLOCK", int64_t(32)}}); }).find("missing argument 'value'"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.launch(dev, {1}, {out, 3, 32}, {{"BLOCK", int64_t(32)}}); }).find("more than once"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.launch(dev, {1}, {out, out}, {{"BLOCK", int64_t(32)}}); }).find("annotated"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.launch(dev, {1}, {out, 3, out}); }).find("tl.constexpr parameter"), std::string::npos);
+  EXPECT_NE(errorOf([&] { k.launch(dev, {1}, {out, 3}, {{"BLOCK", int64_t(32)}}, {.num_warps = 3}); })
+                .find("num_warps"),
+            std::string::npos);
+  k.launch(dev, {1}, {out, -17}, {{"BLOCK", int64_t(32)}});
+  for (int32_t v : out.download<int32_t>()) EXPECT_EQ(v, -17);
+}
+
+TEST(Program, UnknownKernelListsKernels) {
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  EXPECT_EQ(program.kernel_names(), (std::vector<std::string>{"scale", "fill"}));
+  std::string msg = errorOf([&] { program.kernel("nope"); });
+  EXPECT_NE(msg.find("scale, fill"), std::string::npos) << msg;
+  EXPECT_NE(errorOf([] { tessera::Program::from_file("/nonexistent/k.py"); }).find("cannot open"),
+            std::string::npos);
+}
+
+TEST(Device, CudaWithoutGpuExplains) {
+  EXPECT_FALSE(errorOf([] { tessera::Device::cuda(0); }).empty());
+  EXPECT_TRUE(tessera::Device::interpreter().is_interpreter());
+}
+
+}  // namespace
