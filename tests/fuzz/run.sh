@@ -1,28 +1,70 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target with clang (build-fuzz/) and fuzzes the
-# frontend + interpreter for N seconds (default 60) from a seed corpus of
-# every test kernel. Crashes are saved as tests/fuzz/crashes/crash-*; each one
-# found becomes a regression input in tests/fuzz/regressions/ (replayed by
-# ctest through unit tests). Exits non-zero when the fuzzer finds a bug.
+# Builds the libFuzzer target with clang 14 + ASan/UBSan (build-fuzz/) and
+# fuzzes the frontend, code generator, passes and interpreter for N seconds
+# (default 60) from a seed corpus of every test kernel, with a dictionary of
+# Triton/Python tokens (tests/fuzz/triton.dict). Output is a few lines; the
+# full log is build-fuzz/fuzz.log. A crash, sanitizer report, timeout or OOM
+# is saved as tests/fuzz/crashes/<kind>-<sha1> and the script exits non-zero.
+# Each one found becomes, once minimized and fixed, an input in
+# tests/fuzz/regressions/ (replayed by unit_api's FuzzRegressions test):
 #
-#   bash tests/fuzz/run.sh [SECONDS]
+#   build-fuzz/tests/fuzz/fuzz_frontend -minimize_crash=1 -runs=20000 \
+#       -exact_artifact_path=tests/fuzz/regressions/NAME.py tests/fuzz/crashes/crash-...
+#
+#   bash tests/fuzz/run.sh [SECONDS]        (TESSERA_FUZZ_JOBS=N for ninja -jN)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 build=build-fuzz
+jobs=${TESSERA_FUZZ_JOBS:-$(nproc)}
+cxx=${TESSERA_FUZZ_CXX:-clang++-14}
+cc=${TESSERA_FUZZ_CC:-clang-14}
+log=$build/fuzz.log
+
+fail() {
+  echo "fuzz: $1 (last lines of $2):" >&2
+  tail -n 25 "$2" >&2
+  exit 1
+}
+
+mkdir -p $build
 if [ ! -f $build/build.ninja ]; then
-  CC=clang-14 CXX=clang++-14 cmake -G Ninja -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+  CC=$cc CXX=$cxx cmake -G Ninja -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTESSERA_BUILD_TESTS=OFF -DTESSERA_BUILD_FUZZERS=ON \
-    -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+    -DCMAKE_CXX_FLAGS="$sanitize -fsanitize=fuzzer-no-link" \
+    -DCMAKE_EXE_LINKER_FLAGS="$sanitize" \
+    -DCMAKE_SHARED_LINKER_FLAGS="$sanitize" >$build/configure.log 2>&1 ||
+    { rm -f $build/build.ninja; fail "configuring $build with $cxx failed" $build/configure.log; }
 fi
-ninja -C $build -j"$(nproc)" fuzz_frontend >/dev/null
+ninja -C $build -j"$jobs" fuzz_frontend >$build/build.log 2>&1 ||
+  fail "building fuzz_frontend failed" $build/build.log
+
 corpus=$build/corpus
 mkdir -p "$corpus" tests/fuzz/crashes
-find tests examples -name '*.py' -size -16k -exec cp {} "$corpus"/ \;
-echo "== fuzzing the frontend + interpreter for ${seconds}s"
-ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
+find tests examples -name '*.py' -size -16k -not -path 'tests/fuzz/crashes/*' -exec cp {} "$corpus"/ \;
+cp lib/frontend/prelude/tl_prelude.py "$corpus"/ 2>/dev/null || true
+
+echo "fuzz: ${seconds}s of the frontend + interpreter from $(ls "$corpus" | wc -l) inputs"
+# -close_fd_mask=1: kernels' device_print/static_print go to stdout; libFuzzer
+# and the sanitizers report on stderr.
+status=0
+ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:handle_abort=1 \
+UBSAN_OPTIONS=print_stacktrace=1 \
   $build/tests/fuzz/fuzz_frontend "$corpus" tests/fuzz/regressions \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-  -artifact_prefix=tests/fuzz/crashes/ -print_final_stats=1 2>&1 | tail -n 12
+  -dict=tests/fuzz/triton.dict -max_total_time="$seconds" -timeout=10 \
+  -rss_limit_mb=2048 -max_len=16384 -close_fd_mask=1 -print_final_stats=1 \
+  -artifact_prefix=tests/fuzz/crashes/ >"$log" 2>&1 || status=$?
+
+if [ "$status" -ne 0 ]; then
+  echo "fuzz: FAILED (exit $status); full log: $log" >&2
+  # The sanitizer's headline, the first frames in Tessera and the artifact.
+  grep -m 3 -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error:|ALARM|.*out-of-memory)' "$log" >&2 || true
+  grep -m 4 -E '^ +#[0-9]+ .* in tessera::' "$log" | sed -E 's/^ +#[0-9]+ 0x[0-9a-f]+ in //' | cut -c1-160 >&2 || true
+  grep -m 1 -E 'Test unit written to' "$log" >&2 || true
+  exit "$status"
+fi
+awk '/^Done [0-9]+ runs/ {runs = $2; secs = $5}
+     /^stat::new_units_added:/ {added = $2}
+     /^stat::peak_rss_mb:/ {rss = $2}
+     END {printf "fuzz: ok: %s runs in %ss, %s new corpus units, peak RSS %s MB\n", runs, secs, added, rss}' "$log"
