@@ -18,10 +18,11 @@ void CodeGen::checkShape(const std::vector<int64_t>& shape, const char* what) {
   for (int64_t d : shape) {
     if (d <= 0 || (d & (d - 1)) != 0)
       fail(std::string(what) + ": shape " + shapeToString(shape) + " has a dimension that is not a power of 2");
-    numel *= d;
-    if (numel > kMaxTensorNumel)
+    // Compare before multiplying: a dimension up to 2^62 would overflow.
+    if (d > kMaxTensorNumel / numel)
       fail(std::string(what) + ": shape " + shapeToString(shape) + " has more than " +
            std::to_string(kMaxTensorNumel) + " elements");
+    numel *= d;
   }
 }
 
@@ -55,7 +56,11 @@ static Val extractScalar(CodeGen& cg, const Val& v) {
 Val CodeGen::reshape(const Val& v, const std::vector<int64_t>& shape, bool canReorder) {
   Val t = tensorArg(v, "reshape input");
   int64_t numel = 1;
-  for (int64_t d : shape) numel *= d;
+  for (int64_t d : shape) {
+    // Shapes are user constexprs: a product past int64 cannot match the
+    // input, and checkShape names the bad dimension or the size.
+    if (__builtin_mul_overflow(numel, d, &numel)) checkShape(shape, "reshape");
+  }
   if (numel != t.numel())
     fail("reshape: cannot reshape a tensor of shape " + shapeToString(t.shape) + " (" + std::to_string(t.numel()) +
          " elements) to " + shapeToString(shape) + " (" + std::to_string(numel) + " elements)");

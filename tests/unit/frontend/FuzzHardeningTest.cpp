@@ -1,0 +1,39 @@
+//===- FuzzHardeningTest.cpp - Inputs the fuzzer found, per frontend rule -===//
+//
+// Each case once reached undefined behaviour or a crash in the code generator
+// (tests/fuzz/regressions/ keeps the raw inputs); here the diagnostic and its
+// position are checked. The kernel body starts on line 5.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+namespace tessera::frontend::test {
+namespace {
+
+std::string kernel(const std::string& body) {
+  return "import triton.language as tl\nimport triton\n@triton.jit\ndef k(P):\n" + body;
+}
+
+// Shape products overflowed int64 before the element limit was checked.
+TEST(FuzzHardening, ReshapeToHugeNegativeDims) {
+  std::string err = compileError(kernel("    x = tl.reshape(tl.zeros((16,), tl.int8), (-(1 << 62), -4))\n"), "k",
+                                 "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: reshape: shape [-4611686018427387904, -4] has a dimension that is not a power"),
+            std::string::npos)
+      << err;
+}
+
+TEST(FuzzHardening, ShapeProductPastInt64) {
+  std::string err = compileError(kernel("    x = tl.zeros((2, 1 << 62), tl.int8)\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: tl.full: shape [2, 4611686018427387904] has more than 1048576 elements"),
+            std::string::npos)
+      << err;
+  err = compileError(kernel("    x = tl.reshape(tl.zeros((16,), tl.int8), (1 << 62, 1 << 62))\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: reshape: shape [4611686018427387904, 4611686018427387904] has more than"),
+            std::string::npos)
+      << err;
+}
+
+}  // namespace
+}  // namespace tessera::frontend::test
