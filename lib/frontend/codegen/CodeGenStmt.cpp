@@ -7,15 +7,18 @@
 //                   the remaining statements.
 //   runtime if      scf.if; variables assigned in both branches (or live
 //                   before and assigned in one) become results and must keep
-//                   their type; variables defined in one branch only are
-//                   undefined afterwards.
+//                   their type (differing constexpr numbers become tensors,
+//                   as Triton makes every assigned number a tensor);
+//                   variables defined in one branch only are undefined
+//                   afterwards.
 //   early return    a runtime `if` containing `return` takes the remaining
 //                   statements of the function into both branches, so every
 //                   path ends in a return and the returned values become the
 //                   scf.if results: tt.return stays the last op of the body.
 //   for / while     scf.for / scf.while; variables assigned in the body that
-//                   exist before the loop are loop-carried (constexpr numbers
-//                   are converted to tensors) and must keep their type.
+//                   exist before the loop are loop-carried (constexpr numbers,
+//                   also inside tuples, are converted to tensors) and must
+//                   keep their type.
 //   static_range    unrolled, the induction variable is a constexpr.
 //
 //===----------------------------------------------------------------------===//
@@ -103,6 +106,36 @@ bool sameType(const Val& a, const Val& b) {
     return true;
   }
   return a.kind == b.kind && a.sameConst(b);
+}
+
+/// Triton turns every number assigned to a variable into a tensor (int32,
+/// fp32, ... by value); Tessera keeps them as constexprs until control flow
+/// merges them. This makes the numbers in `v` (also inside tuples) tensors,
+/// created at the builder's current insertion point.
+Val materializeNumbers(CodeGen& cg, const Val& v) {
+  if (v.isNumber()) return cg.toTensor(v);
+  if (v.isTuple()) {
+    std::vector<Val> elems;
+    for (const auto& e : v.elems) elems.push_back(materializeNumbers(cg, e));
+    return Val::tuple(std::move(elems));
+  }
+  return v;
+}
+
+/// `now` (a value at the end of a loop body) with its numbers turned into
+/// tensors wherever `init` (the loop-carried value) holds a scalar tensor of
+/// the number's literal type.
+Val matchCarriedNumbers(CodeGen& cg, const Val& now, const Val& init) {
+  if (now.isNumber() && init.isTensor() && !init.isBlock()) {
+    Val t = cg.toTensor(now);
+    return t.dtype == init.dtype ? t : now;
+  }
+  if (now.isTuple() && init.isTuple() && now.elems.size() == init.elems.size()) {
+    std::vector<Val> elems;
+    for (size_t k = 0; k < now.elems.size(); ++k) elems.push_back(matchCarriedNumbers(cg, now.elems[k], init.elems[k]));
+    return Val::tuple(std::move(elems));
+  }
+  return now;
 }
 
 std::vector<ir::Value> irValues(const std::vector<Val>& leaves) {
@@ -193,10 +226,19 @@ struct StmtGen {
         cg.frame().locals.erase(name);
         continue;
       }
-      const Val& ev = eit->second;
+      Val ev = eit->second;
       if (sameValue(tv, ev)) {
         cg.frame().locals[name] = tv;
         continue;
+      }
+      // Differing numbers (x = 1 / x = 2, or x = 0 before and x = n in one
+      // branch) are tensors in Triton: make them tensors in their branch.
+      {
+        ir::OpBuilder::InsertionGuard g(cg.b_);
+        cg.b_.setInsertionPointToEnd(thenB);
+        tv = materializeNumbers(cg, tv);
+        cg.b_.setInsertionPointToEnd(elseB);
+        ev = materializeNumbers(cg, ev);
       }
       if (!sameType(tv, ev))
         cg.fail(s, "mismatched type for '" + name + "' between then block (" + tv.typeName() + ") and else block (" +
@@ -280,8 +322,7 @@ struct StmtGen {
     for (const auto& name : assigned) {
       auto it = cg.frame().locals.find(name);
       if (it == cg.frame().locals.end()) continue;
-      Val v = it->second;
-      if (v.isNumber()) v = cg.toTensor(v);
+      Val v = materializeNumbers(cg, it->second);
       if (v.isConstexpr()) continue;  // None, dtypes, functions: not carried
       out.emplace_back(name, v);
     }
@@ -306,11 +347,7 @@ struct StmtGen {
       auto it = cg.frame().locals.find(name);
       if (it == cg.frame().locals.end())
         cg.fail(loop, "loop-carried variable '" + name + "' is undefined at the end of the loop body");
-      Val now = it->second;
-      if (now.isNumber() && init.isTensor() && !init.isBlock()) {
-        Val t = cg.toTensor(now);
-        if (t.dtype == init.dtype) now = t;
-      }
+      Val now = matchCarriedNumbers(cg, it->second, init);
       if (!sameType(now, init))
         cg.fail(loop, "loop-carried variable '" + name + "' has initial type " + init.typeName() +
                           " but is re-assigned to " + now.typeName() + " in the loop");
