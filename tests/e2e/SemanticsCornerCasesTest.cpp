@@ -3,7 +3,7 @@
 // kernels/corner_cases.py: one test per group of rules of
 // LANGUAGE_CHECKLIST.md §1-§3 (weak literals, mixed signedness, comparisons
 // without weak typing, integer and float division, float promotion,
-// reduction dtypes, loads/stores that cast, where, shape
+// maximum/minimum, reduction dtypes, loads/stores that cast, where, shape
 // compositions, casts, control flow, 3-D grids). The kernels check result
 // dtypes with tl.static_assert; the values are compared here with plain C++.
 //
@@ -125,6 +125,48 @@ TEST(SemanticsCornerCases, FloatPromotionAndWeakFloatLiterals) {
     want[5 * kB + i] = roundHalf(hf[i] + static_cast<float>(i));
   }
   expectSameBits(out.download<float>(), want, "fp16 + 0.1, fp16 < 0.1, bf16 + bf16, bf16 + fp16, fp16 / 3, fp16 + int32");
+}
+
+TEST(SemanticsCornerCases, MaximumMinimumPromotionAndNaNs) {
+  E2E_RNG(rng);
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  auto x = rng.floats(kB, 1, 100), y = rng.floats(kB, -100, -1);
+  for (int64_t i = 0; i < kB; i += 2) std::swap(x[i], y[i]);
+  x[1] = nan;
+  y[3] = nan;
+  x[5] = nan;
+  y[5] = nan;
+  auto a = rng.ints<int8_t>(kB, -128, 127);
+  a[0] = -128;
+  a[1] = 127;
+  a[2] = 100;
+  auto bff = rng.floats(kB, -50, 50);
+  for (auto& v : bff) v = roundBf16(v);
+  auto out = dev().zeros(DType::fp32, {7 * kB});
+  auto iout = dev().zeros(DType::i32, {3 * kB});
+  kernel(kFile, "maximum_minimum")
+      .launch(dev(), {1},
+              {dev().upload(x, {kB}), dev().upload(y, {kB}), dev().upload(a, {kB}), uploadAs(DType::bf16, bff, {kB}),
+               out, iout},
+              {{"BLOCK", kB}});
+  std::vector<float> want(7 * kB);
+  std::vector<int32_t> wantI(3 * kB);
+  for (int64_t i = 0; i < kB; ++i) {
+    bool anyNan = std::isnan(x[i]) || std::isnan(y[i]);
+    want[i] = std::fmax(x[i], y[i]);
+    want[kB + i] = std::fmin(x[i], y[i]);
+    want[2 * kB + i] = anyNan ? nan : std::max(x[i], y[i]);
+    want[3 * kB + i] = anyNan ? nan : std::min(x[i], y[i]);
+    want[4 * kB + i] = std::max(bff[i], bff[i] * 2);
+    want[5 * kB + i] = std::min(10.5f, std::max(-10.5f, static_cast<float>(a[i])));
+    want[6 * kB + i] = std::min(20.0f, std::max(-20.0f, bff[i]));
+    wantI[i] = std::max<int32_t>(a[i], 100);
+    uint8_t ua = static_cast<uint8_t>(a[i]);
+    wantI[kB + i] = std::min<uint8_t>(ua, static_cast<uint8_t>(ua + 100));
+    wantI[2 * kB + i] = std::max<int8_t>(a[i], static_cast<int8_t>(-a[i]));
+  }
+  expectClose(out.download<float>(), want, 0, 0, "maxnum, minnum, maximum(ALL), minimum(ALL), bf16 maximum, clamp");
+  expectEqual(iout.download<int32_t>(), wantI, "int maximum/minimum");
 }
 
 TEST(SemanticsCornerCases, ReductionResultDtypes) {

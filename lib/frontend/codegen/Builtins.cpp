@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <tuple>
 #include <unordered_map>
 
 #include "CodeGen.h"
@@ -201,14 +202,21 @@ std::vector<Builtin> makeTable() {
        [](CodeGen& cg, BoundArgs& a) { return cg.minMax(false, a[0], a[1], cg.constInt(a[2], "propagate_nan") != 0); }},
       {"tl.clamp", {R("x"), R("min"), R("max"), O("propagate_nan", Val::integer(BigInt(0)))},
        [](CodeGen& cg, BoundArgs& a) {
-         Val x = cg.tensorArg(a[0], "tl.clamp");
-         if (!x.dtype.isFloat()) cg.fail("tl.clamp: expected a floating-point tensor, got " + x.dtype.name());
-         auto [x1, lo] = cg.arithOperands(x, a[1], false, false, "clamp");
-         auto [x2, hi] = cg.arithOperands(x1, a[2], false, false, "clamp");
-         auto [lo2, hi2] = cg.broadcastPair(lo, hi);
-         auto [x3, lo3] = cg.broadcastPair(x2, lo2);
-         auto [x4, hi3] = cg.broadcastPair(x3, hi2);
-         lo3 = cg.broadcastTo(lo3, x4.shape);
+         // Like Triton: all three become tensors (no weak literals), bf16 is
+         // promoted to fp32, then (min, max), (x, min), (x, max) are
+         // promoted pairwise; only the promoted x must be a float.
+         auto operand = [&](const Val& v) {
+           Val t = cg.toTensor(v);
+           return t.dtype.isBF16() ? cg.cast(t, ScalarKind::FP32) : t;
+         };
+         Val x = operand(a[0]), lo = operand(a[1]), hi = operand(a[2]);
+         std::tie(lo, hi) = cg.arithOperands(lo, hi, false, false, "clamp");
+         std::tie(x, lo) = cg.arithOperands(x, lo, false, false, "clamp");
+         std::tie(x, hi) = cg.arithOperands(x, hi, false, false, "clamp");
+         if (!x.dtype.isFloat()) cg.fail("tl.clamp: only floating-point clamp is supported, got " + x.dtype.name());
+         Val x4 = x;
+         Val lo3 = cg.broadcastTo(cg.cast(lo, x.dtype), x.shape);
+         Val hi3 = cg.broadcastTo(hi, x.shape);
          ir::AttrMap attrs;
          attrs["propagate_nan"] = cg.constInt(a[3], "propagate_nan") != 0;
          return cg.make(OpCode::ClampF, x4.dtype, x4.shape, {x4.value, lo3.value, hi3.value}, std::move(attrs));

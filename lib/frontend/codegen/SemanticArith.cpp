@@ -11,7 +11,8 @@
 //               `%` refuse mixed signedness
 //   operators   `/` always float, `//` ints only (divsi/divui, truncation),
 //               `%` srem/urem/frem, shifts by signedness, comparisons without
-//               weak typing, pointer arithmetic via tt.addptr
+//               weak typing, pointer arithmetic via tt.addptr; maximum,
+//               minimum (and clamp) without weak typing, bf16 -> fp32
 //   casts       cast(): fp16/bf16 via fp32, rounding modes, bitcasts,
 //               int1 via != 0, pointers
 //
@@ -428,9 +429,11 @@ Val CodeGen::logicalAndOr(bool isAnd, const Val& a, const Val& b) {
 }
 
 Val CodeGen::minMax(bool isMax, const Val& a0, const Val& b0, bool propagateNan) {
-  Val a = a0, b = b0;
-  if (a.isTensor() && a.dtype.isBF16()) a = cast(a, ScalarKind::FP32);
-  if (b.isTensor() && b.dtype.isBF16()) b = cast(b, ScalarKind::FP32);
+  // tl.maximum/minimum turn literals into tensors first (no weak typing:
+  // maximum(int8, 1) is int32, maximum(fp16, 0.0) is fp32); bf16 -> fp32.
+  Val a = toTensor(a0), b = toTensor(b0);
+  if (a.dtype.isBF16()) a = cast(a, ScalarKind::FP32);
+  if (b.dtype.isBF16()) b = cast(b, ScalarKind::FP32);
   auto [x, y] = arithOperands(a, b, false, false, isMax ? "maximum" : "minimum");
   OpCode code;
   if (x.dtype.isFloat())

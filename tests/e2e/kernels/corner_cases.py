@@ -1,6 +1,6 @@
 """Corner cases of Triton 3.6's typing and semantics (LANGUAGE_CHECKLIST.md
 §1-§3): weak literals, mixed signedness, comparisons without weak typing,
-reductions' result dtypes, loads and stores that
+maximum/minimum promotion, reductions' result dtypes, loads and stores that
 cast, shape compositions, casts and control flow. Result dtypes are checked
 with tl.static_assert (a wrong dtype fails the compile); values are stored
 and compared with C++ expectations by SemanticsCornerCasesTest.cpp."""
@@ -109,6 +109,37 @@ def float_promotion(h_ptr, bf_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + 3 * BLOCK + offs, (bf + h).to(tl.float32))
     tl.store(out_ptr + 4 * BLOCK + offs, h / 3)
     tl.store(out_ptr + 5 * BLOCK + offs, (h + offs).to(tl.float32))
+
+
+@triton.jit
+def maximum_minimum(x_ptr, y_ptr, i8_ptr, bf_ptr, out_ptr, iout_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)  # fp32, with NaNs
+    y = tl.load(y_ptr + offs)  # fp32, with NaNs
+    a = tl.load(i8_ptr + offs)  # int8
+    bf = tl.load(bf_ptr + offs)  # bf16
+    h = x.to(tl.float16)
+    # maximum/minimum turn literals into tensors first: no weak typing.
+    tl.static_assert(tl.maximum(a, 1).dtype == tl.int32)
+    tl.static_assert(tl.minimum(a, a).dtype == tl.int8)
+    tl.static_assert(tl.maximum(h, 0.0).dtype == tl.float32)
+    tl.static_assert(tl.maximum(h, h).dtype == tl.float16)
+    tl.static_assert(tl.maximum(bf, bf).dtype == tl.float32)
+    tl.static_assert(tl.minimum(bf, 2).dtype == tl.float32)
+    tl.store(out_ptr + 0 * BLOCK + offs, tl.maximum(x, y))
+    tl.store(out_ptr + 1 * BLOCK + offs, tl.minimum(x, y))
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 3 * BLOCK + offs, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 4 * BLOCK + offs, tl.maximum(bf, bf * 2))
+    # clamp: literals are tensors too, and ints promote with float bounds.
+    tl.static_assert(tl.clamp(h, 0.0, 1.0).dtype == tl.float32)
+    tl.static_assert(tl.clamp(bf, bf, bf).dtype == tl.float32)
+    tl.static_assert(tl.clamp(a, -10.5, 10.5).dtype == tl.float32)
+    tl.store(out_ptr + 5 * BLOCK + offs, tl.clamp(a, -10.5, 10.5))
+    tl.store(out_ptr + 6 * BLOCK + offs, tl.clamp(bf, -20, 20.0))
+    tl.store(iout_ptr + 0 * BLOCK + offs, tl.maximum(a, 100))
+    tl.store(iout_ptr + 1 * BLOCK + offs, tl.minimum(a.to(tl.uint8), a.to(tl.uint8) + 100).to(tl.int32))
+    tl.store(iout_ptr + 2 * BLOCK + offs, tl.maximum(a, -a).to(tl.int32))
 
 
 @triton.jit
