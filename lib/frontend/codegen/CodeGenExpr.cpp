@@ -91,7 +91,13 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
       }
       fail(at, "dtype has no attribute '" + attr + "'");
     }
-    case Val::Kind::Int: case Val::Kind::Float: case Val::Kind::Bool: case Val::Kind::Str: case Val::Kind::None:
+    case Val::Kind::Str:
+      if (attr == "value") return v;
+      // A dtype passed from the host arrives as the string naming it; it has
+      // the attributes and methods of the dtype object.
+      if (auto t = DType::fromName(v.s)) return getAttr(Val::dtypeOf(*t), attr, at);
+      break;
+    case Val::Kind::Int: case Val::Kind::Float: case Val::Kind::Bool: case Val::Kind::None:
       if (attr == "value") return v;
       break;
     default: break;
