@@ -126,6 +126,7 @@ std::vector<int64_t> CodeGen::broadcastShapes(const std::vector<int64_t>& a, con
       fail("incompatible dimensions at index " + std::to_string(k) + ": " + std::to_string(x[k]) + " and " +
            std::to_string(y[k]));
   }
+  checkShape(out, "broadcast");  // [N, 1] with [1, N] may exceed the element limit
   return out;
 }
 

@@ -49,6 +49,7 @@ Val CodeGen::dot(const Val& a0, const Val& b0, const Val& acc0, const Val& input
   }
   std::vector<int64_t> shape = a.shape;
   shape[rank - 1] = N;
+  checkShape(shape, "tl.dot");  // M x N may exceed the limit that M x K and K x N meet
   Val acc;
   if (acc0.isNone()) {
     acc = constantInt(ret, 0, shape);

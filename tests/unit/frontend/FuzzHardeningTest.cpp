@@ -35,5 +35,31 @@ TEST(FuzzHardening, ShapeProductPastInt64) {
       << err;
 }
 
+// Results larger than their operands: [2^20, 1] + [1, 2^20] had 2^40 elements
+// and the interpreter tried to allocate them; so had a [2^16, 16] x [16, 2^16]
+// dot.
+TEST(FuzzHardening, BroadcastResultOverElementLimit) {
+  std::string err =
+      compileError(kernel("    x = tl.zeros((1 << 20, 1), tl.int8) + tl.zeros((1, 1 << 20), tl.int8)\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: broadcast: shape [1048576, 1048576] has more than 1048576 elements"),
+            std::string::npos)
+      << err;
+  err = compileError(
+      kernel("    x = tl.where(tl.zeros((1024, 1), tl.int1), tl.zeros((1, 2048), tl.int8), 0)\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: broadcast: shape [1024, 2048] has more than"), std::string::npos) << err;
+}
+
+TEST(FuzzHardening, DotResultOverElementLimit) {
+  std::string err = compileError(
+      kernel("    x = tl.dot(tl.zeros((65536, 16), tl.float16), tl.zeros((16, 65536), tl.float16))\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: tl.dot: shape [65536, 65536] has more than 1048576 elements"),
+            std::string::npos)
+      << err;
+  // The limit itself is fine.
+  EXPECT_EQ(compileError(kernel("    x = tl.dot(tl.zeros((1024, 16), tl.float16), tl.zeros((16, 1024), tl.float16))\n"),
+                         "k", "*fp32"),
+            "");
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
