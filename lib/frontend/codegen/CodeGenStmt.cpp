@@ -296,6 +296,14 @@ struct StmtGen {
       cg.b_.setInsertionPointToEnd(elseB);
       ev = cg.cast(cg.toTensor(ev), tv.dtype);
     }
+    // Triton returns numbers as tensors: `return 1` / `return 2` merge.
+    if (!sameType(tv, ev) && !sameValue(tv, ev)) {
+      ir::OpBuilder::InsertionGuard g(cg.b_);
+      cg.b_.setInsertionPointToEnd(thenB);
+      tv = materializeNumbers(cg, tv);
+      cg.b_.setInsertionPointToEnd(elseB);
+      ev = materializeNumbers(cg, ev);
+    }
     if (!sameType(tv, ev) && !sameValue(tv, ev))
       cg.fail(s, "mismatched return types: " + tv.typeName() + " in one branch and " + ev.typeName() + " in the other");
     std::vector<Val> tl, el;

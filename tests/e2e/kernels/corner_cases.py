@@ -396,6 +396,13 @@ def grid_3d(out_ptr):
 
 
 @triton.jit
+def _sign_code(n):
+    if n > 3:
+        return 1
+    return -1
+
+
+@triton.jit
 def assigned_numbers_merge(out_ptr, n):
     # Numbers assigned to variables are int32/fp32 tensors in Triton, so
     # differing numbers merge at a runtime if, also inside tuples, and
@@ -432,3 +439,5 @@ def assigned_numbers_merge(out_ptr, n):
         w = (w[0] + k, w[1] * 3, w[2] * 0.5)
     tl.store(out_ptr + 6, w[0] * 1000 + w[1])
     tl.store(out_ptr + 7, (w[2] * 1024).to(tl.int32))
+    # Returned numbers are tensors too: early returns of 1 / -1 merge.
+    tl.store(out_ptr + 8, _sign_code(n))
