@@ -234,17 +234,17 @@ TEST(SemanticsCornerCases, LoadsAndStoresCastToThePointee) {
   for (auto& v : bools) v = static_cast<uint8_t>(rng.integer(0, 2));  // 2: any non-zero byte is true
   auto out8 = dev().zeros(DType::i8, {kB});
   auto outu8 = dev().zeros(DType::u8, {kB});
-  auto out32 = dev().zeros(DType::i32, {4 * kB});
+  auto out32 = dev().zeros(DType::i32, {5 * kB});
   auto outh = dev().zeros(DType::fp16, {kB});
-  auto outb = dev().zeros(DType::i1, {2 * kB});
+  auto outb = dev().zeros(DType::i1, {3 * kB});
   kernel(kFile, "loads_and_stores_cast")
       .launch(dev(), {1},
               {dev().upload(a, {kB}), dev().upload(f, {kB}), dev().upload(bools.data(), DType::i1, {kB}), out8, outu8,
                out32, outh, outb, n},
               {{"BLOCK", kB}});
   std::vector<int8_t> w8(kB);
-  std::vector<uint8_t> wu8(kB), wb(2 * kB);
-  std::vector<int32_t> w32(4 * kB);
+  std::vector<uint8_t> wu8(kB), wb(3 * kB);
+  std::vector<int32_t> w32(5 * kB);
   std::vector<uint16_t> wh(kB);
   for (int64_t i = 0; i < kB; ++i) {
     w32[i] = i < n ? a[i] : -1;       // other=-1.7 -> int8 -1
@@ -255,7 +255,9 @@ TEST(SemanticsCornerCases, LoadsAndStoresCastToThePointee) {
     wu8[i] = static_cast<uint8_t>(i - 3);
     wh[i] = floatToHalf(f[i]);
     wb[i] = f[i] > 0;
-    wb[kB + i] = i != 0;
+    wb[kB + i] = static_cast<uint8_t>(i + 250);  // int32 -> int8 bytes
+    wb[2 * kB + i] = 0;                            // 0.5 -> int8 0
+    w32[4 * kB + i] = i < 4 ? bools[i] != 0 : 0;   // other=0.5 -> int8 0 -> false
   }
   expectEqual(out32.download<int32_t>(), w32, "masked loads with other, scalar store, int1 load");
   expectEqual(out8.download<int8_t>(), w8, "fp32 stored to int8");

@@ -89,8 +89,15 @@ Val CodeGen::load(const Val& ptr0, const Val& mask, const Val& other, const Val&
   if (!boundaryCheck.isNone() && !(boundaryCheck.isTuple() && boundaryCheck.elems.empty()))
     fail("tl.load: boundary_check is only supported for block pointers");
   if (mask.isNone() && !other.isNone()) fail("tl.load: `other` cannot be provided without `mask`");
-  const DType elem = ptr.dtype.pointee();
+  DType elem = ptr.dtype.pointee();
   if (elem.isPtr() && elem.isBlockPtr()) fail("tl.load: unsupported pointee type " + elem.name());
+  // Like Triton, int1 data is loaded through an int8 pointer (`other` cast
+  // to int8) and then compared with 0.
+  bool isBool = elem.isInt1();
+  if (isBool) {
+    elem = ScalarKind::I8;
+    ptr = cast(ptr, DType::pointer(elem, ptr.dtype.isConstPtr(), ptr.dtype.addressSpace()));
+  }
   std::vector<ir::Value> operands = {ptr.value};
   if (!mask.isNone()) {
     operands.push_back(maskArg(*this, fn, mask, ptr).value);
@@ -99,7 +106,8 @@ Val CodeGen::load(const Val& ptr0, const Val& mask, const Val& other, const Val&
       operands.push_back(toPointerShape(*this, fn, "other", o, ptr).value);
     }
   }
-  return make(OpCode::Load, elem, ptr.shape, operands, std::move(attrs));
+  Val loaded = make(OpCode::Load, elem, ptr.shape, operands, std::move(attrs));
+  return isBool ? cast(loaded, ScalarKind::I1) : loaded;
 }
 
 void CodeGen::store(const Val& ptr0, const Val& value, const Val& mask, const Val& boundaryCheck,
@@ -124,6 +132,10 @@ void CodeGen::store(const Val& ptr0, const Val& value, const Val& mask, const Va
   }
   if (!boundaryCheck.isNone() && !(boundaryCheck.isTuple() && boundaryCheck.elems.empty()))
     fail("tl.store: boundary_check is only supported for block pointers");
+  // Like Triton, int1 data is stored through an int8 pointer: the value is
+  // cast to int8 (an int32 5 stores the byte 5, a float 0.5 the byte 0).
+  if (ptr.dtype.pointee().isInt1())
+    ptr = cast(ptr, DType::pointer(ScalarKind::I8, false, ptr.dtype.addressSpace()));
   v = toPointerShape(*this, fn, "value", cast(v, ptr.dtype.pointee()), ptr);
   std::vector<ir::Value> operands = {ptr.value, v.value};
   if (!mask.isNone()) operands.push_back(maskArg(*this, fn, mask, ptr).value);

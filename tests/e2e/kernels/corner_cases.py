@@ -205,7 +205,11 @@ def loads_and_stores_cast(i8_ptr, f_ptr, b_ptr, out8_ptr, outu8_ptr, out32_ptr, 
     tl.static_assert(b.dtype == tl.int1)
     tl.store(out32_ptr + 3 * BLOCK + offs, b.to(tl.int32))
     tl.store(outb_ptr + offs, f > 0)
-    tl.store(outb_ptr + BLOCK + offs, offs)  # int32 -> int1 is != 0
+    # ... through an int8 pointer: other values are cast to int8, not != 0.
+    tl.store(outb_ptr + BLOCK + offs, offs + 250)
+    tl.store(outb_ptr + 2 * BLOCK + offs, f * 0 + 0.5)
+    d = tl.load(b_ptr + offs, mask=offs < 4, other=0.5)  # other -> int8 0
+    tl.store(out32_ptr + 4 * BLOCK + offs, d.to(tl.int32))
 
 
 @triton.jit
