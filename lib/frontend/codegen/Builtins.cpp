@@ -103,6 +103,8 @@ Val devicePrint(CodeGen& cg, std::string prefix, const std::vector<Val>& args, b
   std::vector<int64_t> isSigned;
   for (const auto& x : args) {
     Val t = cg.tensorArg(x, "tl.device_print argument");
+    // A block pointer has no elements to print (the interpreter read none).
+    if (t.dtype.isBlockPtr()) cg.fail("tl.device_print: cannot print a block pointer; load from it first");
     values.push_back(t.value);
     isSigned.push_back(t.dtype.isSigned() ? 1 : 0);
   }

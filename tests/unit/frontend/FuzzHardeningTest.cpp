@@ -61,5 +61,16 @@ TEST(FuzzHardening, DotResultOverElementLimit) {
             "");
 }
 
+// The interpreter printed a block pointer by copying its zero-byte storage
+// from a null pointer.
+TEST(FuzzHardening, DevicePrintOfBlockPointer) {
+  std::string err = compileError(
+      kernel("    b = tl.make_block_ptr(P, (16,), (1,), (0,), (16,), (0,))\n    tl.device_print(\"b\", b)\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:6:5: error: tl.device_print: cannot print a block pointer"), std::string::npos) << err;
+  err = compileError(kernel("    b = tl.make_block_ptr(P, (16,), (1,), (0,), (16,), (0,))\n    print(\"b\", b)\n"), "k",
+                     "*fp32");
+  EXPECT_NE(err.find("k.py:6:5: error: tl.device_print: cannot print a block pointer"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
