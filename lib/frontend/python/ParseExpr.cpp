@@ -139,10 +139,11 @@ ExprPtr Parser::parseNamedExpression() {
 ExprPtr Parser::parseExpression() {
   DepthGuard g(*this);
   if (atKw("lambda")) return parseLambda();
+  const Token first = tok();
   ExprPtr body = parseDisjunction();
   if (!atKw("if")) return body;
   // A trailing `if` without `else` is a syntax error in an expression.
-  auto e = startAt<IfExp>(*body);
+  auto e = start<IfExp>(first);
   advance();
   e->body = std::move(body);
   e->test = parseDisjunction();
@@ -157,9 +158,10 @@ ExprPtr Parser::parseExpression() {
 }
 
 ExprPtr Parser::parseDisjunction() {
+  const Token startTok = tok();
   ExprPtr first = parseConjunction();
   if (!atKw("or")) return first;
-  auto b = startAt<BoolOp>(*first);
+  auto b = start<BoolOp>(startTok);
   b->op = BoolOpKind::Or;
   b->values.push_back(std::move(first));
   while (acceptKw("or")) b->values.push_back(parseConjunction());
@@ -167,9 +169,10 @@ ExprPtr Parser::parseDisjunction() {
 }
 
 ExprPtr Parser::parseConjunction() {
+  const Token startTok = tok();
   ExprPtr first = parseInversion();
   if (!atKw("and")) return first;
-  auto b = startAt<BoolOp>(*first);
+  auto b = start<BoolOp>(startTok);
   b->op = BoolOpKind::And;
   b->values.push_back(std::move(first));
   while (acceptKw("and")) b->values.push_back(parseInversion());
@@ -187,6 +190,7 @@ ExprPtr Parser::parseInversion() {
 }
 
 ExprPtr Parser::parseComparison() {
+  const Token first = tok();
   ExprPtr left = parseBitOr();
   std::unique_ptr<Compare> cmp;
   while (true) {
@@ -205,7 +209,7 @@ ExprPtr Parser::parseComparison() {
     else if (t.isName("is")) op = CmpOpKind::Is;
     else break;
     if (!cmp) {
-      cmp = startAt<Compare>(*left);
+      cmp = start<Compare>(first);
       cmp->left = std::move(left);
     }
     for (int k = 0; k < width; ++k) advance();
@@ -250,6 +254,7 @@ bool binOpAt(const Token& t, int level, BinOpKind* op) {
 // result one level deeper, so it counts against the depth budget.
 #define TESSERA_BINARY_LEVEL(NAME, LEVEL, NEXT)              \
   ExprPtr Parser::NAME() {                                   \
+    const Token first = tok();                               \
     ExprPtr left = NEXT();                                   \
     BinOpKind op;                                            \
     int nested = 0;                                          \
@@ -257,7 +262,7 @@ bool binOpAt(const Token& t, int level, BinOpKind* op) {
       bumpDepth(tok());                                      \
       ++nested;                                              \
       advance();                                             \
-      auto b = startAt<BinOp>(*left);                        \
+      auto b = start<BinOp>(first);                          \
       b->left = std::move(left);                             \
       b->op = op;                                            \
       b->right = NEXT();                                     \
@@ -290,6 +295,7 @@ ExprPtr Parser::parseFactor() {
 }
 
 ExprPtr Parser::parsePower() {
+  const Token first = tok();
   ExprPtr base;
   if (atKw("await")) {
     auto a = start<Await>(tok());
@@ -301,7 +307,7 @@ ExprPtr Parser::parsePower() {
     base = parsePrimary();
   }
   if (!atOp("**")) return base;
-  auto b = startAt<BinOp>(*base);
+  auto b = start<BinOp>(first);
   advance();
   DepthGuard g(*this);
   b->left = std::move(base);
@@ -311,26 +317,27 @@ ExprPtr Parser::parsePower() {
 }
 
 ExprPtr Parser::parsePrimary() {
+  const Token first = tok();
   ExprPtr e = parseAtom();
   int nested = 0;
   while (true) {
     if (atOp(".")) {
       bumpDepth(tok()), ++nested;
       advance();
-      auto a = startAt<Attribute>(*e);
+      auto a = start<Attribute>(first);
       a->value = std::move(e);
       a->attr = expectIdentifier();
       e = finish(std::move(a));
     } else if (atOp("(")) {
       bumpDepth(tok()), ++nested;
-      auto c = startAt<Call>(*e);
+      auto c = start<Call>(first);
       c->func = std::move(e);
       parseCallArguments(*c);
       e = finish(std::move(c));
     } else if (atOp("[")) {
       bumpDepth(tok()), ++nested;
       advance();
-      auto s = startAt<Subscript>(*e);
+      auto s = start<Subscript>(first);
       s->value = std::move(e);
       s->slice = parseSlices();
       expectOp("]");

@@ -276,3 +276,27 @@ TEST(PyExpr, Positions) {
 
 }  // namespace
 }  // namespace tessera::py::test
+
+// A node that starts with a parenthesized operand starts at the '(' (CPython
+// 3.12's col_offset + 1; end columns are one past the last character).
+TEST(PyExpr, ParenthesizedOperandsStartAtTheParen) {
+  using tessera::py::ExprKind;
+  struct Case { const char* src; ExprKind kind; int col, endCol; };
+  const Case cases[] = {
+      {"(a > 3) % b", ExprKind::BinOp, 1, 12},     {"(a).b", ExprKind::Attribute, 1, 6},
+      {"(f)(x)", ExprKind::Call, 1, 7},            {"(x)[0]", ExprKind::Subscript, 1, 7},
+      {"(a) if c else d", ExprKind::IfExp, 1, 16}, {"(a) or b", ExprKind::BoolOp, 1, 9},
+      {"(a) < b", ExprKind::Compare, 1, 8},        {"-(a) ** 2", ExprKind::UnaryOp, 1, 10},
+      {"(a) ** 2", ExprKind::BinOp, 1, 9},
+  };
+  for (const Case& c : cases) {
+    tessera::py::ExprPtr e = tessera::py::parseExpression(tessera::py::test::source(c.src));
+    SCOPED_TRACE(c.src);
+    EXPECT_EQ(e->kind, c.kind);
+    EXPECT_EQ(e->col, c.col);
+    EXPECT_EQ(e->endCol, c.endCol);
+  }
+  // The operand inside keeps its own position.
+  tessera::py::ExprPtr e = tessera::py::parseExpression(tessera::py::test::source("(a > 3) % b"));
+  EXPECT_EQ(e->as<tessera::py::BinOp>()->left->col, 2);
+}
