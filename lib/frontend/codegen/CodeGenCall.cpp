@@ -304,6 +304,18 @@ std::vector<Val> CodeGen::inlineCombine(const Val& combineFn, const std::vector<
 // The kernel
 //===----------------------------------------------------------------------===//
 
+/// Whether a kernel parameter's annotation makes a pointer argument const:
+/// like Triton, any annotation that mentions "const" but is not a constexpr
+/// (`X: tl.const`, `X: "const"`).
+static bool annotatedConst(const py::Expr* e) {
+  if (!e) return false;
+  if (auto* a = e->as<py::Attribute>()) return a->attr == "const";
+  if (auto* n = e->as<py::Name>()) return n->id == "const";
+  if (auto* c = e->as<py::Constant>(); c && c->type == py::Constant::Type::Str)
+    return c->strValue.find("const") != std::string::npos && c->strValue.find("constexpr") == std::string::npos;
+  return false;
+}
+
 static Val fromConst(const ConstValue& c) {
   return std::visit([](const auto& x) -> Val {
     using T = std::decay_t<decltype(x)>;
@@ -359,6 +371,8 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
         if (!t || t->isVoid() || (s.kind == ParamSpec::Kind::Pointer) != t->isPtr())
           fail(*params[k], where + ": invalid " +
                                (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " type '" + s.type + "'");
+        if (s.kind == ParamSpec::Kind::Pointer && !t->isConstPtr() && annotatedConst(params[k]->annotation.get()))
+          t = DType::pointer(t->pointee(), true, t->addressSpace());
         unsigned idx = body->numArguments();
         ir::Value arg = body->addArgument(t->toIR());
         result.argToParam.push_back(static_cast<int>(k));

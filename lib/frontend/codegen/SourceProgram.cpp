@@ -134,7 +134,11 @@ class Indexer {
 
   std::optional<std::string> annotationType(const py::Expr* e) {
     if (!e || mentionsConstexpr(e)) return std::nullopt;
-    if (auto* c = e->as<py::Constant>(); c && c->type == py::Constant::Type::Str) return c->strValue;
+    if (auto* c = e->as<py::Constant>(); c && c->type == py::Constant::Type::Str) {
+      // "const" marks a const pointer (handled by the code generator), not a type.
+      if (c->strValue.find("const") != std::string::npos) return std::nullopt;
+      return c->strValue;
+    }
     auto v = tryEval(*e);
     if (v && v->kind == Val::Kind::DType) return v->dtype.name();
     return std::nullopt;
