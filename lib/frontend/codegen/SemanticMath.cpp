@@ -35,9 +35,10 @@ Val CodeGen::umulhi(const Val& x0, const Val& y0) {
   auto [x, y] = arithOperands(x0, y0, false, false, "umulhi");
   if (!x.dtype.isInt() || x.dtype.bitwidth() < 32)
     fail("tl.umulhi: expected int32, int64, uint32 or uint64 operands, got " + x.dtype.name());
-  ir::AttrMap attrs;
-  if (x.dtype.isSigned()) attrs["signed"] = true;
-  return make(OpCode::MulHiI, x.dtype, x.shape, {x.value, y.value}, std::move(attrs));
+  // Like Triton's tt.mulhiui: the high half of the *unsigned* product of the
+  // bit patterns, whatever the signedness of the dtype (libdevice.mulhi is
+  // the signed one).
+  return make(OpCode::MulHiI, x.dtype, x.shape, {x.value, y.value});
 }
 
 Val CodeGen::fdiv(const Val& x0, const Val& y0, bool ieee) {

@@ -495,9 +495,10 @@ def atomics_with_sem_scope(acc_ptr, x_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(acc_ptr + 0, tl.sum(x, axis=0), sem="relaxed", scope="gpu")
     tl.atomic_max(acc_ptr + 1, tl.max(tl.where(m, x, -2147483647), axis=0), sem="acquire", scope="cta")
     tl.atomic_min(acc_ptr + 2, tl.min(tl.where(m, x, 2147483647), axis=0), sem="release", scope="sys")
-    tl.atomic_or(acc_ptr + 3, x & 0xFF0, mask=m, sem="acq_rel")
-    tl.atomic_xor(acc_ptr + 4, x, mask=m, scope="gpu")
-    tl.atomic_and(acc_ptr + 5, x | 0x7FFF0000, mask=m, sem="relaxed", scope="sys")
+    same = offs * 0  # a block of pointers to one address
+    tl.atomic_or(acc_ptr + 3 + same, x & 0xFF0, mask=m, sem="acq_rel")
+    tl.atomic_xor(acc_ptr + 4 + same, x, mask=m, scope="gpu")
+    tl.atomic_and(acc_ptr + 5 + same, x | 0x7FFF0000, mask=m, sem="relaxed", scope="sys")
     tl.atomic_xchg(acc_ptr + 6 + offs, x, mask=m, sem="release", scope="gpu")
     tl.atomic_cas(acc_ptr + 6 + n + tl.program_id(0), 0, tl.program_id(0) + 1, sem="acq_rel", scope="cta")
 
