@@ -56,10 +56,14 @@ std::optional<BigInt> BigInt::fromDecimal(std::string_view text) {
   }
   if (text.empty()) return std::nullopt;
   BigInt r;
-  for (char c : text) {
-    if (c == '_') continue;
-    if (c < '0' || c > '9') return std::nullopt;
-    r = r * BigInt(10) + BigInt(c - '0');
+  try {
+    for (char c : text) {
+      if (c == '_') continue;
+      if (c < '0' || c > '9') return std::nullopt;
+      r = r * BigInt(10) + BigInt(c - '0');
+    }
+  } catch (const BigIntError&) {
+    return std::nullopt;  // more than kMaxBits: callers report "too large"
   }
   return neg ? -r : r;
 }

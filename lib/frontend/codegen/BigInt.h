@@ -33,7 +33,8 @@ class BigInt {
   BigInt() = default;
   BigInt(int64_t v);  // NOLINT: implicit on purpose, ints are everywhere
   static BigInt fromUnsigned(uint64_t v);
-  /// Decimal digits with an optional leading '-'; nullopt if malformed.
+  /// Decimal digits with an optional leading '-'; nullopt if malformed or wider
+  /// than kMaxBits.
   static std::optional<BigInt> fromDecimal(std::string_view text);
   /// Truncates toward zero like Python's int(float); nullopt for nan/inf.
   static std::optional<BigInt> fromDouble(double d);

@@ -502,6 +502,8 @@ std::vector<Builtin> makeTable() {
          }
          if (v.kind == Val::Kind::Str) {
            auto r = BigInt::fromDecimal(v.s);
+           if (!r && v.s.find_first_not_of("+-0123456789_") == std::string::npos && v.s.size() > 1000)
+             cg.fail("int(): integer too large (more than " + std::to_string(BigInt::kMaxBits) + " bits)");
            if (!r) cg.fail("invalid literal for int(): '" + v.s + "'");
            return Val::integer(*r);
          }

@@ -232,6 +232,8 @@ class CodeGen {
 
  private:
   friend struct StmtGen;
+  Val evalNode(const py::Expr& e);  // eval() without the BigInt overflow -> diagnostic mapping
+
   const CompileOptions& options_;
   ir::Module* module_;
   ir::OpBuilder b_;

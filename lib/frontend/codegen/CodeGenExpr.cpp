@@ -189,6 +189,16 @@ std::string formatConst(CodeGen& cg, const Val& v, const py::Expr* spec) {
 
 Val CodeGen::eval(const py::Expr& e) {
   CurrentNodeGuard guard(*this, &e);
+  try {
+    return evalNode(e);
+  } catch (const BigIntError& err) {
+    // Constexpr integers are bounded (BigInt::kMaxBits); whatever operation
+    // overflowed, report it at the innermost expression being evaluated.
+    fail(err.what());
+  }
+}
+
+Val CodeGen::evalNode(const py::Expr& e) {
   switch (e.kind) {
     case ExprKind::Constant: {
       auto& c = *e.as<py::Constant>();

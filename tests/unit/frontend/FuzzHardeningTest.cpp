@@ -72,5 +72,18 @@ TEST(FuzzHardening, DevicePrintOfBlockPointer) {
   EXPECT_NE(err.find("k.py:6:5: error: tl.device_print: cannot print a block pointer"), std::string::npos) << err;
 }
 
+// BigInt overflows escaped as an uncaught BigIntError (std::terminate): a
+// 2000-digit literal, and ~x where x has all 4096 bits set.
+TEST(FuzzHardening, ConstexprIntegerTooLarge) {
+  std::string err = compileError(kernel("    tl.static_print(" + std::string(2000, '9') + ")\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:21: error: integer literal too large"), std::string::npos) << err;
+  err = compileError(kernel("    x = ~((1 << 4095) + ((1 << 4095) - 1))\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: integer too large (more than 4096 bits)"), std::string::npos) << err;
+  err = compileError(kernel("    x = int(\"" + std::string(1300, '7') + "\")\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: int(): integer too large"), std::string::npos) << err;
+  // Values up to 4096 bits still work (-(2^4096) itself does not fit).
+  EXPECT_EQ(compileError(kernel("    tl.static_assert(~((1 << 4095) - 2 + (1 << 4095)) < 0)\n"), "k", "*fp32"), "");
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
