@@ -374,11 +374,14 @@ struct StmtGen {
     }
     if (!a[2].isNone()) step = cg.constInt(a[2], "tl.static_range step");
     if (step == 0) cg.fail(s, "tl.static_range step must not be zero");
-    int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
-                             : (start > stop ? (start - stop - step - 1) / -step : 0);
-    if (count > kMaxStaticIterations)
-      cg.fail(s, "tl.static_range would unroll " + std::to_string(count) + " iterations (at most " +
-                     std::to_string(kMaxStaticIterations) + " are allowed)");
+    // In 128 bits: the span of two int64 bounds (and -INT64_MIN) overflows int64.
+    __int128 span = step > 0 ? __int128{stop} - start : __int128{start} - stop;
+    __int128 stride = step > 0 ? __int128{step} : -__int128{step};
+    __int128 wide = span > 0 ? (span + stride - 1) / stride : 0;
+    if (wide > kMaxStaticIterations)
+      cg.fail(s, "tl.static_range would unroll " + std::to_string(static_cast<unsigned long long>(wide)) +
+                     " iterations (at most " + std::to_string(kMaxStaticIterations) + " are allowed)");
+    int64_t count = static_cast<int64_t>(wide);
     cg.staticIterationsLeft -= count;
     if (cg.staticIterationsLeft < 0)
       cg.fail(s, "tl.static_range: too many unrolled iterations in total (nested static loops unroll more than 65536 bodies)");

@@ -85,5 +85,21 @@ TEST(FuzzHardening, ConstexprIntegerTooLarge) {
   EXPECT_EQ(compileError(kernel("    tl.static_assert(~((1 << 4095) - 2 + (1 << 4095)) < 0)\n"), "k", "*fp32"), "");
 }
 
+// The iteration count of static_range(INT64_MIN, INT64_MAX) overflowed int64.
+TEST(FuzzHardening, StaticRangeExtremeBounds) {
+  std::string err = compileError(
+      kernel("    for i in tl.static_range(-9223372036854775808, 9223372036854775807):\n        pass\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:5: error: tl.static_range would unroll 18446744073709551615 iterations"),
+            std::string::npos)
+      << err;
+  // Three iterations: INT64_MIN, -1, INT64_MAX - 1; and two with step INT64_MIN.
+  std::string ok = compileIR(kernel("    for i in tl.static_range(-9223372036854775808, 9223372036854775807, "
+                                    "9223372036854775807):\n        tl.store(P + (i % 7), 1.0)\n"
+                                    "    for j in tl.static_range(9223372036854775807, -9223372036854775808, "
+                                    "-9223372036854775808):\n        tl.store(P + (j % 5), 2.0)\n"),
+                             "k", "*fp32");
+  EXPECT_EQ(count(ok, "tt.store"), 5) << ok;
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
