@@ -15,6 +15,8 @@
 
 #include <cfloat>
 #include <climits>
+#include <cstring>
+#include <iomanip>
 #include <sstream>
 
 #include "e2e/Harness.h"
@@ -190,5 +192,219 @@ TEST(Libdevice, UnaryFp32) { unaryAny<float>(); }
 TEST(Libdevice, UnaryFp64) { unaryAny<double>(); }
 TEST(Libdevice, PositiveAndUnitDomainsFp32) { unaryPositiveAndUnit<float>(); }
 TEST(Libdevice, PositiveAndUnitDomainsFp64) { unaryPositiveAndUnit<double>(); }
+
+//===----------------------------------------------------------------------===//
+// Exact functions
+//===----------------------------------------------------------------------===//
+
+const char* kExact = "libdevice_exact.py";
+
+/// Sign of the exact sum of doubles (Shewchuk's expansion growth: the
+/// components stay non-overlapping, so the largest nonzero one has the sign).
+int exactSign(std::initializer_list<double> terms) {
+  std::vector<double> e;
+  for (double t : terms) {
+    double q = t;
+    std::vector<double> next;
+    for (double h : e) {
+      double s = q + h, bb = s - q, err = (q - (s - bb)) + (h - bb);
+      if (err != 0) next.push_back(err);
+      q = s;
+    }
+    next.push_back(q);
+    e = next;
+  }
+  for (auto it = e.rbegin(); it != e.rend(); ++it)
+    if (*it != 0) return *it > 0 ? 1 : -1;
+  return 0;
+}
+
+enum Dir { RN, RZ, RD, RU };
+const char* kDirNames[] = {"rn", "rz", "rd", "ru"};
+
+/// The rounding of an exact value from its round-to-nearest result `rn` and
+/// the sign of (exact - rn).
+template <class T> T directed(T rn, int sign, Dir d) {
+  if (sign == 0 || d == RN) return rn;
+  bool up = d == RU || (d == RZ && rn < 0);
+  bool down = d == RD || (d == RZ && rn > 0);
+  if (sign < 0 && down) return std::nextafter(rn, -std::numeric_limits<T>::infinity());
+  if (sign > 0 && up) return std::nextafter(rn, std::numeric_limits<T>::infinity());
+  return rn;
+}
+
+template <class T> void roundingArith() {
+  E2E_RNG(rng);
+  int64_t n = 300;
+  std::vector<T> a(n), b(n), c(n);
+  auto gen = [&] {
+    T m = static_cast<T>(rng.uniform(1.0f, 2.0f)) + static_cast<T>(rng.uniform(0, 1)) * std::numeric_limits<T>::epsilon() * 64;
+    T v = std::ldexp(m, static_cast<int>(rng.integer(-30, 30)));
+    return rng.integer(0, 1) ? -v : v;
+  };
+  for (int64_t i = 0; i < n; ++i) a[i] = gen(), b[i] = gen(), c[i] = gen();
+  b[0] = -a[0];  // exact zero: -0 only when rounding down
+  b[1] = a[1];
+  auto ta = dev().upload(a, {n}), tb = dev().upload(b, {n}), tc = dev().upload(c, {n});
+  auto out = dev().zeros(dtypeOf<T>(), {28 * n});
+  kernel(kExact, "rounding_arith").launch(dev(), {1}, {ta, tb, tc, out, n}, {{"BLOCK", int64_t(512)}});
+  auto got = out.template download<T>();
+  const char* ops[] = {"add", "sub", "mul", "div", "rcp", "sqrt", "fma"};
+  for (int op = 0; op < 7; ++op)
+    for (int d = 0; d < 4; ++d) {
+      std::vector<T> want(n), g(got.begin() + (op * 4 + d) * n, got.begin() + (op * 4 + d + 1) * n);
+      for (int64_t i = 0; i < n; ++i) {
+        T x = a[i], y = b[i], z = c[i], s = std::fabs(x), r;
+        int sign;
+        // Terms are exact in double (products of fp32 values are; fp64
+        // products are split with fma).
+        auto prod = [](T p, T q, double& hi, double& lo) {
+          hi = static_cast<double>(p) * q;
+          lo = std::fma(static_cast<double>(p), static_cast<double>(q), -hi);
+        };
+        double hi, lo, hi2, lo2;
+        switch (op) {
+        case 0: r = x + y; sign = exactSign({double(x), double(y), -double(r)}); break;
+        case 1: r = x - y; sign = exactSign({double(x), -double(y), -double(r)}); break;
+        case 2: r = x * y; prod(x, y, hi, lo); sign = exactSign({hi, lo, -double(r)}); break;
+        case 3:  // x / y - r has the sign of (x - r y) / y
+          r = x / y; prod(r, y, hi, lo); sign = exactSign({double(x), -hi, -lo}) * (y < 0 ? -1 : 1); break;
+        case 4: r = T(1) / y; prod(r, y, hi, lo); sign = exactSign({1.0, -hi, -lo}) * (y < 0 ? -1 : 1); break;
+        case 5: r = std::sqrt(s); prod(r, r, hi, lo); sign = exactSign({double(s), -hi, -lo}); break;
+        default:
+          r = std::fma(x, y, z);
+          prod(x, y, hi, lo);
+          (void)hi2, (void)lo2;
+          sign = exactSign({hi, lo, double(z), -double(r)});
+        }
+        want[i] = directed(r, sign, Dir(d));
+        if (op <= 1 && r == 0 && !(x == 0 && y == 0)) want[i] = d == RD ? -T(0) : T(0);
+      }
+      size_t bad = 0;
+      for (int64_t i = 0; i < n; ++i)
+        if (std::memcmp(&g[i], &want[i], sizeof(T)) != 0 && bad++ < 4)
+          ADD_FAILURE() << ops[op] << "_" << kDirNames[d] << " " << typeName<T>() << " (" << std::setprecision(17)
+                        << +a[i] << ", " << +b[i] << ", " << +c[i] << "): got " << +g[i] << ", want " << +want[i];
+      EXPECT_EQ(bad, 0u) << ops[op] << "_" << kDirNames[d] << " " << typeName<T>();
+    }
+}
+
+TEST(Libdevice, DirectedRoundingArithmeticFp32) { roundingArith<float>(); }
+TEST(Libdevice, DirectedRoundingArithmeticFp64) { roundingArith<double>(); }
+
+/// Float -> integer like PTX cvt: round in the mode, saturate, NaN -> 0 for
+/// fp32 -> 32-bit, else 1 << (bits - 1).
+template <class I> I cvtRef(long double v, Dir d, bool fromDouble) {
+  if (std::isnan(v)) return (!fromDouble && sizeof(I) == 4) ? I(0) : static_cast<I>(uint64_t(1) << (sizeof(I) * 8 - 1));
+  long double r = d == RZ ? truncl(v) : d == RD ? floorl(v) : d == RU ? ceill(v)
+                  : (v - floorl(v) == 0.5L ? 2 * floorl(v / 2 + 0.5L) : roundl(v));
+  if (r <= static_cast<long double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (r >= static_cast<long double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(r);
+}
+
+template <class F> void floatToIntCase(const char* kname) {
+  E2E_RNG(rng);
+  std::vector<F> x = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 2.4, -2.6, 1e10, -1e10, 3e9, 4.5e9, 1e19, 2e19,
+                      -1e19, 1e30, -1e30, INFINITY, -INFINITY, NAN, 2147483520.0, -2147483648.0, 4294967040.0};
+  if (sizeof(F) == 8) x.insert(x.end(), {2147483647.5, -2147483648.5, 4294967295.5, 4294967296.0});
+  while (x.size() < 200) {
+    F v = static_cast<F>(rng.uniform(-1e4f, 1e4f));
+    x.push_back(rng.integer(0, 3) == 0 ? std::ldexp(v, static_cast<int>(rng.integer(0, 50))) : v);
+  }
+  int64_t n = x.size();
+  auto tx = dev().upload(x, {n});
+  auto o32 = dev().zeros(DType::i32, {8 * n}), o64 = dev().zeros(DType::i64, {8 * n});
+  kernel(kExact, kname).launch(dev(), {1}, {tx, o32, o64, n}, {{"BLOCK", int64_t(256)}});
+  auto g32 = o32.download<int32_t>();
+  auto g64 = o64.download<int64_t>();
+  bool fd = sizeof(F) == 8;
+  for (int d = 0; d < 4; ++d) {
+    std::vector<int32_t> wi(n), wu(n), gi(g32.begin() + d * n, g32.begin() + (d + 1) * n),
+        gu(g32.begin() + (4 + d) * n, g32.begin() + (5 + d) * n);
+    std::vector<int64_t> wl(n), wul(n), gl(g64.begin() + d * n, g64.begin() + (d + 1) * n),
+        gul(g64.begin() + (4 + d) * n, g64.begin() + (5 + d) * n);
+    for (int64_t i = 0; i < n; ++i) {
+      wi[i] = cvtRef<int32_t>(x[i], Dir(d), fd);
+      wu[i] = static_cast<int32_t>(cvtRef<uint32_t>(x[i], Dir(d), fd));
+      wl[i] = cvtRef<int64_t>(x[i], Dir(d), fd);
+      wul[i] = static_cast<int64_t>(cvtRef<uint64_t>(x[i], Dir(d), fd));
+    }
+    std::string sfx = std::string("_") + kDirNames[d] + (fd ? " (fp64)" : " (fp32)");
+    expectEqual(gi, wi, "to int" + sfx);
+    expectEqual(gu, wu, "to uint" + sfx);
+    expectEqual(gl, wl, "to ll" + sfx);
+    expectEqual(gul, wul, "to ull" + sfx);
+  }
+}
+
+TEST(Libdevice, FloatToIntegerConversions) { floatToIntCase<float>("float_to_int"); }
+TEST(Libdevice, DoubleToIntegerConversions) { floatToIntCase<double>("double_to_int"); }
+
+/// Rounds the exact integer v (or double) to T in direction d.
+template <class T> T intToFloatRef(__int128 v, Dir d) {
+  T rn = static_cast<T>(static_cast<long double>(v));  // long double holds 64-bit integers exactly
+  __int128 back = static_cast<__int128>(static_cast<long double>(rn));
+  int sign = v > back ? 1 : v < back ? -1 : 0;
+  return directed(rn, sign, d);
+}
+
+TEST(Libdevice, ConversionsToFloat) {
+  E2E_RNG(rng);
+  int64_t n = 200;
+  std::vector<double> dv(n);
+  std::vector<int32_t> iv(n);
+  std::vector<uint32_t> uv(n);
+  std::vector<int64_t> lv(n);
+  std::vector<uint64_t> ulv(n);
+  for (int64_t i = 0; i < n; ++i) {
+    dv[i] = std::ldexp(static_cast<double>(rng.uniform(-2, 2)) + rng.uniform(0, 1) * 1e-9, static_cast<int>(rng.integer(-140, 130)));
+    iv[i] = static_cast<int32_t>(rng.engine()());
+    uv[i] = static_cast<uint32_t>(rng.engine()());
+    lv[i] = static_cast<int64_t>(rng.engine()()) >> rng.integer(0, 40);
+    ulv[i] = rng.engine()() >> rng.integer(0, 40);
+  }
+  dv[0] = 1e39, dv[1] = -1e39, dv[2] = 3.4028235677973366e38, dv[3] = -0.0, dv[4] = 1e-46, dv[5] = NAN;
+  iv[0] = INT32_MAX, iv[1] = INT32_MIN, uv[0] = UINT32_MAX, lv[0] = INT64_MAX, lv[1] = INT64_MIN, ulv[0] = UINT64_MAX;
+  auto out32 = dev().zeros(DType::fp32, {20 * n}), out64 = dev().zeros(DType::fp64, {10 * n});
+  kernel(kExact, "to_float")
+      .launch(dev(), {1},
+              {dev().upload(dv, {n}), dev().upload(iv, {n}), dev().upload(uv, {n}), dev().upload(lv, {n}),
+               dev().upload(ulv, {n}), out32, out64, n},
+              {{"BLOCK", int64_t(256)}});
+  auto g32 = out32.download<float>();
+  auto g64 = out64.download<double>();
+  for (int d = 0; d < 4; ++d) {
+    std::vector<float> w[5];
+    std::vector<double> wd[2];
+    for (int64_t i = 0; i < n; ++i) {
+      float rn = static_cast<float>(dv[i]);
+      int sign = std::isnan(dv[i]) ? 0 : exactSign({dv[i], -double(rn)});
+      if (std::isinf(rn) && !std::isinf(dv[i])) {  // overflowed to nearest: the directed result may be FLT_MAX
+        bool toInf = d == RN || (d == RU && dv[i] > 0) || (d == RD && dv[i] < 0);
+        w[0].push_back(toInf ? rn : std::copysign(FLT_MAX, dv[i]));
+      } else {
+        w[0].push_back(directed(rn, sign, Dir(d)));
+      }
+      w[1].push_back(intToFloatRef<float>(iv[i], Dir(d)));
+      w[2].push_back(intToFloatRef<float>(uv[i], Dir(d)));
+      w[3].push_back(intToFloatRef<float>(lv[i], Dir(d)));
+      w[4].push_back(intToFloatRef<float>(ulv[i], Dir(d)));
+      wd[0].push_back(intToFloatRef<double>(lv[i], Dir(d)));
+      wd[1].push_back(intToFloatRef<double>(ulv[i], Dir(d)));
+    }
+    const char* names[] = {"double2float", "int2float", "uint2float", "ll2float", "ull2float"};
+    for (int k = 0; k < 5; ++k)
+      expectSameBits(std::vector<float>(g32.begin() + (4 * k + d) * n, g32.begin() + (4 * k + d + 1) * n), w[k],
+                     std::string(names[k]) + "_" + kDirNames[d]);
+    for (int k = 0; k < 2; ++k)
+      expectEqual(std::vector<double>(g64.begin() + (4 * k + d) * n, g64.begin() + (4 * k + d + 1) * n), wd[k],
+                  std::string(k ? "ull2double_" : "ll2double_") + kDirNames[d]);
+  }
+  std::vector<double> wi(n), wu(n);
+  for (int64_t i = 0; i < n; ++i) wi[i] = iv[i], wu[i] = uv[i];
+  expectEqual(std::vector<double>(g64.begin() + 8 * n, g64.begin() + 9 * n), wi, "int2double_rn");
+  expectEqual(std::vector<double>(g64.begin() + 9 * n, g64.begin() + 10 * n), wu, "uint2double_rn");
+}
 
 }  // namespace

@@ -1,0 +1,190 @@
+"""libdevice functions with exact results: directed-rounding arithmetic,
+conversions with a rounding mode, integer functions and bit
+reinterpretation. Rows are stored as out[j * n + i] in the order that
+LibdeviceTest.cpp lists."""
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+
+@triton.jit
+def rounding_arith(a_ptr, b_ptr, c_ptr, out, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(a_ptr + offs, mask=m, other=1.0)
+    b = tl.load(b_ptr + offs, mask=m, other=1.0)
+    c = tl.load(c_ptr + offs, mask=m, other=1.0)
+    s = libdevice.abs(a)
+    tl.store(out + 0 * n + offs, libdevice.add_rn(a, b), mask=m)
+    tl.store(out + 1 * n + offs, libdevice.add_rz(a, b), mask=m)
+    tl.store(out + 2 * n + offs, libdevice.add_rd(a, b), mask=m)
+    tl.store(out + 3 * n + offs, libdevice.add_ru(a, b), mask=m)
+    tl.store(out + 4 * n + offs, libdevice.sub_rn(a, b), mask=m)
+    tl.store(out + 5 * n + offs, libdevice.sub_rz(a, b), mask=m)
+    tl.store(out + 6 * n + offs, libdevice.sub_rd(a, b), mask=m)
+    tl.store(out + 7 * n + offs, libdevice.sub_ru(a, b), mask=m)
+    tl.store(out + 8 * n + offs, libdevice.mul_rn(a, b), mask=m)
+    tl.store(out + 9 * n + offs, libdevice.mul_rz(a, b), mask=m)
+    tl.store(out + 10 * n + offs, libdevice.mul_rd(a, b), mask=m)
+    tl.store(out + 11 * n + offs, libdevice.mul_ru(a, b), mask=m)
+    tl.store(out + 12 * n + offs, libdevice.div_rn(a, b), mask=m)
+    tl.store(out + 13 * n + offs, libdevice.div_rz(a, b), mask=m)
+    tl.store(out + 14 * n + offs, libdevice.div_rd(a, b), mask=m)
+    tl.store(out + 15 * n + offs, libdevice.div_ru(a, b), mask=m)
+    tl.store(out + 16 * n + offs, libdevice.rcp_rn(b), mask=m)
+    tl.store(out + 17 * n + offs, libdevice.rcp_rz(b), mask=m)
+    tl.store(out + 18 * n + offs, libdevice.rcp_rd(b), mask=m)
+    tl.store(out + 19 * n + offs, libdevice.rcp_ru(b), mask=m)
+    tl.store(out + 20 * n + offs, libdevice.sqrt_rn(s), mask=m)
+    tl.store(out + 21 * n + offs, libdevice.sqrt_rz(s), mask=m)
+    tl.store(out + 22 * n + offs, libdevice.sqrt_rd(s), mask=m)
+    tl.store(out + 23 * n + offs, libdevice.sqrt_ru(s), mask=m)
+    tl.store(out + 24 * n + offs, libdevice.fma_rn(a, b, c), mask=m)
+    tl.store(out + 25 * n + offs, libdevice.fma_rz(a, b, c), mask=m)
+    tl.store(out + 26 * n + offs, libdevice.fma_rd(a, b, c), mask=m)
+    tl.store(out + 27 * n + offs, libdevice.fma_ru(a, b, c), mask=m)
+
+
+@triton.jit
+def float_to_int(x_ptr, o32, o64, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    tl.store(o32 + 0 * n + offs, libdevice.float2int_rn(x), mask=m)
+    tl.store(o32 + 1 * n + offs, libdevice.float2int_rz(x), mask=m)
+    tl.store(o32 + 2 * n + offs, libdevice.float2int_rd(x), mask=m)
+    tl.store(o32 + 3 * n + offs, libdevice.float2int_ru(x), mask=m)
+    tl.store(o32 + 4 * n + offs, libdevice.float2uint_rn(x), mask=m)
+    tl.store(o32 + 5 * n + offs, libdevice.float2uint_rz(x), mask=m)
+    tl.store(o32 + 6 * n + offs, libdevice.float2uint_rd(x), mask=m)
+    tl.store(o32 + 7 * n + offs, libdevice.float2uint_ru(x), mask=m)
+    tl.store(o64 + 0 * n + offs, libdevice.float2ll_rn(x), mask=m)
+    tl.store(o64 + 1 * n + offs, libdevice.float2ll_rz(x), mask=m)
+    tl.store(o64 + 2 * n + offs, libdevice.float2ll_rd(x), mask=m)
+    tl.store(o64 + 3 * n + offs, libdevice.float2ll_ru(x), mask=m)
+    tl.store(o64 + 4 * n + offs, libdevice.float2ull_rn(x), mask=m)
+    tl.store(o64 + 5 * n + offs, libdevice.float2ull_rz(x), mask=m)
+    tl.store(o64 + 6 * n + offs, libdevice.float2ull_rd(x), mask=m)
+    tl.store(o64 + 7 * n + offs, libdevice.float2ull_ru(x), mask=m)
+
+
+@triton.jit
+def double_to_int(x_ptr, o32, o64, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    tl.store(o32 + 0 * n + offs, libdevice.double2int_rn(x), mask=m)
+    tl.store(o32 + 1 * n + offs, libdevice.double2int_rz(x), mask=m)
+    tl.store(o32 + 2 * n + offs, libdevice.double2int_rd(x), mask=m)
+    tl.store(o32 + 3 * n + offs, libdevice.double2int_ru(x), mask=m)
+    tl.store(o32 + 4 * n + offs, libdevice.double2uint_rn(x), mask=m)
+    tl.store(o32 + 5 * n + offs, libdevice.double2uint_rz(x), mask=m)
+    tl.store(o32 + 6 * n + offs, libdevice.double2uint_rd(x), mask=m)
+    tl.store(o32 + 7 * n + offs, libdevice.double2uint_ru(x), mask=m)
+    tl.store(o64 + 0 * n + offs, libdevice.double2ll_rn(x), mask=m)
+    tl.store(o64 + 1 * n + offs, libdevice.double2ll_rz(x), mask=m)
+    tl.store(o64 + 2 * n + offs, libdevice.double2ll_rd(x), mask=m)
+    tl.store(o64 + 3 * n + offs, libdevice.double2ll_ru(x), mask=m)
+    tl.store(o64 + 4 * n + offs, libdevice.double2ull_rn(x), mask=m)
+    tl.store(o64 + 5 * n + offs, libdevice.double2ull_rz(x), mask=m)
+    tl.store(o64 + 6 * n + offs, libdevice.double2ull_rd(x), mask=m)
+    tl.store(o64 + 7 * n + offs, libdevice.double2ull_ru(x), mask=m)
+
+
+@triton.jit
+def to_float(d_ptr, i_ptr, u_ptr, l_ptr, ul_ptr, of32, of64, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    d = tl.load(d_ptr + offs, mask=m, other=0.0)
+    i = tl.load(i_ptr + offs, mask=m, other=0)
+    u = tl.load(u_ptr + offs, mask=m, other=0)
+    ll = tl.load(l_ptr + offs, mask=m, other=0)
+    ul = tl.load(ul_ptr + offs, mask=m, other=0)
+    tl.store(of32 + 0 * n + offs, libdevice.double2float_rn(d), mask=m)
+    tl.store(of32 + 1 * n + offs, libdevice.double2float_rz(d), mask=m)
+    tl.store(of32 + 2 * n + offs, libdevice.double2float_rd(d), mask=m)
+    tl.store(of32 + 3 * n + offs, libdevice.double2float_ru(d), mask=m)
+    tl.store(of32 + 4 * n + offs, libdevice.int2float_rn(i), mask=m)
+    tl.store(of32 + 5 * n + offs, libdevice.int2float_rz(i), mask=m)
+    tl.store(of32 + 6 * n + offs, libdevice.int2float_rd(i), mask=m)
+    tl.store(of32 + 7 * n + offs, libdevice.int2float_ru(i), mask=m)
+    tl.store(of32 + 8 * n + offs, libdevice.uint2float_rn(u), mask=m)
+    tl.store(of32 + 9 * n + offs, libdevice.uint2float_rz(u), mask=m)
+    tl.store(of32 + 10 * n + offs, libdevice.uint2float_rd(u), mask=m)
+    tl.store(of32 + 11 * n + offs, libdevice.uint2float_ru(u), mask=m)
+    tl.store(of32 + 12 * n + offs, libdevice.ll2float_rn(ll), mask=m)
+    tl.store(of32 + 13 * n + offs, libdevice.ll2float_rz(ll), mask=m)
+    tl.store(of32 + 14 * n + offs, libdevice.ll2float_rd(ll), mask=m)
+    tl.store(of32 + 15 * n + offs, libdevice.ll2float_ru(ll), mask=m)
+    tl.store(of32 + 16 * n + offs, libdevice.ull2float_rn(ul), mask=m)
+    tl.store(of32 + 17 * n + offs, libdevice.ull2float_rz(ul), mask=m)
+    tl.store(of32 + 18 * n + offs, libdevice.ull2float_rd(ul), mask=m)
+    tl.store(of32 + 19 * n + offs, libdevice.ull2float_ru(ul), mask=m)
+    tl.store(of64 + 0 * n + offs, libdevice.ll2double_rn(ll), mask=m)
+    tl.store(of64 + 1 * n + offs, libdevice.ll2double_rz(ll), mask=m)
+    tl.store(of64 + 2 * n + offs, libdevice.ll2double_rd(ll), mask=m)
+    tl.store(of64 + 3 * n + offs, libdevice.ll2double_ru(ll), mask=m)
+    tl.store(of64 + 4 * n + offs, libdevice.ull2double_rn(ul), mask=m)
+    tl.store(of64 + 5 * n + offs, libdevice.ull2double_rz(ul), mask=m)
+    tl.store(of64 + 6 * n + offs, libdevice.ull2double_rd(ul), mask=m)
+    tl.store(of64 + 7 * n + offs, libdevice.ull2double_ru(ul), mask=m)
+    tl.store(of64 + 8 * n + offs, libdevice.int2double_rn(i), mask=m)
+    tl.store(of64 + 9 * n + offs, libdevice.uint2double_rn(u), mask=m)
+
+
+@triton.jit
+def int_functions(a_ptr, b_ptr, ua_ptr, ub_ptr, la_ptr, lb_ptr, ula_ptr, ulb_ptr, o32, o64, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(a_ptr + offs, mask=m, other=0)
+    b = tl.load(b_ptr + offs, mask=m, other=0)
+    ua = tl.load(ua_ptr + offs, mask=m, other=0)
+    ub = tl.load(ub_ptr + offs, mask=m, other=0)
+    la = tl.load(la_ptr + offs, mask=m, other=0)
+    lb = tl.load(lb_ptr + offs, mask=m, other=0)
+    ula = tl.load(ula_ptr + offs, mask=m, other=0)
+    ulb = tl.load(ulb_ptr + offs, mask=m, other=0)
+    tl.store(o32 + 0 * n + offs, libdevice.clz(a), mask=m)
+    tl.store(o32 + 1 * n + offs, libdevice.clz(la), mask=m)
+    tl.store(o32 + 2 * n + offs, libdevice.popc(a), mask=m)
+    tl.store(o32 + 3 * n + offs, libdevice.popc(la), mask=m)
+    tl.store(o32 + 4 * n + offs, libdevice.ffs(a), mask=m)
+    tl.store(o32 + 5 * n + offs, libdevice.ffs(la), mask=m)
+    tl.store(o32 + 6 * n + offs, libdevice.brev(a), mask=m)
+    tl.store(o32 + 7 * n + offs, libdevice.mulhi(a, b), mask=m)
+    tl.store(o32 + 8 * n + offs, libdevice.mulhi(ua, ub), mask=m)
+    tl.store(o32 + 9 * n + offs, libdevice.mul24(a, b), mask=m)
+    tl.store(o32 + 10 * n + offs, libdevice.mul24(ua, ub), mask=m)
+    tl.store(o32 + 11 * n + offs, libdevice.hadd(a, b), mask=m)
+    tl.store(o32 + 12 * n + offs, libdevice.hadd(ua, ub), mask=m)
+    tl.store(o32 + 13 * n + offs, libdevice.rhadd(a, b), mask=m)
+    tl.store(o32 + 14 * n + offs, libdevice.rhadd(ua, ub), mask=m)
+    tl.store(o32 + 15 * n + offs, libdevice.sad(a, b, ua), mask=m)
+    tl.store(o32 + 16 * n + offs, libdevice.sad(ua, ub, ua), mask=m)
+    tl.store(o32 + 17 * n + offs, libdevice.byte_perm(a, b, ub), mask=m)
+    tl.store(o32 + 18 * n + offs, libdevice.abs(a), mask=m)
+    tl.store(o64 + 0 * n + offs, libdevice.brev(la), mask=m)
+    tl.store(o64 + 1 * n + offs, libdevice.mulhi(la, lb), mask=m)
+    tl.store(o64 + 2 * n + offs, libdevice.mulhi(ula, ulb), mask=m)
+    tl.store(o64 + 3 * n + offs, libdevice.abs(la), mask=m)
+
+
+@triton.jit
+def reinterpret(f_ptr, d_ptr, i_ptr, u_ptr, l_ptr, o32, of32, o64, of64, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    f = tl.load(f_ptr + offs, mask=m, other=0.0)
+    d = tl.load(d_ptr + offs, mask=m, other=0.0)
+    i = tl.load(i_ptr + offs, mask=m, other=0)
+    u = tl.load(u_ptr + offs, mask=m, other=0)
+    ll = tl.load(l_ptr + offs, mask=m, other=0)
+    tl.store(o32 + 0 * n + offs, libdevice.float_as_int(f), mask=m)
+    tl.store(o32 + 1 * n + offs, libdevice.float_as_uint(f), mask=m)
+    tl.store(o32 + 2 * n + offs, libdevice.double2hiint(d), mask=m)
+    tl.store(o32 + 3 * n + offs, libdevice.double2loint(d), mask=m)
+    tl.store(of32 + 0 * n + offs, libdevice.int_as_float(i), mask=m)
+    tl.store(of32 + 1 * n + offs, libdevice.uint_as_float(u), mask=m)
+    tl.store(o64 + 0 * n + offs, libdevice.double_as_longlong(d), mask=m)
+    tl.store(of64 + 0 * n + offs, libdevice.longlong_as_double(ll), mask=m)
+    tl.store(of64 + 1 * n + offs, libdevice.hiloint2double(i, u.to(tl.int32, bitcast=True)), mask=m)
+    tl.store(of64 + 2 * n + offs, libdevice.rcp64h(d), mask=m)
