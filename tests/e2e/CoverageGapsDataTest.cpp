@@ -284,6 +284,80 @@ TEST(CoverageGapsData, Uint64Arithmetic) {
   EXPECT_EQ(mx.download<uint64_t>()[0], *std::max_element(a.begin(), a.end())) << "uint64 max is unsigned";
 }
 
+TEST(CoverageGapsData, WideAndShortIntegersToFloat) {
+  E2E_RNG(rng);
+  const int64_t n = 400;
+  std::vector<uint64_t> a(n);
+  for (auto& v : a) v = rng.engine()() >> rng.integer(0, 40);
+  a[0] = ~0ull;
+  a[1] = 0x8000000000000001ull;
+  auto b = rng.ints<int16_t>(n, -32768, 32767);
+  auto c = rng.ints<uint16_t>(n, 0, 65535);
+  c[0] = 65535;  // rounds to +inf in fp16
+  c[1] = 65519;  // rounds down to 65504
+  auto ta = dev().upload(a, {n}), tb = dev().upload(b, {n}), tc = dev().upload(c, {n});
+  auto f32 = dev().zeros(DType::fp32, {2 * n}), f64 = dev().zeros(DType::fp64, {n}), h = dev().zeros(DType::fp16, {2 * n});
+  kernel(kFile, "wide_int_to_float").launch(dev(), {1}, {ta, tb, tc, f32, f64, h, n}, {{"BLOCK", int64_t(512)}});
+  std::vector<float> w32(2 * n);
+  std::vector<double> w64(n);
+  std::vector<uint16_t> wh(2 * n);
+  for (int64_t i = 0; i < n; ++i) {
+    w32[i] = static_cast<float>(a[i]);  // unsigned, correctly rounded
+    w64[i] = static_cast<double>(a[i]);
+    w32[n + i] = static_cast<float>(b[i]);
+    wh[i] = floatToHalf(static_cast<float>(c[i]));  // exact in fp32, one rounding to fp16
+    wh[n + i] = floatToHalf(static_cast<float>(b[i]));
+  }
+  expectSameBits(part(f32.download<float>(), 0, n), part(w32, 0, n), "uint64 -> fp32");
+  expectEqual(f64.download<double>(), w64, "uint64 -> fp64");
+  expectSameBits(part(f32.download<float>(), 1, n), part(w32, 1, n), "int16 -> fp32");
+  expectEqual(part(h.download<uint16_t>(), 0, n), part(wh, 0, n), "uint16 -> fp16");
+  expectEqual(part(h.download<uint16_t>(), 1, n), part(wh, 1, n), "int16 -> fp16");
+}
+
+/// Rounds `x` to the nearest value of a 16-bit format given by its decoder,
+/// ties to the even code, starting from a guess within one code.
+template <class Dec> uint16_t roundOnce16(double x, uint16_t guess, Dec dec) {
+  uint16_t best = guess;
+  for (int d : {-1, 1}) {
+    uint16_t c = static_cast<uint16_t>(guess + d);
+    if ((c & 0x7fff) == 0x7fff || ((guess & 0x7fff) == 0 && d < 0)) continue;
+    double e = std::fabs(dec(c) - x), eb = std::fabs(dec(best) - x);
+    if (e < eb || (e == eb && (c & 1) == 0)) best = c;
+  }
+  return best;
+}
+
+TEST(CoverageGapsData, Fp64NarrowsWithOneRounding) {
+  E2E_RNG(rng);
+  // Values just off the midpoint of two fp16 (or bf16) neighbours: through
+  // fp32 they would first land on the midpoint and then round to even.
+  std::vector<double> x;
+  for (int k = 0; k < 200; ++k) {
+    bool bf = k % 2;
+    uint16_t lo = bf ? static_cast<uint16_t>(rng.integer(0x3000, 0x4700)) : static_cast<uint16_t>(rng.integer(0x0400, 0x7800));
+    double a = bf ? bf16ToFloat(lo) : halfToFloat(lo), b = bf ? bf16ToFloat(lo + 1) : halfToFloat(lo + 1);
+    double mid = (a + b) / 2, nudge = mid * std::ldexp(1.0, -40) * (rng.integer(0, 1) ? 1 : -1);
+    x.push_back((k % 4 < 2 ? 1 : -1) * (mid + nudge));
+  }
+  auto more = rng.doubles(100, -1000.0, 1000.0);
+  x.insert(x.end(), more.begin(), more.end());
+  int64_t n = static_cast<int64_t>(x.size());
+  auto tx = dev().upload(x, {n});
+  auto h = dev().zeros(DType::fp16, {n}), bf = dev().zeros(DType::bf16, {n}), f = dev().zeros(DType::fp32, {n});
+  kernel(kFile, "fp64_narrowing").launch(dev(), {1}, {tx, h, bf, f, n}, {{"BLOCK", int64_t(512)}});
+  std::vector<uint16_t> wh(n), wb(n);
+  std::vector<float> wf(n);
+  for (int64_t i = 0; i < n; ++i) {
+    wh[i] = roundOnce16(x[i], floatToHalf(static_cast<float>(x[i])), [](uint16_t c) { return double(halfToFloat(c)); });
+    wb[i] = roundOnce16(x[i], floatToBf16(static_cast<float>(x[i])), [](uint16_t c) { return double(bf16ToFloat(c)); });
+    wf[i] = static_cast<float>(x[i]);
+  }
+  expectEqual(h.download<uint16_t>(), wh, "fp64 -> fp16");
+  expectEqual(bf.download<uint16_t>(), wb, "fp64 -> bf16");
+  expectSameBits(f.download<float>(), wf, "fp64 -> fp32");
+}
+
 //===----------------------------------------------------------------------===//
 // Math
 //===----------------------------------------------------------------------===//
@@ -499,6 +573,31 @@ TEST(CoverageGapsData, AtomicsWithSemAndScope) {
   }
   for (int64_t p = 0; p < programs; ++p) want[6 + n + p] = static_cast<int32_t>(p + 1);
   expectEqual(acc.download<int32_t>(), want, "add, max, min, or, xor, and, xchg, cas with sem/scope");
+}
+
+TEST(CoverageGapsData, Fp16AtomicAddReturnsEachPartialSumOnce) {
+  const int64_t B = 64;
+  auto acc = dev().zeros(DType::fp16, {1});
+  auto old = dev().zeros(DType::fp16, {B});
+  kernel(kFile, "atomic_tickets_fp16").launch(dev(), {1}, {acc, old}, {{"BLOCK", B}});
+  auto got = downloadFloats(old);
+  std::sort(got.begin(), got.end());
+  std::vector<float> want(B);
+  for (int64_t i = 0; i < B; ++i) want[i] = static_cast<float>(i);
+  expectSameBits(got, want, "old values of 64 fp16 atomic adds of 1");
+  EXPECT_EQ(downloadFloats(acc)[0], 64.0f);
+}
+
+TEST(CoverageGapsData, Fp64AtomicMaxMin) {
+  E2E_RNG(rng);
+  const int64_t n = 500;
+  auto x = rng.doubles(n, -1e10, 1e10);
+  auto tx = dev().upload(x, {n});
+  auto acc = dev().upload(std::vector<double>{-INFINITY, INFINITY}, {2});
+  kernel(kFile, "atomic_minmax_fp64").launch(dev(), {cdiv(n, 128)}, {tx, acc, n}, {{"BLOCK", int64_t(128)}});
+  auto got = acc.download<double>();
+  EXPECT_EQ(got[0], *std::max_element(x.begin(), x.end()));
+  EXPECT_EQ(got[1], *std::min_element(x.begin(), x.end()));
 }
 
 //===----------------------------------------------------------------------===//

@@ -161,6 +161,47 @@ TEST(CoverageGaps, HistogramWithValueMaskAndCatReorder) {
   expectEqual(got, want2, "cat(can_reorder=True) elements");
 }
 
+TEST(CoverageGaps, ArgReductionsKeepDimsAndTieBreak) {
+  E2E_RNG(rng);
+  const int64_t M = 8, N = 16;
+  auto x = rng.ints<int32_t>(M * N, -3, 3);  // many ties
+  auto tx = dev().upload(x, {M, N});
+  auto out = dev().zeros(DType::i32, {2 + 3 * M});
+  kernel(kFile, "flat_argmax").launch(dev(), {1}, {tx, out}, {{"M", M}, {"N", N}});
+  auto got = out.download<int32_t>();
+  auto mx = std::max_element(x.begin(), x.end());
+  EXPECT_EQ(got[0], *mx) << "max over all elements";
+  EXPECT_EQ(got[1], mx - x.begin()) << "flat index of the first maximum";
+  for (int64_t i = 0; i < M; ++i) {
+    auto row = x.begin() + i * N;
+    auto mn = std::min_element(row, row + N);
+    EXPECT_EQ(got[2 + i], *mn) << "row " << i << " min (keep_dims)";
+    EXPECT_EQ(got[2 + M + i], mn - row) << "row " << i << " first argmin (keep_dims)";
+    // tie_break_left=False: any index holding the maximum is right.
+    int32_t j = got[2 + 2 * M + i];
+    ASSERT_GE(j, 0);
+    ASSERT_LT(j, N);
+    EXPECT_EQ(row[j], *std::max_element(row, row + N)) << "row " << i << " argmax without left tie break";
+  }
+}
+
+TEST(CoverageGaps, SmallIntegerReductionsWiden) {
+  E2E_RNG(rng);
+  const int64_t n = 700;
+  auto x = rng.ints<int16_t>(n, -30000, 30000);
+  auto tx = dev().upload(x, {n});
+  auto sums = dev().zeros(DType::i32, {3}), cum = dev().zeros(DType::i32, {n});
+  kernel(kFile, "small_int_reductions").launch(dev(), {1}, {tx, sums, cum, n}, {{"BLOCK", int64_t(1024)}});
+  std::vector<int32_t> wc(n);
+  int32_t total = 0;
+  for (int64_t i = 0; i < n; ++i) wc[i] = total += x[i];  // no int16 wrap-around
+  auto s = sums.download<int32_t>();
+  EXPECT_EQ(s[0], total) << "int16 sum accumulates in int32";
+  EXPECT_EQ(s[1], std::max(0, static_cast<int>(*std::max_element(x.begin(), x.end())))) << "max (masked lanes read 0)";
+  EXPECT_EQ(s[2], *std::min_element(x.begin(), x.end()));
+  expectEqual(cum.download<int32_t>(), wc, "int16 cumsum in int32");
+}
+
 //===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
@@ -278,6 +319,21 @@ TEST(CoverageGaps, UintToUniformFloatAndPairToNormal) {
     ASSERT_LE(v, 1.0f);
   }
   expectClose(z.download<float>(), wz, 1e-4, 1e-4, "pair_uniform_to_normal");
+}
+
+TEST(CoverageGaps, Rand4xWithSixtyFourBitOffsets) {
+  E2E_RNG(rng);
+  int64_t seed = rng.integer(2, INT32_MAX);
+  int64_t base = rng.integer(int64_t(1) << 32, int64_t(1) << 45);
+  const int64_t B = 64;
+  auto out = dev().zeros(DType::fp32, {B, 4});
+  kernel(kFile, "rand4x_wide_offsets").launch(dev(), {1}, {seed, base, out}, {{"BLOCK", B}});
+  std::vector<float> want(4 * B);
+  for (int64_t i = 0; i < B; ++i) {
+    auto r = randint4x(seed, base + i, true);
+    for (int k = 0; k < 4; ++k) want[4 * i + k] = uintToUniform(r[k]);
+  }
+  expectSameBits(out.download<float>(), want, "rand4x with int64 offsets");
 }
 
 //===----------------------------------------------------------------------===//

@@ -524,3 +524,94 @@ def masked_assert(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m, other=-5)
     tl.device_assert(x > 0, "x must be positive", mask=m)
     tl.store(out_ptr + offs, x + 1, mask=m)
+
+
+# ---------------------------------------------------------------------------
+# Conversions from and to the wide and 16-bit types, reductions over them
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def wide_int_to_float(u64_ptr, i16_ptr, u16_ptr, f32_out, f64_out, h_out, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(u64_ptr + offs, mask=m)
+    b = tl.load(i16_ptr + offs, mask=m)
+    c = tl.load(u16_ptr + offs, mask=m)
+    tl.store(f32_out + offs, a.to(tl.float32), mask=m)
+    tl.store(f64_out + offs, a.to(tl.float64), mask=m)
+    tl.store(f32_out + n + offs, b.to(tl.float32), mask=m)
+    tl.store(h_out + offs, c.to(tl.float16), mask=m)
+    tl.store(h_out + n + offs, b.to(tl.float16), mask=m)
+
+
+@triton.jit
+def fp64_narrowing(x_ptr, h_out, b_out, f_out, n, BLOCK: tl.constexpr):
+    # fp64 -> fp16 / bf16 must round once, not through fp32.
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(h_out + offs, x.to(tl.float16), mask=m)
+    tl.store(b_out + offs, x.to(tl.bfloat16), mask=m)
+    tl.store(f_out + offs, x.to(tl.float32), mask=m)
+
+
+@triton.jit
+def small_int_reductions(x_ptr, sum_out, cum_out, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    s = tl.sum(x, axis=0)
+    tl.static_assert(s.dtype == tl.int32)
+    tl.store(sum_out, s)
+    c = tl.cumsum(x, axis=0)
+    tl.static_assert(c.dtype == tl.int32)
+    tl.store(cum_out + offs, c, mask=m)
+    tl.store(sum_out + 1, tl.max(x, axis=0))
+    tl.store(sum_out + 2, tl.min(tl.where(m, x, 32767), axis=0))
+
+
+@triton.jit
+def flat_argmax(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)[:, None]
+    rn = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rm * N + rn)
+    v, i = tl.max(x, return_indices=True)
+    tl.store(out_ptr + 0, v)
+    tl.store(out_ptr + 1, i)
+    vk, ik = tl.min(x, axis=1, return_indices=True, keep_dims=True)
+    tl.static_assert(len(ik.shape) == 2)
+    tl.store(out_ptr + 2 + tl.arange(0, M)[:, None], vk)
+    tl.store(out_ptr + 2 + M + tl.arange(0, M)[:, None], ik)
+    w, j = tl.max(x, axis=1, return_indices=True, return_indices_tie_break_left=False)
+    tl.store(out_ptr + 2 + 2 * M + tl.arange(0, M), j)
+
+
+@triton.jit
+def rand4x_wide_offsets(seed, base, out_ptr, BLOCK: tl.constexpr):
+    offs = base + tl.arange(0, BLOCK).to(tl.int64)
+    a, b, c, d = tl.rand4x(seed, offs)
+    r = tl.arange(0, BLOCK)
+    tl.store(out_ptr + r * 4 + 0, a)
+    tl.store(out_ptr + r * 4 + 1, b)
+    tl.store(out_ptr + r * 4 + 2, c)
+    tl.store(out_ptr + r * 4 + 3, d)
+
+
+@triton.jit
+def atomic_tickets_fp16(acc_ptr, old_ptr, BLOCK: tl.constexpr):
+    # Every lane adds 1 to one fp16 address: the old values are 0..BLOCK-1.
+    offs = tl.arange(0, BLOCK)
+    one = tl.full((BLOCK,), 1.0, tl.float16)
+    old = tl.atomic_add(acc_ptr + offs * 0, one)
+    tl.static_assert(old.dtype == tl.float16)
+    tl.store(old_ptr + offs, old)
+
+
+@triton.jit
+def atomic_minmax_fp64(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.atomic_max(acc_ptr + offs * 0, x, mask=m)
+    tl.atomic_min(acc_ptr + 1 + offs * 0, x, mask=m)
