@@ -481,6 +481,20 @@ TEST(CoverageGapsData, SoftmaxDimAndIeeeRounding) {
   expectClose(cols.download<float>(), wc, 1e-5, 1e-7, "softmax(dim=None) along axis 0");
 }
 
+TEST(CoverageGapsData, Softmax1dDefaultDim) {
+  E2E_RNG(rng);
+  const int64_t n = 300;
+  auto x = rng.floats(n, -8.0f, 8.0f);
+  auto tx = dev().upload(x, {n});
+  auto out = dev().zeros(DType::fp32, {n});
+  kernel(kFile, "softmax_1d").launch(dev(), {1}, {tx, out, n}, {{"BLOCK", int64_t(512)}});
+  double mx = *std::max_element(x.begin(), x.end()), s = 0;
+  for (float v : x) s += std::exp(v - mx);
+  std::vector<float> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = static_cast<float>(std::exp(x[i] - mx) / s);
+  expectClose(out.download<float>(), want, 1e-5, 1e-8, "softmax of a 1-D block");
+}
+
 TEST(CoverageGapsData, FullOfBf16) {
   E2E_RNG(rng);
   const int64_t B = 32;

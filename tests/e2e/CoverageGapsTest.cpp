@@ -56,6 +56,19 @@ TEST(CoverageGaps, ReduceOrAlongBothAxes) {
   expectEqual(cols.download<int32_t>(), wc, "reduce_or axis 0");
 }
 
+TEST(CoverageGaps, ReduceOrOfBooleans) {
+  E2E_RNG(rng);
+  const int64_t M = 19, N = 23;
+  auto x = rng.ints<int32_t>(M * N, 0, 95);
+  auto tx = dev().upload(x, {M, N});
+  auto out = dev().zeros(DType::i32, {M});
+  kernel(kFile, "any_per_row").launch(dev(), {1}, {tx, out, M, N}, {{"BLOCK_M", int64_t(32)}, {"BLOCK_N", int64_t(32)}});
+  std::vector<int32_t> want(M, 0);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) want[i] |= x[i * N + j] > 90;
+  expectEqual(out.download<int32_t>(), want, "reduce_or of an int1 tensor (any)");
+}
+
 TEST(CoverageGaps, MaxMinReturnIndices) {
   E2E_RNG(rng);
   const int64_t M = 7, N = 45;
@@ -422,6 +435,21 @@ TEST(CoverageGaps, IntegerAddressesToPointers) {
   kernel(kFile, "pointer_roundtrip").launch(dev(), {1}, {tx, outi}, {{"BLOCK", int64_t(64)}});
   for (auto& v : xi) v += 1;
   expectEqual(outi.download<int32_t>(), xi, "load through an int64 -> pi32_t pointer");
+}
+
+TEST(CoverageGaps, PointerToPointerCasts) {
+  E2E_RNG(rng);
+  const int64_t B = 32;
+  auto x = rng.wideFloats(B, -20, 20);
+  auto tx = dev().upload(x, {B});
+  auto bits = dev().zeros(DType::i32, {B}), bytes = dev().zeros(DType::u8, {4 * B});
+  kernel(kFile, "pointer_reinterpret").launch(dev(), {1}, {tx, bits, bytes}, {{"BLOCK", B}});
+  std::vector<int32_t> wb(B);
+  std::vector<uint8_t> wy(4 * B);
+  std::memcpy(wb.data(), x.data(), 4 * B);
+  std::memcpy(wy.data(), x.data(), 4 * B);
+  expectEqual(bits.download<int32_t>(), wb, "fp32 data through a pointer<int32>");
+  expectEqual(bytes.download<uint8_t>(), wy, "fp32 data through a pointer<uint8>");
 }
 
 TEST(CoverageGaps, DtypeObjectsAsConstexprs) {

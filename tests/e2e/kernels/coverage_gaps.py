@@ -615,3 +615,32 @@ def atomic_minmax_fp64(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m)
     tl.atomic_max(acc_ptr + offs * 0, x, mask=m)
     tl.atomic_min(acc_ptr + 1 + offs * 0, x, mask=m)
+
+
+@triton.jit
+def pointer_reinterpret(x_ptr, bits_out, bytes_out, BLOCK: tl.constexpr):
+    # A float32 array read as int32 words and as bytes through cast pointers.
+    offs = tl.arange(0, BLOCK)
+    wp = x_ptr.to(tl.pointer_type(tl.int32))
+    tl.static_assert(wp.dtype.element_ty == tl.int32)
+    tl.store(bits_out + offs, tl.load(wp + offs))
+    bp = x_ptr.to(tl.pointer_type(tl.uint8))
+    tl.store(bytes_out + tl.arange(0, 4 * BLOCK), tl.load(bp + tl.arange(0, 4 * BLOCK)))
+
+
+@triton.jit
+def any_per_row(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    m = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=m, other=0)
+    hit = (x > 90) & m
+    tl.store(out_ptr + rm, tl.reduce_or(hit, axis=1).to(tl.int32), mask=rm < M)
+
+
+@triton.jit
+def softmax_1d(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=float("-inf"))
+    tl.store(out_ptr + offs, tl.softmax(x), mask=m)
