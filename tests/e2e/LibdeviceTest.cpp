@@ -407,4 +407,155 @@ TEST(Libdevice, ConversionsToFloat) {
   expectEqual(std::vector<double>(g64.begin() + 9 * n, g64.begin() + 10 * n), wu, "uint2double_rn");
 }
 
+uint32_t revBits32(uint32_t v) {
+  uint32_t r = 0;
+  for (int i = 0; i < 32; ++i)
+    if (v & (1u << i)) r |= 1u << (31 - i);
+  return r;
+}
+
+TEST(Libdevice, IntegerFunctions) {
+  E2E_RNG(rng);
+  int64_t n = 256;
+  std::vector<int32_t> a(n), b(n);
+  std::vector<uint32_t> ua(n), ub(n);
+  std::vector<int64_t> la(n), lb(n);
+  std::vector<uint64_t> ula(n), ulb(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int shift = static_cast<int>(rng.integer(0, 31));
+    a[i] = static_cast<int32_t>(rng.engine()()) >> shift;
+    b[i] = static_cast<int32_t>(rng.engine()()) >> rng.integer(0, 31);
+    ua[i] = static_cast<uint32_t>(rng.engine()()) >> shift;
+    ub[i] = static_cast<uint32_t>(rng.engine()());
+    la[i] = static_cast<int64_t>(rng.engine()()) >> rng.integer(0, 63);
+    lb[i] = static_cast<int64_t>(rng.engine()());
+    ula[i] = rng.engine()() >> rng.integer(0, 63);
+    ulb[i] = rng.engine()();
+  }
+  a[0] = 0, la[0] = 0, a[1] = INT32_MIN, la[1] = INT64_MIN, b[1] = -1, a[2] = INT32_MAX, b[2] = INT32_MAX;
+  ua[2] = UINT32_MAX, ub[2] = UINT32_MAX;
+  auto o32 = dev().zeros(DType::i32, {19 * n}), o64 = dev().zeros(DType::i64, {4 * n});
+  kernel(kExact, "int_functions")
+      .launch(dev(), {1},
+              {dev().upload(a, {n}), dev().upload(b, {n}), dev().upload(ua, {n}), dev().upload(ub, {n}),
+               dev().upload(la, {n}), dev().upload(lb, {n}), dev().upload(ula, {n}), dev().upload(ulb, {n}), o32, o64,
+               n},
+              {{"BLOCK", int64_t(256)}});
+  auto g32 = o32.download<int32_t>();
+  auto g64 = o64.download<int64_t>();
+  std::vector<std::vector<int32_t>> w(19);
+  std::vector<std::vector<int64_t>> w64(4);
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t x = a[i];
+    uint64_t lx = la[i];
+    int clz = 0, clzl = 0, pop = 0, popl = 0, ffs = 0, ffsl = 0;
+    for (int k = 31; k >= 0 && !(x >> k & 1); --k) ++clz;
+    for (int k = 63; k >= 0 && !(lx >> k & 1); --k) ++clzl;
+    for (int k = 0; k < 64; ++k) {
+      if (k < 32) pop += x >> k & 1;
+      popl += lx >> k & 1;
+    }
+    for (int k = 0; k < 32 && !ffs; ++k)
+      if (x >> k & 1) ffs = k + 1;
+    for (int k = 0; k < 64 && !ffsl; ++k)
+      if (lx >> k & 1) ffsl = k + 1;
+    int64_t sa = a[i] & 0xffffff, sb = b[i] & 0xffffff;  // 24-bit operands, sign-extended
+    if (sa & 0x800000) sa -= 0x1000000;
+    if (sb & 0x800000) sb -= 0x1000000;
+    uint64_t src = (uint64_t(uint32_t(b[i])) << 32) | uint32_t(a[i]);
+    uint32_t perm = 0;
+    for (int k = 0; k < 4; ++k) perm |= uint32_t((src >> (8 * ((ub[i] >> (4 * k)) & 7))) & 0xff) << (8 * k);
+    int64_t d = int64_t(a[i]) - b[i];
+    uint32_t ud = ua[i] > ub[i] ? ua[i] - ub[i] : ub[i] - ua[i];
+    int32_t vals[19] = {clz, clzl, pop, popl, ffs, ffsl, int32_t(revBits32(x)),
+                        int32_t((int64_t(a[i]) * b[i]) >> 32), int32_t((uint64_t(ua[i]) * ub[i]) >> 32),
+                        int32_t(uint32_t(sa * sb)), int32_t(uint32_t((ua[i] & 0xffffff) * uint64_t(ub[i] & 0xffffff))),
+                        int32_t(std::floor((double(a[i]) + b[i]) / 2)), int32_t((uint64_t(ua[i]) + ub[i]) / 2),
+                        int32_t(std::floor((double(a[i]) + b[i] + 1) / 2)), int32_t((uint64_t(ua[i]) + ub[i] + 1) / 2),
+                        int32_t(uint32_t(d < 0 ? -d : d) + ua[i]), int32_t(ud + ua[i]), int32_t(perm),
+                        int32_t(a[i] == INT32_MIN ? INT32_MIN : std::abs(a[i]))};
+    for (int k = 0; k < 19; ++k) w[k].push_back(vals[k]);
+    uint64_t rev = 0;
+    for (int k = 0; k < 64; ++k)
+      if (lx >> k & 1) rev |= uint64_t(1) << (63 - k);
+    w64[0].push_back(int64_t(rev));
+    w64[1].push_back(int64_t((__int128(la[i]) * lb[i]) >> 64));
+    w64[2].push_back(int64_t((static_cast<unsigned __int128>(ula[i]) * ulb[i]) >> 64));
+    w64[3].push_back(la[i] == INT64_MIN ? INT64_MIN : (la[i] < 0 ? -la[i] : la[i]));
+  }
+  const char* names[] = {"clz", "clzll", "popc", "popcll", "ffs", "ffsll", "brev", "mulhi", "umulhi", "mul24",
+                         "umul24", "hadd", "uhadd", "rhadd", "urhadd", "sad", "usad", "byte_perm", "abs"};
+  for (int k = 0; k < 19; ++k)
+    expectEqual(std::vector<int32_t>(g32.begin() + k * n, g32.begin() + (k + 1) * n), w[k], names[k]);
+  const char* names64[] = {"brevll", "mul64hi", "umul64hi", "llabs"};
+  for (int k = 0; k < 4; ++k)
+    expectEqual(std::vector<int64_t>(g64.begin() + k * n, g64.begin() + (k + 1) * n), w64[k], names64[k]);
+}
+
+TEST(Libdevice, BitReinterpretation) {
+  E2E_RNG(rng);
+  int64_t n = 128;
+  std::vector<uint32_t> fbits(n), ubits(n);
+  std::vector<uint64_t> dbits(n), lbits(n);
+  std::vector<int32_t> ibits(n);
+  for (int64_t i = 0; i < n; ++i) {
+    fbits[i] = static_cast<uint32_t>(rng.engine()());
+    dbits[i] = rng.engine()();
+    ibits[i] = static_cast<int32_t>(rng.engine()());
+    ubits[i] = static_cast<uint32_t>(rng.engine()());
+    lbits[i] = rng.engine()();
+  }
+  fbits[0] = 0x7f800001u;            // signaling NaN: the payload must survive
+  dbits[0] = 0x7ff0000000000001ull;  // likewise
+  ibits[0] = 0x7fa00000, ubits[0] = 0xffc00001u, lbits[0] = 0xfff0000000000002ull;
+  // rcp64h inputs: normal doubles of moderate magnitude.
+  std::vector<double> d(n);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(&d[i], &dbits[i], 8);
+  for (int64_t i = n / 2; i < n; ++i) d[i] = std::ldexp(rng.uniform(1, 2), static_cast<int>(rng.integer(-100, 100)));
+  std::vector<uint64_t> dAll(n);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(&dAll[i], &d[i], 8);
+  auto tf = dev().upload(fbits.data(), DType::fp32, {n});
+  auto td = dev().upload(dAll.data(), DType::fp64, {n});
+  auto o32 = dev().zeros(DType::i32, {4 * n}), of32 = dev().zeros(DType::fp32, {2 * n});
+  auto o64 = dev().zeros(DType::i64, {n}), of64 = dev().zeros(DType::fp64, {3 * n});
+  kernel(kExact, "reinterpret")
+      .launch(dev(), {1},
+              {tf, td, dev().upload(ibits, {n}), dev().upload(ubits, {n}), dev().upload(lbits.data(), DType::i64, {n}), o32, of32, o64,
+               of64, n},
+              {{"BLOCK", int64_t(128)}});
+  auto g32 = o32.download<uint32_t>();
+  auto gf32 = of32.download<uint32_t>();
+  auto g64 = o64.download<uint64_t>();
+  auto gf64 = of64.download<uint64_t>();
+  auto slice32 = [&](const std::vector<uint32_t>& v, int k) {
+    return std::vector<uint32_t>(v.begin() + k * n, v.begin() + (k + 1) * n);
+  };
+  auto slice64 = [&](const std::vector<uint64_t>& v, int k) {
+    return std::vector<uint64_t>(v.begin() + k * n, v.begin() + (k + 1) * n);
+  };
+  std::vector<uint32_t> hi(n), lo(n), ib(ibits.begin(), ibits.end());
+  std::vector<uint64_t> hilo(n);
+  for (int64_t i = 0; i < n; ++i) {
+    hi[i] = uint32_t(dAll[i] >> 32), lo[i] = uint32_t(dAll[i]);
+    hilo[i] = (uint64_t(uint32_t(ibits[i])) << 32) | ubits[i];
+  }
+  expectEqual(slice32(g32, 0), fbits, "float_as_int");
+  expectEqual(slice32(g32, 1), fbits, "float_as_uint");
+  expectEqual(slice32(g32, 2), hi, "double2hiint");
+  expectEqual(slice32(g32, 3), lo, "double2loint");
+  expectEqual(slice32(gf32, 0), ib, "int_as_float");
+  expectEqual(slice32(gf32, 1), ubits, "uint_as_float");
+  expectEqual(g64, dAll, "double_as_longlong");
+  expectEqual(slice64(gf64, 0), lbits, "longlong_as_double");
+  expectEqual(slice64(gf64, 1), hilo, "hiloint2double");
+  // rcp64h: the reciprocal of the upper word, to the precision of the upper word.
+  auto rcp = slice64(gf64, 2);
+  for (int64_t i = n / 2; i < n; ++i) {
+    double g;
+    std::memcpy(&g, &rcp[i], 8);
+    EXPECT_NEAR(g * d[i], 1.0, 4e-6) << "rcp64h(" << d[i] << ")";
+    EXPECT_EQ(rcp[i] & 0xffffffffu, 0u) << "rcp64h(" << d[i] << ") has nonzero low bits";
+  }
+}
+
 }  // namespace

@@ -161,7 +161,7 @@ def int_functions(a_ptr, b_ptr, ua_ptr, ub_ptr, la_ptr, lb_ptr, ula_ptr, ulb_ptr
     tl.store(o32 + 14 * n + offs, libdevice.rhadd(ua, ub), mask=m)
     tl.store(o32 + 15 * n + offs, libdevice.sad(a, b, ua), mask=m)
     tl.store(o32 + 16 * n + offs, libdevice.sad(ua, ub, ua), mask=m)
-    tl.store(o32 + 17 * n + offs, libdevice.byte_perm(a, b, ub), mask=m)
+    tl.store(o32 + 17 * n + offs, libdevice.byte_perm(a, b, ub.to(tl.int32, bitcast=True)), mask=m)
     tl.store(o32 + 18 * n + offs, libdevice.abs(a), mask=m)
     tl.store(o64 + 0 * n + offs, libdevice.brev(la), mask=m)
     tl.store(o64 + 1 * n + offs, libdevice.mulhi(la, lb), mask=m)
