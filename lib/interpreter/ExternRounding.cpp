@@ -72,6 +72,24 @@ template <class T, bool FromDouble> void addToInt(ExternTable& t, const std::str
   reg(std::integral_constant<int, 3>{});
 }
 
+/// Correctly rounded fp32 1/sqrt(x): a double estimate, corrected at the
+/// neighbouring midpoints m by the exact sign of x m^2 - 1 (m^2 has at most
+/// 50 bits, so it is exact; x m^2 is split by fma).
+double rsqrtRnF32(double x) {
+  if (std::isnan(x) || x < 0) return NAN;
+  if (x == 0) return std::copysign(INFINITY, x);
+  if (std::isinf(x)) return 0.0;
+  float r = static_cast<float>(1.0 / std::sqrt(x));
+  auto below = [&](double m) {  // 1/sqrt(x) < m  <=>  x m^2 > 1
+    double m2 = m * m, p = x * m2, e = std::fma(x, m2, -p);
+    return p > 1 || (p == 1 && e > 0);
+  };
+  float lo = std::nextafter(r, 0.0f), hi = std::nextafter(r, INFINITY);
+  if (below((static_cast<double>(lo) + r) / 2)) return lo;
+  if (!below((static_cast<double>(r) + hi) / 2)) return hi;
+  return r;
+}
+
 }  // namespace
 
 void addExternRounding(ExternTable& t) {
@@ -106,6 +124,8 @@ void addExternRounding(ExternTable& t) {
   // Exact conversions.
   t["__nv_int2double_rn"] = ExternImpl{1, [](const Cell* a) { return fcell(static_cast<double>(static_cast<int32_t>(a[0].i))); }};
   t["__nv_uint2double_rn"] = ExternImpl{1, [](const Cell* a) { return fcell(static_cast<double>(static_cast<uint32_t>(a[0].i))); }};
+
+  t["__nv_frsqrt_rn"] = ExternImpl{1, [](const Cell* a) { return fcell(rsqrtRnF32(a[0].f)); }};
 
   // Float -> integer.
   addToInt<int32_t, false>(t, "__nv_float2int_");

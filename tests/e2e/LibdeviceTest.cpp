@@ -558,4 +558,132 @@ TEST(Libdevice, BitReinterpretation) {
   }
 }
 
+template <class T> void multiArg() {
+  E2E_RNG(rng);
+  int64_t n = 200;
+  std::vector<T> x(n), y(n), p(n);
+  std::vector<int32_t> k(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<T>(rng.uniform(-4, 4));
+    y[i] = static_cast<T>(rng.uniform(0.25f, 4)) * (rng.integer(0, 1) ? -1 : 1);
+    p[i] = static_cast<T>(rng.uniform(0.1f, 6));
+    k[i] = static_cast<int32_t>(rng.integer(-5, 5));
+  }
+  auto out = dev().zeros(dtypeOf<T>(), {19 * n});
+  kernel(kMath, "multi_arg")
+      .launch(dev(), {1}, {dev().upload(x, {n}), dev().upload(y, {n}), dev().upload(p, {n}), dev().upload(k, {n}), out, n},
+              {{"BLOCK", int64_t(256)}});
+  auto got = out.template download<T>();
+  double eps = std::numeric_limits<T>::epsilon();
+  struct R {
+    const char* name;
+    std::function<LD(LD, LD, LD, int)> ref;
+    double ulps, atol;
+  };
+  std::vector<R> rows = {
+      {"atan2", [](LD a, LD b, LD, int) { return atan2l(a, b); }, 2, 0},
+      {"hypot", [](LD a, LD b, LD, int) { return hypotl(a, b); }, 2, 0},
+      {"rhypot", [](LD a, LD b, LD, int) { return 1 / hypotl(a, b); }, 2, 0},
+      {"fmod", [](LD a, LD b, LD, int) { return fmodl(a, b); }, 0, 0},
+      {"remainder", [](LD a, LD b, LD, int) { return remainderl(a, b); }, 0, 0},
+      {"fdim", [](LD a, LD b, LD, int) { return a > b ? a - b : 0; }, 1, 0},
+      {"copysign", [](LD a, LD b, LD, int) { return copysignl(a, b); }, 0, 0},
+      {"nextafter", [](LD a, LD b, LD, int) { return static_cast<LD>(std::nextafter(T(a), T(b))); }, 0, 0},
+      {"pow", [](LD a, LD, LD c, int) { return powl(c, a); }, 2, 0},
+      {"pow(int)", [](LD a, LD, LD, int m) { return powl(a, m); }, 2, 0},
+      {"ldexp", [](LD a, LD, LD, int m) { return ldexpl(a, m); }, 0, 0},
+      {"scalbn", [](LD a, LD, LD, int m) { return ldexpl(a, m); }, 0, 0},
+      {"jn", [](LD, LD, LD c, int m) { return jnl(m, c); }, 8, 1e-15},
+      {"yn", [](LD, LD, LD c, int m) { return ynl(m, c); }, 8, 1e-15},
+      {"fma", [](LD a, LD b, LD c, int) { return static_cast<LD>(std::fma(T(a), T(b), T(c))); }, 0, 0},
+      {"norm3d", [](LD a, LD b, LD c, int) { return sqrtl(a * a + b * b + c * c); }, 2, 0},
+      {"rnorm3d", [](LD a, LD b, LD c, int) { return 1 / sqrtl(a * a + b * b + c * c); }, 2, 0},
+      {"norm4d", [](LD a, LD b, LD c, int) { return sqrtl(a * a + b * b + c * c + a * a / 4); }, 2, 0},
+      {"rnorm4d", [](LD a, LD b, LD c, int) { return 1 / sqrtl(a * a + b * b + c * c + a * a / 4); }, 2, 0},
+  };
+  for (size_t j = 0; j < rows.size(); ++j) {
+    size_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double g = got[j * n + i], w = static_cast<T>(rows[j].ref(x[i], y[i], p[i], k[i]));
+      bool ok = (std::isnan(g) && std::isnan(w)) || g == w || std::fabs(g - w) <= rows[j].ulps * eps * std::fabs(w) + rows[j].atol;
+      if (!ok && bad++ < 4)
+        ADD_FAILURE() << rows[j].name << " " << typeName<T>() << " (" << std::setprecision(17) << x[i] << ", " << y[i]
+                      << ", " << p[i] << ", " << k[i] << "): got " << g << ", want " << w;
+    }
+    EXPECT_EQ(bad, 0u) << rows[j].name << " " << typeName<T>();
+  }
+}
+
+TEST(Libdevice, MultiArgumentFp32) { multiArg<float>(); }
+TEST(Libdevice, MultiArgumentFp64) { multiArg<double>(); }
+
+TEST(Libdevice, Fp32OnlyFunctions) {
+  E2E_RNG(rng);
+  int64_t n = 200;
+  std::vector<float> x = rng.floats(n, -3, 3), y(n), p = rng.floats(n, 0.05f, 8);
+  for (auto& v : y) v = rng.uniform(0.25f, 4) * (rng.integer(0, 1) ? -1 : 1);
+  y[0] = 0x1.8p126f, x[0] = 5;  // __fdividef returns 0 for 2^126 < |y| < 2^128
+  x[1] = 1.5f, x[2] = -0.5f, x[3] = NAN;
+  p[0] = 0x1p-140f;  // subnormal rsqrt_rn input
+  auto out = dev().zeros(DType::fp32, {13 * n});
+  kernel(kMath, "fp32_only")
+      .launch(dev(), {1}, {dev().upload(x, {n}), dev().upload(y, {n}), dev().upload(p, {n}), out, n},
+              {{"BLOCK", int64_t(256)}});
+  auto got = out.download<float>();
+  auto row = [&](int j) { return std::vector<float>(got.begin() + j * n, got.begin() + (j + 1) * n); };
+  std::vector<std::vector<float>> w(13, std::vector<float>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    LD a = x[i], b = y[i], c = p[i];
+    LD vals[13] = {sinl(a), cosl(a), tanl(a), expl(a), powl(10, a), logl(c), log2l(c), log10l(c), tanhl(a),
+                   powl(c, a), a / b, std::isnan(x[i]) ? 0 : a < 0 ? 0 : a > 1 ? 1 : a, 1 / sqrtl(c)};
+    for (int j = 0; j < 13; ++j) w[j][i] = static_cast<float>(vals[j]);
+  }
+  w[10][0] = 0;  // the documented __fdividef quirk
+  const char* names[] = {"fast_sinf", "fast_cosf", "fast_tanf", "fast_expf", "fast_exp10f", "fast_logf",
+                         "fast_log2f", "fast_log10f", "fast_tanhf", "fast_powf", "fast_dividef"};
+  for (int j = 0; j < 11; ++j) expectClose(row(j), w[j], 2.5e-7, 1e-30, names[j]);
+  expectSameBits(row(11), w[11], "saturatef");
+  expectSameBits(row(12), w[12], "rsqrt_rn");
+}
+
+template <class T> void classify(const char* kname) {
+  std::vector<T> x = {0.0, -0.0, 1.5, -2.5, 2.5, 3.5, -3.5, 0.49999997, 7, -1e-3, 1e30, -1e30, 1e18, 9.3e18, -9.3e18,
+                      std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                      std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::denorm_min(),
+                      -std::numeric_limits<T>::denorm_min() * 3, std::numeric_limits<T>::max()};
+  int64_t n = x.size();
+  auto o32 = dev().zeros(DType::i32, {5 * n}), o64 = dev().zeros(DType::i64, {2 * n});
+  kernel(kMath, kname).launch(dev(), {1}, {dev().upload(x, {n}), o32, o64, n}, {{"BLOCK", int64_t(32)}});
+  auto g32 = o32.download<int32_t>();
+  auto g64 = o64.download<int64_t>();
+  std::vector<std::vector<int32_t>> w(5);
+  std::vector<std::vector<int64_t>> wl(2);
+  for (T v : x) {
+    w[0].push_back(v != v);
+    w[1].push_back(v == std::numeric_limits<T>::infinity() || v == -std::numeric_limits<T>::infinity());
+    w[2].push_back(v == v && v - v == 0);
+    w[3].push_back(std::signbit(v) ? 1 : 0);
+    int e = INT32_MIN;
+    if (v != v || v == 0) e = INT32_MIN;
+    else if (v - v != 0) e = INT32_MAX;
+    else for (e = 0; std::ldexp(std::fabs(static_cast<double>(v)), -e) >= 2; ++e) {}
+    if (v == v && v != 0 && v - v == 0)
+      while (std::ldexp(std::fabs(static_cast<double>(v)), -e) < 1) --e;
+    w[4].push_back(e);
+    LD r = v != v ? 0 : (v - floorl(v) == 0.5L ? 2 * floorl(v / 2 + 0.5L) : roundl(v));
+    LD h = v != v ? 0 : (v < 0 ? -floorl(-v + 0.5L) : floorl(v + 0.5L));
+    auto sat = [&](LD q) { return v != v ? INT64_MIN : q >= 9223372036854775807.0L ? INT64_MAX : q <= -9223372036854775808.0L ? INT64_MIN : int64_t(q); };
+    wl[0].push_back(sat(r));
+    wl[1].push_back(sat(h));
+  }
+  const char* names[] = {"isnan", "isinf", "finite", "signbit", "ilogb"};
+  for (int j = 0; j < 5; ++j)
+    expectEqual(std::vector<int32_t>(g32.begin() + j * n, g32.begin() + (j + 1) * n), w[j], std::string(names[j]) + " " + typeName<T>());
+  expectEqual(std::vector<int64_t>(g64.begin(), g64.begin() + n), wl[0], std::string("llrint ") + typeName<T>());
+  expectEqual(std::vector<int64_t>(g64.begin() + n, g64.end()), wl[1], std::string("llround ") + typeName<T>());
+}
+
+TEST(Libdevice, PredicatesAndIntegerRoundingFp32) { classify<float>("classify32"); }
+TEST(Libdevice, PredicatesAndIntegerRoundingFp64) { classify<double>("classify64"); }
+
 }  // namespace
