@@ -387,7 +387,8 @@ struct StmtGen {
       cg.fail(s, "tl.static_range: too many unrolled iterations in total (nested static loops unroll more than 65536 bodies)");
     cg.frame().loopDepth++;
     for (int64_t k = 0; k < count; ++k) {
-      cg.assign(*s.target, Val::integer(BigInt(start + k * step)));
+      // k * step alone may overflow int64 even where the sum is in range.
+      cg.assign(*s.target, Val::integer(BigInt(static_cast<int64_t>(start + __int128{k} * step))));
       cg.genBlock(ptrs(s.body), false);
     }
     cg.frame().loopDepth--;
