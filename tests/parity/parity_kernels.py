@@ -109,3 +109,45 @@ def row_reductions(x_ptr, i_ptr, sum_ptr, max_ptr, argmax_ptr, cumsum_ptr, xor_p
     tl.store(argmax_ptr + row, tl.argmax(v, axis=0))
     tl.store(cumsum_ptr + row * n_cols + cols, tl.cumsum(v, axis=0), mask=keep)
     tl.store(xor_ptr + row, tl.xor_sum(v, axis=0))
+
+
+from triton.language.extra import libdevice  # noqa: E402
+
+
+@triton.jit
+def libdevice_exact(x_ptr, y_ptr, i_ptr, j_ptr, f2i_rn, f2i_rz, f2u_rd, add_ru, mul_rd, div_rz, mul24, signbit,
+                    ilogb, bits, ints, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keep = offs < n
+    x = tl.load(x_ptr + offs, mask=keep, other=1.0)
+    y = tl.load(y_ptr + offs, mask=keep, other=1.0)
+    i = tl.load(i_ptr + offs, mask=keep, other=1)
+    j = tl.load(j_ptr + offs, mask=keep, other=1)
+    tl.store(f2i_rn + offs, libdevice.float2int_rn(x), mask=keep)
+    tl.store(f2i_rz + offs, libdevice.float2int_rz(x), mask=keep)
+    tl.store(f2u_rd + offs, libdevice.float2uint_rd(x), mask=keep)
+    tl.store(add_ru + offs, libdevice.add_ru(x, y), mask=keep)
+    tl.store(mul_rd + offs, libdevice.mul_rd(x, y), mask=keep)
+    tl.store(div_rz + offs, libdevice.div_rz(x, y), mask=keep)
+    tl.store(mul24 + offs, libdevice.mul24(i, j), mask=keep)
+    tl.store(signbit + offs, libdevice.signbit(x), mask=keep)
+    tl.store(ilogb + offs, libdevice.ilogb(x), mask=keep)
+    tl.store(bits + offs, libdevice.float_as_int(x), mask=keep)
+    tl.store(ints + offs, libdevice.popc(i) + libdevice.clz(j) * 64 + libdevice.brev(i) + libdevice.byte_perm(i, j, 0x3210 + (j & 7)), mask=keep)
+
+
+@triton.jit
+def libdevice_approx(x_ptr, y_ptr, tanh_ptr, pow_ptr, atan2_ptr, erfinv_ptr, lgamma_ptr, j0_ptr, cbrt_ptr, expm1_ptr,
+                     n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keep = offs < n
+    x = tl.load(x_ptr + offs, mask=keep, other=0.5)
+    y = tl.load(y_ptr + offs, mask=keep, other=0.5)
+    tl.store(tanh_ptr + offs, libdevice.tanh(x), mask=keep)
+    tl.store(pow_ptr + offs, libdevice.pow(tl.abs(x), y), mask=keep)
+    tl.store(atan2_ptr + offs, libdevice.atan2(x, y), mask=keep)
+    tl.store(erfinv_ptr + offs, libdevice.erfinv(x * 0.99), mask=keep)
+    tl.store(lgamma_ptr + offs, libdevice.lgamma(tl.abs(x) + 0.1), mask=keep)
+    tl.store(j0_ptr + offs, libdevice.j0(x * 10.0), mask=keep)
+    tl.store(cbrt_ptr + offs, libdevice.cbrt(x), mask=keep)
+    tl.store(expm1_ptr + offs, libdevice.expm1(x), mask=keep)

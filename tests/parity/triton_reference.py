@@ -42,8 +42,12 @@ def save(t):
 
 def case(name, kernel, grid, args, consts, outputs, tol=None):
     """args: tensors or ints in kernel order; outputs: set of arg indices to compare."""
-    kernel[(grid,)](*args, **consts)
-    torch.cuda.synchronize()
+    try:
+        kernel[(grid,)](*args, **consts)
+        torch.cuda.synchronize()
+    except Exception as e:  # report and keep going: one bad case must not hide the others
+        print(f"case {name}: Triton failed: {type(e).__name__}: {str(e)[:400]}")
+        return
     tol = tol or {}
     manifest.write(f"case {name} {kernel.fn.__name__} {grid}\n")
     for i, a in enumerate(args):
@@ -113,6 +117,23 @@ vr = torch.randint(0, 10, (rows * cols,), dtype=torch.int32, device=dev)
 outs = [empty(rows, torch.int32), empty(rows, torch.float32), empty(rows, torch.int32), empty(rows * cols, torch.int32),
         empty(rows, torch.int32)]
 case("row_reductions", K.row_reductions, rows, [xr, vr, *outs, cols], {"BLOCK": 128}, outputs={2, 3, 4, 5, 6})
+
+m = 1000
+xl = torch.cat([torch.randn(m - 12, device=dev) * 1e3, torch.tensor(
+    [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 2.5, -2.5, 3.5, 1e-40, 4e9, -4e9, 2.0**31], device=dev)])
+yl = torch.randn(m, device=dev) * 7 + 0.001
+il = torch.randint(-2**31, 2**31 - 1, (m,), dtype=torch.int32, device=dev)
+jl = torch.randint(-2**31, 2**31 - 1, (m,), dtype=torch.int32, device=dev)
+outs = [empty(m, torch.int32), empty(m, torch.int32), empty(m, torch.int32), empty(m, torch.float32),
+        empty(m, torch.float32), empty(m, torch.float32), empty(m, torch.int32), empty(m, torch.int32),
+        empty(m, torch.int32), empty(m, torch.int32), empty(m, torch.int32)]
+case("libdevice_exact", K.libdevice_exact, triton.cdiv(m, 128), [xl, yl, il, jl, *outs, m], {"BLOCK": 128},
+     outputs=set(range(4, 15)))
+xa = torch.rand(m, device=dev) * 2 - 1
+ya = torch.rand(m, device=dev) * 4 - 2
+outs = [empty(m, torch.float32) for _ in range(8)]
+case("libdevice_approx", K.libdevice_approx, triton.cdiv(m, 128), [xa, ya, *outs, m], {"BLOCK": 128},
+     outputs=set(range(2, 10)), tol={k: 2e-6 for k in range(2, 10)})
 
 manifest.close()
 print(f"wrote {counter[0]} tensors to {OUT}")
