@@ -96,10 +96,11 @@ h = torch.randn(n, device=dev).to(torch.float16)
 bb = torch.randn(n, device=dev).to(torch.bfloat16)
 i = torch.randint(-20, 20, (n,), dtype=torch.int32, device=dev)
 outs = [empty(n, torch.float16), empty(n, torch.float32), empty(n, torch.float16), empty(n, torch.float32)]
-# h * 3 + i is contracted into one fp16 fma on the GPU (enable_fp_fusion), one
-# rounding instead of two: equal within one fp16 ulp. h / 3 is div.full.f32.
+# h * 3 + i is contracted into one fp16 fma on the GPU (enable_fp_fusion): the
+# interpreter rounds the product first, so the two differ by up to half an fp16
+# ulp of |h * 3| (<= 2^-9 for |h * 3| < 16). h / 3 is div.full.f32.
 case("promotion", K.promotion, triton.cdiv(n, 128), [h, bb, i, *outs, n], {"BLOCK": 128}, outputs={3, 4, 5, 6},
-     tol={5: 1e-3, 6: 3e-7})
+     tol={5: 4e-3, 6: 3e-7})
 
 xf = torch.randn(n, device=dev) * 10
 yf = torch.randn(n, device=dev) * 10 + 0.01
