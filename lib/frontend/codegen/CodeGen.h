@@ -229,6 +229,12 @@ class CodeGen {
   std::map<std::string, Specialization> specializations;
   /// Static-unrolling budget shared by all (nested) static_range loops.
   int64_t staticIterationsLeft = 1 << 16;
+  /// Expressions, statement blocks and inlined calls being generated, nested.
+  /// Generation recurses on the C++ stack (several KB per level in sanitizer
+  /// or debug builds), so past kMaxNesting it stops with a diagnostic; Triton
+  /// itself hits Python's recursion limit far earlier.
+  int nesting = 0;
+  static constexpr int kMaxNesting = 400;
 
  private:
   friend struct StmtGen;
@@ -239,6 +245,24 @@ class CodeGen {
   ir::OpBuilder b_;
   std::vector<std::unique_ptr<Frame>> frames_;
   const py::Node* cur_ = nullptr;
+};
+
+/// Counts one level of CodeGen::nesting for its lifetime; fails at `at` past
+/// CodeGen::kMaxNesting.
+class NestingGuard {
+ public:
+  NestingGuard(CodeGen& cg, const py::Node& at) : cg_(cg) {
+    if (cg.nesting >= CodeGen::kMaxNesting)
+      cg.fail(at, "code is nested too deeply (more than " + std::to_string(CodeGen::kMaxNesting) +
+                      " levels of expressions, blocks and calls)");
+    ++cg.nesting;
+  }
+  ~NestingGuard() { --cg_.nesting; }
+  NestingGuard(const NestingGuard&) = delete;
+  NestingGuard& operator=(const NestingGuard&) = delete;
+
+ private:
+  CodeGen& cg_;
 };
 
 /// Restores the current node on scope exit.

@@ -189,6 +189,7 @@ std::string formatConst(CodeGen& cg, const Val& v, const py::Expr* spec) {
 
 Val CodeGen::eval(const py::Expr& e) {
   CurrentNodeGuard guard(*this, &e);
+  NestingGuard nest(*this, e);
   try {
     return evalNode(e);
   } catch (const BigIntError& err) {

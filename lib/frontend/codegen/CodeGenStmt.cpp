@@ -578,6 +578,8 @@ void emitDeviceAssert(CodeGen& cg, const Val& cond, const std::string& msg, cons
 }
 
 Flow CodeGen::genBlock(const std::vector<const py::Stmt*>& stmts, bool atTail) {
+  std::optional<NestingGuard> nest;
+  if (!stmts.empty()) nest.emplace(*this, *stmts.front());
   StmtGen g{*this};
   for (size_t idx = 0; idx < stmts.size(); ++idx) {
     const py::Stmt& s = *stmts[idx];

@@ -101,5 +101,26 @@ TEST(FuzzHardening, StaticRangeExtremeBounds) {
   EXPECT_EQ(count(ok, "tt.store"), 5) << ok;
 }
 
+// A 1000-term sum, 1000 unary minuses or a 500-branch elif chain overflowed
+// the C++ stack in the code generator (under ASan, ~9 KB per level).
+TEST(FuzzHardening, NestingTooDeep) {
+  std::string sum = "    x = P";
+  for (int i = 0; i < 1000; ++i) sum += " + 1";
+  std::string err = compileError(kernel(sum + "\n"), "k", "*fp32");
+  EXPECT_NE(err.find("k.py:5:9: error: code is nested too deeply (more than 400 levels"), std::string::npos) << err;
+  std::string neg = "    x = " + std::string(2 * 1000, ' ');
+  for (int i = 0; i < 1000; ++i) neg[8 + 2 * i] = '-';
+  err = compileError(kernel(neg + "1\n"), "k", "*fp32");
+  EXPECT_NE(err.find("error: code is nested too deeply"), std::string::npos) << err;
+  std::string chain = "    if P == 0:\n        x = 0\n";
+  for (int i = 1; i < 500; ++i) chain += "    elif P == " + std::to_string(i) + ":\n        x = 0\n";
+  err = compileError(kernel(chain), "k", "i32");
+  EXPECT_NE(err.find("error: code is nested too deeply"), std::string::npos) << err;
+  // 300 levels are fine.
+  std::string ok = "    x = P";
+  for (int i = 0; i < 300; ++i) ok += " + 1";
+  EXPECT_EQ(compileError(kernel(ok + "\n"), "k", "i32"), "");
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
