@@ -11,6 +11,7 @@
 #include "interpreter/Extern.h"
 
 #include <cfenv>
+#include <cmath>
 #include <cstring>
 
 #include "interpreter/Codecs.h"
@@ -25,6 +26,7 @@ struct ExternData {
   ExternImpl impl;
   std::vector<ir::Type> argTypes;
   ir::Type resultType;
+  bool ftz = false;  ///< flush fp32 subnormal operands and results (see flushesSubnormals)
 };
 
 /// Decodes `n` elements of slot s (element type t) into dst, broadcasting a
@@ -99,6 +101,21 @@ class RoundingScope {
   int saved_;
 };
 
+/// libdevice's fp32 functions run flush-to-zero on the GPU (Triton compiles
+/// them with __CUDA_FTZ = 1, enable_reflect_ftz): a subnormal fp32 operand or
+/// result is a zero of the same sign. Measured on an H100 against Triton 3.6
+/// (tests/parity, libdevice_exact and libdevice_subnormal): add_ru, mul_rd,
+/// div_rz, mul_rn, sqrt_rn, rsqrt_rn, ilogb, fast_logf and double2float_*
+/// flush; the accurate __nv_logf does not (it rescales subnormal inputs:
+/// log(1e-40) = -92.1). Bit reinterpretation functions (rawBits) keep their
+/// bits.
+bool flushesSubnormals(std::string_view symbol) { return symbol != "__nv_logf"; }
+
+double flushSubnormal32(double v) {
+  float r = static_cast<float>(v);
+  return std::fpclassify(r) == FP_SUBNORMAL ? std::copysign(0.0, v) : v;
+}
+
 void externOp(const Instr& in, Frame& f) {
   const auto& ed = *static_cast<const ExternData*>(in.aux);
   int64_t n = in.count * f.lanes;
@@ -112,7 +129,11 @@ void externOp(const Instr& in, Frame& f) {
   Cell* column = reinterpret_cast<Cell*>(ctx.scratchBuf(13, (n + 1) * sizeof(Cell)));
   for (size_t k = 0; k < arity; ++k) {
     decodeColumn(column, f.slots[in.in[k]], ed.argTypes[k], n, ed.impl.rawBits);
-    for (int64_t i = 0; i < n; ++i) cells[i * arity + k] = column[i];
+    bool ftz = ed.ftz && ed.argTypes[k].elementType() == ir::Type::f32();
+    for (int64_t i = 0; i < n; ++i) {
+      cells[i * arity + k] = column[i];
+      if (ftz) cells[i * arity + k].f = flushSubnormal32(column[i].f);
+    }
   }
   Cell* res = reinterpret_cast<Cell*>(ctx.scratchBuf(11, (n + 1) * sizeof(Cell)));
   {
@@ -120,6 +141,8 @@ void externOp(const Instr& in, Frame& f) {
     auto fn = ed.impl.fn;
     for (int64_t i = 0; i < n; ++i) res[i] = fn(cells + i * arity);
   }
+  if (ed.ftz && ed.resultType.elementType() == ir::Type::f32())
+    for (int64_t i = 0; i < n; ++i) res[i].f = flushSubnormal32(res[i].f);
   encodeColumn(out, res, ed.resultType, n, ed.impl.rawBits);
 }
 
@@ -154,6 +177,7 @@ bool buildExtern(ir::Operation* op, Instr& in, PlanBuilder& b) {
                       (it->second.arity == 1 ? "" : "s") + ", got " + std::to_string(op->numOperands()));
   auto ed = std::make_shared<ExternData>();
   ed->impl = it->second;
+  ed->ftz = !ed->impl.rawBits && flushesSubnormals(symbol);
   for (ir::Value v : op->operands()) ed->argTypes.push_back(v.type());
   ed->resultType = op->result(0).type();
   in.aux = ed.get();

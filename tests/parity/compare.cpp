@@ -42,7 +42,7 @@ tessera::DType parseDType(const std::string& s) {
   static const std::pair<const char*, tessera::DType> table[] = {
       {"i8", tessera::DType::i8}, {"i32", tessera::DType::i32}, {"i64", tessera::DType::i64},
       {"u32", tessera::DType::u32}, {"fp16", tessera::DType::fp16}, {"bf16", tessera::DType::bf16},
-      {"fp32", tessera::DType::fp32}, {"fp8e4nv", tessera::DType::fp8e4nv}, {"fp8e5", tessera::DType::fp8e5}};
+      {"fp32", tessera::DType::fp32}, {"fp64", tessera::DType::fp64}, {"fp8e4nv", tessera::DType::fp8e4nv}, {"fp8e5", tessera::DType::fp8e5}};
   for (auto& [n, d] : table)
     if (s == n) return d;
   throw std::runtime_error("unknown dtype " + s);

@@ -151,3 +151,22 @@ def libdevice_approx(x_ptr, y_ptr, tanh_ptr, pow_ptr, atan2_ptr, erfinv_ptr, lga
     tl.store(j0_ptr + offs, libdevice.j0(x * 10.0), mask=keep)
     tl.store(cbrt_ptr + offs, libdevice.cbrt(x), mask=keep)
     tl.store(expm1_ptr + offs, libdevice.expm1(x), mask=keep)
+
+
+@triton.jit
+def libdevice_subnormal(xd_ptr, x_ptr, d2f_rn, d2f_rz, d2f_rd, d2f_ru, rsqrt_rn, ilogb, fast_log, logf, mul_rn,
+                        sqrt_rn, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keep = offs < n
+    xd = tl.load(xd_ptr + offs, mask=keep, other=1.0)
+    x = tl.load(x_ptr + offs, mask=keep, other=1.0)
+    tl.store(d2f_rn + offs, libdevice.double2float_rn(xd), mask=keep)
+    tl.store(d2f_rz + offs, libdevice.double2float_rz(xd), mask=keep)
+    tl.store(d2f_rd + offs, libdevice.double2float_rd(xd), mask=keep)
+    tl.store(d2f_ru + offs, libdevice.double2float_ru(xd), mask=keep)
+    tl.store(rsqrt_rn + offs, libdevice.rsqrt_rn(x), mask=keep)
+    tl.store(ilogb + offs, libdevice.ilogb(x), mask=keep)
+    tl.store(fast_log + offs, libdevice.fast_logf(x), mask=keep)
+    tl.store(logf + offs, libdevice.log(x), mask=keep)
+    tl.store(mul_rn + offs, libdevice.mul_rn(x, x), mask=keep)
+    tl.store(sqrt_rn + offs, libdevice.sqrt_rn(x), mask=keep)

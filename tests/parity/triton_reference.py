@@ -23,7 +23,7 @@ import parity_kernels as K  # noqa: E402
 OUT = sys.argv[1]
 os.makedirs(OUT, exist_ok=True)
 manifest = open(os.path.join(OUT, "manifest.txt"), "w")
-NAMES = {torch.int8: "i8", torch.int32: "i32", torch.int64: "i64", torch.uint32: "u32", torch.float16: "fp16",
+NAMES = {torch.float64: "fp64", torch.int8: "i8", torch.int32: "i32", torch.int64: "i64", torch.uint32: "u32", torch.float16: "fp16",
          torch.bfloat16: "bf16", torch.float32: "fp32", torch.float8_e4m3fn: "fp8e4nv", torch.float8_e5m2: "fp8e5"}
 RAW = {torch.bfloat16: torch.int16, torch.float8_e4m3fn: torch.uint8, torch.float8_e5m2: torch.uint8,
        torch.uint32: torch.int32}
@@ -135,6 +135,16 @@ ya = torch.rand(m, device=dev) * 4 - 2
 outs = [empty(m, torch.float32) for _ in range(8)]
 case("libdevice_approx", K.libdevice_approx, triton.cdiv(m, 128), [xa, ya, *outs, m], {"BLOCK": 128},
      outputs=set(range(2, 10)), tol={k: 2e-6 for k in range(2, 10)})
+
+# Subnormals: fp32 inputs around the subnormal range, fp64 inputs whose fp32
+# rounding is subnormal. Which libdevice functions flush them (FTZ)?
+sub = torch.cat([torch.tensor([1e-40, -1e-40, 1.1754942e-38, 1.4e-45, 3e-39, 2e-20, 1e-19], device=dev),
+                 torch.rand(57, device=dev) * 1e-38])
+sd = torch.cat([torch.tensor([1e-40, -1e-40, 1.17549e-38, 1.5e-45, 7e-46, 3e-39], dtype=torch.float64, device=dev),
+                torch.rand(58, dtype=torch.float64, device=dev) * 2e-38])
+ms = sub.numel()
+outs = [empty(ms, torch.float32) for _ in range(5)] + [empty(ms, torch.int32)] + [empty(ms, torch.float32) for _ in range(4)]
+case("libdevice_subnormal", K.libdevice_subnormal, 1, [sd, sub, *outs, ms], {"BLOCK": 64}, outputs=set(range(2, 12)))
 
 manifest.close()
 print(f"wrote {counter[0]} tensors to {OUT}")
