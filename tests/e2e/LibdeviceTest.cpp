@@ -82,6 +82,8 @@ LD erfinvRef(LD y) {
   return x;
 }
 LD erfcinvRef(LD y) {
+  // Near y = 1, erfc(x) - y cancels: solve erf(x) = 1 - y instead (exact here).
+  if (y > 0.5L && y < 1.5L) return erfinvRef(1 - y);
   LD x = y < 1 ? sqrtl(-logl(y)) * 0.8L : y > 1 ? -sqrtl(-logl(2 - y)) * 0.8L : 0;
   for (int i = 0; i < 200; ++i) {
     LD step = (erfcl(x) - y) / (-2 / sqrtl(kPiL) * expl(-x * x));
@@ -651,7 +653,7 @@ TEST(Libdevice, Fp32OnlyFunctions) {
   }
   w[10][0] = 0;  // the documented __fdividef quirk
   const char* names[] = {"fast_sinf", "fast_cosf", "fast_tanf", "fast_expf", "fast_exp10f", "fast_logf",
-                         "fast_log2f", "fast_log10f", "fast_tanhf", "fast_powf", "fast_dividef"};
+                         "fast_log2f", "fast_log10f", "tanh", "fast_powf", "fast_dividef"};
   for (int j = 0; j < 11; ++j) expectClose(row(j), w[j], 2.5e-7, 1e-30, names[j]);
   expectSameBits(row(11), w[11], "saturatef");
   expectSameBits(row(12), w[12], "rsqrt_rn");
@@ -718,8 +720,10 @@ TEST(Libdevice, EveryOverloadOfTheFrontendTableRuns) {
   auto overloads = tessera::frontend::libdeviceOverloads();
   std::set<std::string> names;
   for (const auto& ov : overloads) names.insert(ov.name);
-  EXPECT_EQ(names.size(), 198u);  // Triton 3.6's libdevice names
-  EXPECT_EQ(overloads.size(), 340u);
+  // Triton 3.6's libdevice.py, read on the GPU machine (2026-11-22): 197 names,
+  // 313 overloads; the table matched it row for row (name, dtypes, symbol, result).
+  EXPECT_EQ(names.size(), 197u);
+  EXPECT_EQ(overloads.size(), 313u);
   std::ostringstream src;
   src << "import triton\nimport triton.language as tl\nfrom triton.language.extra import libdevice\n";
   for (const auto& name : names) {

@@ -125,7 +125,7 @@ Table buildTable() {
   add("rsqrt_rn", {SK::FP32}, "__nv_frsqrt_rn", SK::FP32);
   add("rcp64h", {SK::FP64}, "__nv_rcp64h", SK::FP64);
   for (const char* n : {"fast_sinf", "fast_cosf", "fast_log2f", "fast_logf", "fast_expf", "fast_tanf", "fast_exp10f",
-                        "fast_log10f", "fast_tanhf"})
+                        "fast_log10f"})
     add(n, {SK::FP32}, std::string("__nv_") + n, SK::FP32);
   add("fast_dividef", {SK::FP32, SK::FP32}, "__nv_fast_fdividef", SK::FP32);
   add("fast_powf", {SK::FP32, SK::FP32}, "__nv_fast_powf", SK::FP32);

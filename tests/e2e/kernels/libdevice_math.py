@@ -121,7 +121,7 @@ def fp32_only(x_ptr, y_ptr, p_ptr, out, n, BLOCK: tl.constexpr):
     tl.store(out + 5 * n + offs, libdevice.fast_logf(p), mask=m)
     tl.store(out + 6 * n + offs, libdevice.fast_log2f(p), mask=m)
     tl.store(out + 7 * n + offs, libdevice.fast_log10f(p), mask=m)
-    tl.store(out + 8 * n + offs, libdevice.fast_tanhf(x), mask=m)
+    tl.store(out + 8 * n + offs, libdevice.tanh(x), mask=m)
     tl.store(out + 9 * n + offs, libdevice.fast_powf(p, x), mask=m)
     tl.store(out + 10 * n + offs, libdevice.fast_dividef(x, y), mask=m)
     tl.store(out + 11 * n + offs, libdevice.saturatef(x), mask=m)
