@@ -144,7 +144,10 @@ sd = torch.cat([torch.tensor([1e-40, -1e-40, 1.17549e-38, 1.5e-45, 7e-46, 3e-39]
                 torch.rand(58, dtype=torch.float64, device=dev) * 2e-38])
 ms = sub.numel()
 outs = [empty(ms, torch.float32) for _ in range(5)] + [empty(ms, torch.int32)] + [empty(ms, torch.float32) for _ in range(4)]
-case("libdevice_subnormal", K.libdevice_subnormal, 1, [sd, sub, *outs, ms], {"BLOCK": 64}, outputs=set(range(2, 12)))
+# fast_logf and logf are not correctly rounded (1-2 ulp); a flushed input
+# (log(0) = -inf) is still far outside that tolerance.
+case("libdevice_subnormal", K.libdevice_subnormal, 1, [sd, sub, *outs, ms], {"BLOCK": 64}, outputs=set(range(2, 12)),
+     tol={8: 3e-7, 9: 3e-7})
 
 manifest.close()
 print(f"wrote {counter[0]} tensors to {OUT}")
