@@ -294,7 +294,6 @@ void addExternMath(ExternTable& t) {
   t["__nv_fast_logf"] = t["__nv_logf"];
   t["__nv_fast_log2f"] = t["__nv_log2f"];
   t["__nv_fast_log10f"] = t["__nv_log10f"];
-  t["__nv_fast_tanhf"] = t["__nv_tanhf"];
   t["__nv_fast_powf"] = ExternImpl{2, F2(std::exp2(y * std::log2(x)))};
   t["__nv_fast_fdividef"] = ExternImpl{2, F2(std::fabs(y) > 0x1p126 && std::fabs(y) < 0x1p128 ? x * std::copysign(0.0, y)
                                                                                               : x / y)};
