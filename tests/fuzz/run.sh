@@ -47,12 +47,14 @@ cp lib/frontend/prelude/tl_prelude.py "$corpus"/ 2>/dev/null || true
 
 echo "fuzz: ${seconds}s of the frontend + interpreter from $(ls "$corpus" | wc -l) inputs"
 # -close_fd_mask=1: kernels' device_print/static_print go to stdout; libFuzzer
-# and the sanitizers report on stderr.
+# and the sanitizers report on stderr. -timeout=30: ASan+UBSan make the
+# interpreter ~10-100x slower, and legal kernels (device_print of 2^20
+# elements) take ~10 s in this build; anything slower is reported.
 status=0
 ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1:handle_abort=1 \
 UBSAN_OPTIONS=print_stacktrace=1 \
   $build/tests/fuzz/fuzz_frontend "$corpus" tests/fuzz/regressions \
-  -dict=tests/fuzz/triton.dict -max_total_time="$seconds" -timeout=10 \
+  -dict=tests/fuzz/triton.dict -max_total_time="$seconds" -timeout=30 \
   -rss_limit_mb=2048 -max_len=16384 -close_fd_mask=1 -print_final_stats=1 \
   -artifact_prefix=tests/fuzz/crashes/ >"$log" 2>&1 || status=$?
 
