@@ -81,7 +81,6 @@ const py::Stmt* firstReturn(const py::StmtList& body) {
   return nullptr;
 }
 bool containsReturn(const py::Stmt& s) { return firstReturn(s) != nullptr; }
-bool containsReturn(const py::StmtList& body) { return firstReturn(body) != nullptr; }
 
 /// Same value (no merge needed): identical constexprs or the same IR values.
 bool sameValue(const Val& a, const Val& b) {
