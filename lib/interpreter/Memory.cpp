@@ -186,14 +186,16 @@ template <class Fn> void forEachBlockElement(const BlockPtr& bp, const std::vect
   int64_t total = 1;
   for (int64_t s : shape) total *= s;
   for (int64_t i = 0; i < total; ++i) {
-    int64_t offset = 0;
+    // Addresses wrap modulo 2^64 like the GPU's: user strides (any i64) times
+    // coordinates overflow int64; a wild address is caught by the bounds check.
+    uint64_t offset = 0;
     bool inBounds = true;
     for (int d = 0; d < rank; ++d) {
       int64_t c = bp.offsets[d] + idx[d];
-      offset += c * bp.strides[d];
+      offset += static_cast<uint64_t>(c) * static_cast<uint64_t>(bp.strides[d]);
       if (((checkMask >> d) & 1) && (c < 0 || c >= bp.shape[d])) inBounds = false;
     }
-    fn(i, bp.base + static_cast<uint64_t>(offset * bytes), inBounds);
+    fn(i, bp.base + offset * static_cast<uint64_t>(bytes), inBounds);
     for (int d = rank - 1; d >= 0; --d) {
       if (++idx[d] < shape[d]) break;
       idx[d] = 0;
