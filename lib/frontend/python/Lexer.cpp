@@ -548,11 +548,21 @@ void Lexer::decodeEscape(std::string& out, bool isBytes, int strLine, int strCol
     return;
   }
   if (c == 'N' && !isBytes) {
-    if (peek() != '{' || src_.find('}', pos_) == std::string::npos)
+    // \N{NAME}: Tessera never evaluates host-code strings, so a well-formed
+    // escape is accepted without a Unicode name table and decodes to U+FFFD
+    // (docs/decisions.md). Its shape is checked like CPython's.
+    size_t close = pos_ + 1;
+    bool ok = peek() == '{';
+    while (ok && close < src_.size() && src_[close] != '}') {
+      char ch = src_[close];
+      ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == ' ' || ch == '-';
+      ++close;
+    }
+    if (!ok || close >= src_.size() || close == pos_ + 1)
       error(strLine, strCol, "(unicode error) malformed \\N character escape");
-    error(line_, escCol,
-          "\\N{...} escapes are not supported by tessera (no Unicode name table); use \\u or "
-          "\\U with the code point");
+    pos_ = close + 1;
+    appendUtf8(out, 0xFFFD);
+    return;
   }
   // Unknown escapes keep the backslash (CPython warns).
   out += '\\';

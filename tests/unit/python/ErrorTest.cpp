@@ -101,9 +101,8 @@ const ErrorCase kCases[] = {
     {"f'{x'\n", "1:5: f-string: expecting '}'"},
     {"f'}'\n", "1:3: f-string: single '}' is not allowed"},
     {"x = 'a' b'b'\n", "1:5: cannot mix bytes and nonbytes literals"},
-    {"'\\N{BULLET}'\n",
-     "1:2: \\N{...} escapes are not supported by tessera (no Unicode name table); use \\u or \\U with "
-     "the code point"},
+    {"'\\N{BULLET'\n", "1:1: (unicode error) malformed \\N character escape"},
+    {"'\\N{}'\n", "1:1: (unicode error) malformed \\N character escape"},
     {"try:\n  pass\nexcept* :\n  pass\n", "3:9: expected one or more exception types"},
 };
 

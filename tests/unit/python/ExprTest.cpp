@@ -300,3 +300,12 @@ TEST(PyExpr, ParenthesizedOperandsStartAtTheParen) {
   tessera::py::ExprPtr e = tessera::py::parseExpression(tessera::py::test::source("(a > 3) % b"));
   EXPECT_EQ(e->as<tessera::py::BinOp>()->left->col, 2);
 }
+
+// Host-code strings may use \N{NAME}; Tessera accepts the well-formed escape
+// without a name table (it never evaluates host strings): U+FFFD stands in.
+TEST(PyExpr, NamedUnicodeEscapeIsAccepted) {
+  tessera::py::ExprPtr e = tessera::py::parseExpression(tessera::py::test::source("'deg\\N{DEGREE SIGN}C'"));
+  const auto* c = e->as<tessera::py::Constant>();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->strValue, "deg\xEF\xBF\xBD" "C");
+}
