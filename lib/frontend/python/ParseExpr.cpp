@@ -157,27 +157,20 @@ ExprPtr Parser::parseExpression() {
   return finish(std::move(e));
 }
 
-ExprPtr Parser::parseDisjunction() {
+/// `operand (keyword operand)*` as one BoolOp with all operands, like CPython.
+ExprPtr Parser::parseBoolOp(BoolOpKind op, const char* keyword, ExprPtr (Parser::*operand)()) {
   const Token startTok = tok();
-  ExprPtr first = parseConjunction();
-  if (!atKw("or")) return first;
+  ExprPtr first = (this->*operand)();
+  if (!atKw(keyword)) return first;
   auto b = start<BoolOp>(startTok);
-  b->op = BoolOpKind::Or;
+  b->op = op;
   b->values.push_back(std::move(first));
-  while (acceptKw("or")) b->values.push_back(parseConjunction());
+  while (acceptKw(keyword)) b->values.push_back((this->*operand)());
   return finish(std::move(b));
 }
 
-ExprPtr Parser::parseConjunction() {
-  const Token startTok = tok();
-  ExprPtr first = parseInversion();
-  if (!atKw("and")) return first;
-  auto b = start<BoolOp>(startTok);
-  b->op = BoolOpKind::And;
-  b->values.push_back(std::move(first));
-  while (acceptKw("and")) b->values.push_back(parseInversion());
-  return finish(std::move(b));
-}
+ExprPtr Parser::parseDisjunction() { return parseBoolOp(BoolOpKind::Or, "or", &Parser::parseConjunction); }
+ExprPtr Parser::parseConjunction() { return parseBoolOp(BoolOpKind::And, "and", &Parser::parseInversion); }
 
 ExprPtr Parser::parseInversion() {
   if (!atKw("not")) return parseComparison();
