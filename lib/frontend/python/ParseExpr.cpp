@@ -95,27 +95,18 @@ ExprPtr Parser::parseStarExpressions() {
   return makeTuple(std::move(elts), firstPos, last);
 }
 
-ExprPtr Parser::parseStarExpression() {
-  if (atOp("*")) {
-    auto s = start<Starred>(tok());
-    advance();
-    DepthGuard g(*this);
-    s->value = parseBitOr();
-    return finish(std::move(s));
-  }
-  return parseExpression();
+/// `*bitwise_or` (the caller has seen the '*').
+ExprPtr Parser::parseStarred() {
+  auto s = start<Starred>(tok());
+  advance();
+  DepthGuard g(*this);
+  s->value = parseBitOr();
+  return finish(std::move(s));
 }
 
-ExprPtr Parser::parseStarNamedExpression() {
-  if (atOp("*")) {
-    auto s = start<Starred>(tok());
-    advance();
-    DepthGuard g(*this);
-    s->value = parseBitOr();
-    return finish(std::move(s));
-  }
-  return parseNamedExpression();
-}
+ExprPtr Parser::parseStarExpression() { return atOp("*") ? parseStarred() : parseExpression(); }
+
+ExprPtr Parser::parseStarNamedExpression() { return atOp("*") ? parseStarred() : parseNamedExpression(); }
 
 ExprPtr Parser::parseNamedExpression() {
   if (tok().kind == TokKind::Name && ahead().isOp(":=") && atIdentifier()) {

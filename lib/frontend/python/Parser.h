@@ -119,6 +119,7 @@ class Parser {
   ExprPtr parseStarNamedExpression();   // '*' bitwise_or | named_expression
   ExprPtr parseNamedExpression();
   ExprPtr parseExpression();
+  ExprPtr parseStarred();
   ExprPtr parseBoolOp(BoolOpKind op, const char* keyword, ExprPtr (Parser::*operand)());
   ExprPtr parseDisjunction();
   ExprPtr parseConjunction();
