@@ -137,6 +137,9 @@ class CodeGen {
 
   // ---- statements (CodeGenStmt.cpp) --------------------------------------
   Flow genBlock(const std::vector<const py::Stmt*>& stmts, bool atTail);
+  /// Generates a jit function's body in the frame just pushed; pops that frame
+  /// if generation throws (the caller pops it on success).
+  Flow genFunctionBody(const py::FunctionDef& def);
   void assign(const py::Expr& target, const Val& v);
 
   // ---- semantic layer (Semantic*.cpp) -------------------------------------

@@ -220,15 +220,7 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
     ir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToEnd(body);
     pushFrame(std::move(frame));
-    std::vector<const py::Stmt*> stmts;
-    for (const auto& s : def.body) stmts.push_back(s.get());
-    Flow flow;
-    try {
-      flow = genBlock(stmts, true);
-    } catch (...) {
-      popFrame();
-      throw;
-    }
+    Flow flow = genFunctionBody(def);
     std::vector<Val> retLeaves;
     flattenTensors(flow.value, retLeaves);
     std::vector<ir::Value> retValues;
@@ -286,15 +278,7 @@ std::vector<Val> CodeGen::inlineCombine(const Val& combineFn, const std::vector<
     frame->locals[params[k]->name] = d;
   }
   pushFrame(std::move(frame));
-  std::vector<const py::Stmt*> stmts;
-  for (const auto& s : def.body) stmts.push_back(s.get());
-  Flow flow;
-  try {
-    flow = genBlock(stmts, true);
-  } catch (...) {
-    popFrame();
-    throw;
-  }
+  Flow flow = genFunctionBody(def);
   popFrame();
   std::vector<Val> out = flow.value.isTuple() ? flow.value.elems : std::vector<Val>{flow.value};
   return out;
@@ -395,6 +379,21 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
   b_.create(ir::OpCode::Return, {}, {});
   popFrame();
   return result;
+}
+
+}  // namespace tessera::frontend
+
+namespace tessera::frontend {
+
+Flow CodeGen::genFunctionBody(const py::FunctionDef& def) {
+  std::vector<const py::Stmt*> stmts;
+  for (const auto& s : def.body) stmts.push_back(s.get());
+  try {
+    return genBlock(stmts, true);
+  } catch (...) {
+    popFrame();
+    throw;
+  }
 }
 
 }  // namespace tessera::frontend
