@@ -216,6 +216,7 @@ bool buildTensorOp(ir::Operation* op, Instr& in, PlanBuilder& b) {
   case OpCode::Assume:
   case OpCode::DebugBarrier: in.fn = &noOp; return true;
   case OpCode::ExpandDims:
+  case OpCode::ConvertLayout:
   case OpCode::Reshape: in.fn = identityKernel(bytes); return true;
   case OpCode::Broadcast:
   case OpCode::Trans:

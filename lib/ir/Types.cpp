@@ -28,6 +28,7 @@ struct TypeStorage {
   // Tensor: shape and element type.
   std::vector<int64_t> shape;
   const TypeStorage* element = nullptr;
+  Encoding encoding;
 };
 
 namespace {
@@ -101,10 +102,12 @@ struct TypeUniquer {
     return Type(it->second);
   }
 
-  Type tensor(std::vector<int64_t> shape, Type element) {
+  Type tensor(std::vector<int64_t> shape, Type element, Encoding encoding) {
     std::string key(reinterpret_cast<const char*>(shape.data()), shape.size() * sizeof(int64_t));
     const TypeStorage* elem = element.impl();
     key.append(reinterpret_cast<const char*>(&elem), sizeof(elem));
+    const EncodingStorage* enc = encoding.impl();
+    key.append(reinterpret_cast<const char*>(&enc), sizeof(enc));
     std::lock_guard<std::mutex> lock(mutex);
     auto [it, inserted] = tensors.try_emplace(std::move(key), nullptr);
     if (inserted) {
@@ -112,6 +115,7 @@ struct TypeUniquer {
       s.kind = TypeKind::Tensor;
       s.shape = std::move(shape);
       s.element = elem;
+      s.encoding = encoding;
       it->second = &s;
     }
     return Type(it->second);
@@ -154,10 +158,10 @@ Type Type::pointer(Type pointee, int addressSpace) {
   return TypeUniquer::get().pointer(pointee, addressSpace);
 }
 
-Type Type::tensor(std::vector<int64_t> shape, Type elementType) {
+Type Type::tensor(std::vector<int64_t> shape, Type elementType, Encoding encoding) {
   assert(elementType && !elementType.isTensor() && "tensor element must be a scalar");
   assert(!shape.empty() && "tensors have rank >= 1");
-  return TypeUniquer::get().tensor(std::move(shape), elementType);
+  return TypeUniquer::get().tensor(std::move(shape), elementType, encoding);
 }
 
 TypeKind Type::kind() const { return impl_->kind; }
@@ -221,7 +225,13 @@ int64_t Type::numElements() const {
 Type Type::elementType() const { return isTensor() ? Type(impl_->element) : *this; }
 
 Type Type::withElementType(Type element) const {
-  return isTensor() ? tensor(impl_->shape, element) : element;
+  return isTensor() ? tensor(impl_->shape, element, impl_->encoding) : element;
+}
+
+Encoding Type::encoding() const { return isTensor() ? impl_->encoding : Encoding(); }
+
+Type Type::withEncoding(Encoding encoding) const {
+  return isTensor() ? tensor(impl_->shape, Type(impl_->element), encoding) : *this;
 }
 
 //===----------------------------------------------------------------------===//
@@ -248,6 +258,10 @@ void appendType(std::string& out, const TypeStorage* t) {
         out += 'x';
       }
       appendType(out, t->element);
+      if (t->encoding) {
+        out += ", ";
+        out += t->encoding.str();
+      }
       out += '>';
       return;
     default:
@@ -312,8 +326,15 @@ Type detail::parseTypeAt(std::string_view text, size_t& pos) {
     pos = save;
     if (shape.empty()) return Type();
     Type element = parseTypeAt(text, pos);
-    if (!element || element.isTensor() || !consume(text, pos, ">")) return Type();
-    return Type::tensor(std::move(shape), element);
+    if (!element || element.isTensor()) return Type();
+    Encoding encoding;
+    if (consume(text, pos, ",")) {
+      skipSpaces(text, pos);
+      encoding = Encoding::parseAt(text, pos);
+      if (!encoding) return Type();
+    }
+    if (!consume(text, pos, ">")) return Type();
+    return Type::tensor(std::move(shape), element, encoding);
   }
   size_t end = pos;
   while (end < text.size() && isAlnum(text[end])) ++end;

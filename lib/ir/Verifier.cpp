@@ -396,6 +396,11 @@ void Verifier::verifyOp(Operation* op) {
       return;
     case OpCode::DebugBarrier:
       return verifyCounts(op, 0, 0, 0);
+    case OpCode::ConvertLayout:
+      verifyCounts(op, 1, 1, 1);
+      VERIFY(op, op->operand(0).type().withEncoding({}) == op->result().type().withEncoding({}),
+             "must keep the shape and element type");
+      return;
     case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
     case OpCode::AddPtr: case OpCode::MakeTensorPtr: case OpCode::Advance:
       return verifyMemoryOp(op);

@@ -10,6 +10,10 @@
 //   tensor     tensor<64x128xf32>, tensor<128x!tt.ptr<f16>>
 //   block ptr  !tt.ptr<tensor<64x64xf16>>     (make_block_ptr's result)
 //
+// In Tile GPU IR a tensor type also carries an encoding (Encoding.h):
+//   tensor<128xf32, #ttg.blocked<{sizePerThread = [4], ...}>>
+// Two tensor types with different encodings are different types.
+//
 // fp8 names follow MLIR: f8E4M3FN = Triton fp8e4nv, f8E5M2 = fp8e5,
 // f8E4M3FNUZ = fp8e4b8, f8E5M2FNUZ = fp8e5b16, f8E4M3B11FNUZ = fp8e4b15.
 // A "scalar" is a non-tensor type. Tensors have rank >= 1.
@@ -21,6 +25,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tessera/ir/Encoding.h"
 
 namespace tessera::ir {
 
@@ -49,7 +55,7 @@ class Type {
   static Type f64();
   static Type scalar(TypeKind kind);  ///< any integer or float kind
   static Type pointer(Type pointee, int addressSpace = 1);
-  static Type tensor(std::vector<int64_t> shape, Type elementType);
+  static Type tensor(std::vector<int64_t> shape, Type elementType, Encoding encoding = {});
 
   TypeKind kind() const;
   explicit operator bool() const { return impl_ != nullptr; }
@@ -84,7 +90,13 @@ class Type {
   int64_t numElements() const;                ///< 1 for scalars
   Type elementType() const;                   ///< the type itself for scalars
 
-  /// Same shape as this (scalar or tensor) with another element type.
+  /// The GPU layout of a tensor type (null in Tile IR and for scalars).
+  Encoding encoding() const;
+  /// The same tensor type with another encoding (null: none). Scalars are
+  /// returned unchanged.
+  Type withEncoding(Encoding encoding) const;
+
+  /// Same shape (and encoding) as this scalar or tensor, another element type.
   Type withElementType(Type element) const;
   /// Element type of a tensor, the type itself otherwise (alias of elementType).
   Type scalarType() const { return elementType(); }

@@ -1,0 +1,78 @@
+//===- tessera/gpu/Backend.h - Tile IR -> Tile GPU IR -> PTX ----*- C++ -*-===//
+//
+// The GPU compiler's entry point (DESIGN.md decisions 4 and 5): takes the
+// optimized Tile IR of one specialization, assigns layouts and runs the Tile
+// GPU IR passes (lib/gpu), then emits PTX text (lib/ptx). Pure C++: works on
+// machines without a GPU or a CUDA toolkit. Assembling the PTX into a cubin
+// (nvJitLink) and loading it is the runtime's job (lib/runtime).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/IR.h"
+
+namespace tessera::gpu {
+
+/// A GPU architecture: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a, ...
+struct Target {
+  int capability = 90;      ///< 10 * major + minor
+  bool archSpecific = true;  ///< the "a" suffix (sm_90a: wgmma, setmaxnreg)
+
+  /// Parses "sm_90a", "sm_80", "90a", "80"; throws tessera::Error otherwise.
+  static Target parse(const std::string& name);
+  std::string name() const;        ///< "sm_90a"
+  std::string ptxVersion() const;  ///< the .version line's number, e.g. "8.0"
+};
+
+struct GpuOptions {
+  int numWarps = 4;
+  int numStages = 3;
+  Target target;
+  bool debug = false;  ///< device_assert active (TESSERA_DEBUG / @jit(debug=True))
+};
+
+/// A libdevice-style function the PTX calls but does not define
+/// (tt.extern_elementwise). The PTX declares `.extern .func wrapper`; the
+/// runtime links a definition compiled from CUDA's math library (NVRTC):
+///   extern "C" __device__ <result> wrapper(<args>) { return symbol(args...); }
+struct ExternFunction {
+  std::string symbol;   ///< "__nv_erff"
+  std::string wrapper;  ///< libdeviceWrapperName(symbol)
+  std::vector<ir::Type> argTypes;
+  ir::Type resultType;
+};
+std::string libdeviceWrapperName(const std::string& symbol);
+
+/// One kernel parameter of the PTX entry, in order: what the launch packs.
+struct KernelParam {
+  ir::Type type;  ///< pointer, i1/i8/i16/i32/i64, f16/bf16/f32/f64 (scalars)
+  int bytes = 8;  ///< size and alignment of the .param
+};
+
+struct PtxKernel {
+  std::string name;   ///< the .entry name (the kernel's name)
+  std::string ttgir;  ///< the printed Tile GPU IR the PTX was emitted from
+  std::string ptx;    ///< complete PTX module text (.version, .target, ...)
+  std::vector<ExternFunction> externs;
+  std::vector<KernelParam> params;
+  int sharedBytes = 0;  ///< dynamic shared memory to request at launch
+  int numWarps = 4;
+  bool usesPrintf = false;  ///< device_print (vprintf) present
+};
+
+/// Lowers the kernel `kernelName` of an optimized Tile IR module (after
+/// transforms::runTileIRPipeline) to PTX. The module is not modified.
+/// Throws tessera::Error naming the kernel and the op for anything the
+/// backend cannot lower (e.g. tl.dot before the tensor-core backend).
+PtxKernel compileToPtx(const ir::Module& module, const std::string& kernelName, const GpuOptions& options);
+
+/// The Tile GPU IR stage alone: clones the module, inlines every call, assigns
+/// layouts and runs the ttgir passes. For tools and tests.
+std::unique_ptr<ir::Module> lowerToGpuIR(const ir::Module& module, const std::string& kernelName,
+                                         const GpuOptions& options);
+
+}  // namespace tessera::gpu

@@ -1,0 +1,156 @@
+//===- tessera/gpu/LinearLayout.h - Layouts as linear maps over GF(2) -*- C++ -*-===//
+//
+// DESIGN.md decision 4 (the approach of the "Linear Layouts" paper, Triton
+// 3.x). A LinearLayout maps hardware indices to tensor coordinates:
+//
+//   in dims  : register, lane, warp, block   (HwDim; sizes are powers of two)
+//   out dims : the tensor dims 0..rank-1      (sizes are powers of two)
+//
+// It is linear over GF(2): each in dim d has log2(size(d)) basis vectors;
+// the coordinates of a hardware index are the XOR of the bases of its set
+// bits, e.g. for register r = 0b101: bases[Register][0] ^ bases[Register][2].
+// A zero basis means "duplicate": those hardware indices hold the same
+// element (a broadcast lane, a replicated warp).
+//
+// Shared-memory layouts use the same class with one in dim, Register standing
+// for the element offset in the buffer (see sharedToLinearLayout).
+//
+// Every encoding of Encoding.h has exactly one linear layout per shape
+// (toLinearLayout); conversions, vector widths, broadcast detection and
+// swizzles are computed here rather than case by case.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/ir/Encoding.h"
+
+namespace tessera::gpu {
+
+using ir::HwDim;
+using ir::kNumHwDims;
+
+class LinearLayout {
+ public:
+  /// bases[d][i][k]: out-dim k coordinate of bit i of in dim d.
+  using Bases = std::array<std::vector<std::vector<int64_t>>, kNumHwDims>;
+
+  LinearLayout() = default;
+  /// `outDimSizes` gives each tensor dim's size (power of two); every basis
+  /// has outDimSizes.size() entries, each below its dim's size.
+  LinearLayout(Bases bases, std::vector<int64_t> outDimSizes);
+
+  /// size-element identity: in dim `in` bit i -> out dim `out` coordinate 2^i;
+  /// other out dims (of `rank`) are 0. `size` is a power of two.
+  static LinearLayout identity1D(int64_t size, HwDim in, int outDim, int rank);
+  /// `size` (power of two) hardware indices of `in` that all map to 0.
+  static LinearLayout zeros1D(int64_t size, HwDim in, int rank);
+  /// No bases; out dims of size 1.
+  static LinearLayout empty(int rank);
+
+  int rank() const { return static_cast<int>(outSizes_.size()); }
+  const std::vector<int64_t>& outDimSizes() const { return outSizes_; }
+  int64_t outDimSize(int dim) const { return outSizes_[dim]; }
+  int64_t totalOutSize() const;
+  const Bases& bases() const { return bases_; }
+  const std::vector<std::vector<int64_t>>& bases(HwDim d) const { return bases_[static_cast<int>(d)]; }
+  int numBases(HwDim d) const { return static_cast<int>(bases(d).size()); }
+  int64_t inDimSize(HwDim d) const { return int64_t{1} << numBases(d); }
+
+  /// Coordinates of one hardware index (XOR of the bases of the set bits).
+  std::vector<int64_t> apply(HwDim d, int64_t index) const;
+  /// Coordinates of a full hardware index (register, lane, warp, block).
+  std::vector<int64_t> apply(const std::array<int64_t, kNumHwDims>& index) const;
+
+  /// Product (Triton's operator*): in dims present in both get this layout's
+  /// bases first, then `other`'s; out-dim coordinates of `other` are scaled
+  /// past this layout's extent in the same out dim (i.e. other's dim k basis
+  /// value v becomes v * outDimSize(k)); out sizes multiply.
+  LinearLayout operator*(const LinearLayout& other) const;
+
+  /// Bit mask per in dim of the bases that are zero (hardware indices that
+  /// hold duplicates). A store must write each element once: only the index
+  /// whose masked bits are zero writes.
+  std::array<int64_t, kNumHwDims> freeVariableMasks() const;
+
+  /// True when the map from all in dims to out coordinates is injective and
+  /// surjective onto the out space (no duplicates, every element held).
+  bool isBijective() const;
+  /// True when every element of the out space is reached.
+  bool isSurjective() const;
+
+  /// How many consecutive registers (starting at register 0, in steps of
+  /// register index 1) hold consecutive elements along out dim `dim` with all
+  /// other coordinates unchanged: the largest 2^k such that register bases
+  /// 0..k-1 are 1, 2, 4, ... along `dim` and 0 elsewhere.
+  int64_t contiguousRegisters(int dim) const;
+
+  /// Out coordinates -> the hardware index that holds them, restricted to
+  /// the in dims in `dims` (others taken as 0); nullopt when no such index
+  /// exists. When several hold it, the smallest (free bits zero). Uses
+  /// Gaussian elimination over GF(2).
+  std::optional<std::array<int64_t, kNumHwDims>> invert(const std::vector<int64_t>& coords,
+                                                         std::vector<HwDim> dims = {HwDim::Register, HwDim::Lane,
+                                                                                    HwDim::Warp, HwDim::Block}) const;
+
+  /// A layout with the given out dims sizes changed by dropping bases
+  /// (registers) or zeroing them (other in dims) that reach past `shape`,
+  /// and adding register bases (identity) where the layout is smaller than
+  /// `shape`. This is how a shape-independent encoding (blocked) is applied
+  /// to a concrete shape: a tile larger than the tensor broadcasts, a smaller
+  /// one repeats in registers. `shape` entries are powers of two.
+  LinearLayout resizedTo(const std::vector<int64_t>& shape) const;
+
+  /// The layout with out dim `dim` removed (its coordinates dropped); register
+  /// bases that become zero are removed, other zero bases stay (broadcast).
+  LinearLayout droppedOutDim(int dim) const;
+  /// Inserts a size-1 out dim at `dim` (all bases get a 0 coordinate there).
+  LinearLayout insertedOutDim(int dim) const;
+  /// Out dims permuted: result dim i = this dim order[i].
+  LinearLayout transposedOuts(const std::vector<int64_t>& order) const;
+  /// Out dims reshaped row-major (the flattened index of each basis is kept):
+  /// same total size, new dim sizes `shape` (powers of two).
+  LinearLayout reshapedOuts(const std::vector<int64_t>& shape) const;
+
+  bool operator==(const LinearLayout& other) const {
+    return bases_ == other.bases_ && outSizes_ == other.outSizes_;
+  }
+  bool operator!=(const LinearLayout& other) const { return !(*this == other); }
+
+  /// "register = [[0, 1], [0, 2]], lane = [...], warp = [...], block = [] -> [8, 32]"
+  std::string str() const;
+  /// The equivalent #ttg.linear encoding.
+  ir::Encoding toEncoding() const;
+
+ private:
+  Bases bases_;
+  std::vector<int64_t> outSizes_;
+};
+
+/// The linear layout of a distributed encoding (blocked, slice, linear) for a
+/// tensor of `shape` (powers of two), with `numWarps` warps of 32 lanes.
+/// Blocked: identity over sizePerThread (register), threadsPerWarp (lane),
+/// warpsPerCTA (warp), each product taken along `order` (fastest first), then
+/// resizedTo(shape). Slice(dim, parent): the parent's layout for `shape` with
+/// a size-1 dim inserted at `dim`, then droppedOutDim(dim).
+LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding encoding);
+
+/// Shared-memory layout of a swizzled_shared encoding: Register = element
+/// offset in the buffer -> tensor coords. Rows are dims other than order[0];
+/// within a row of order[0] elements, the 'vec'-element group index is XORed
+/// with ((row / perPhase) % maxPhase), Triton's swizzle.
+LinearLayout sharedToLinearLayout(const std::vector<int64_t>& shape, ir::Encoding encoding);
+
+/// The default blocked encoding Triton picks for a tensor of `shape` with
+/// `numWarps` warps: `sizePerThread` elements per thread along order[0]
+/// (order = rank-1 .. 0), 32 lanes spread fastest dim first, then warps the
+/// same way over what the lanes leave uncovered.
+ir::Encoding defaultBlockedEncoding(const std::vector<int64_t>& shape, int numWarps, int64_t sizePerThread = 1,
+                                    std::vector<int64_t> order = {});
+
+}  // namespace tessera::gpu

@@ -1,0 +1,101 @@
+//===- tessera/ir/Encoding.h - GPU layouts attached to tensor types -*- C++ -*-===//
+//
+// Tile GPU IR (ttgir) is Tile IR whose tensor types carry an encoding: how
+// the tensor's elements are spread over the registers, lanes and warps of a
+// program (or laid out in shared memory). DESIGN.md decision 4: every
+// encoding means one linear layout (lib/gpu/LinearLayout); the encodings
+// below are the parameterized families that passes reason about and that
+// print like Triton's:
+//
+//   #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4],
+//                 warpsPerCTA = [4, 1], order = [1, 0]}>
+//   #ttg.slice<{dim = 1, parent = #ttg.blocked<{...}>}>
+//   #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+//   #ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], ...],
+//                warp = [[1, 0]], block = []}>
+//
+// Encodings are interned like types: equal parameters give the same handle,
+// so Encoding equality (and tensor Type equality) is pointer equality. The IR
+// layer only stores, prints and parses them; what they mean for a given
+// shape is lib/gpu's business (gpu::toLinearLayout).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::ir {
+
+enum class EncodingKind : uint8_t { Blocked, Slice, SwizzledShared, Linear };
+
+struct EncodingStorage;
+
+/// The hardware index spaces of a linear encoding, in this order.
+enum class HwDim : uint8_t { Register = 0, Lane = 1, Warp = 2, Block = 3 };
+constexpr int kNumHwDims = 4;
+
+/// bases[hwDim][i] = tensor coordinates (one per tensor dim) of bit i of that
+/// hardware index.
+using LinearBases = std::vector<std::vector<std::vector<int64_t>>>;
+
+class Encoding {
+ public:
+  Encoding() = default;
+
+  static Encoding blocked(std::vector<int64_t> sizePerThread, std::vector<int64_t> threadsPerWarp,
+                          std::vector<int64_t> warpsPerCTA, std::vector<int64_t> order);
+  /// The layout of a tensor with dim `dim` of the parent's removed (what a
+  /// reduction along `dim` produces, and what expand_dims(dim) consumes).
+  static Encoding slice(int64_t dim, Encoding parent);
+  static Encoding swizzledShared(int64_t vec, int64_t perPhase, int64_t maxPhase, std::vector<int64_t> order);
+  /// `bases` has kNumHwDims entries (register, lane, warp, block).
+  static Encoding linear(LinearBases bases);
+
+  explicit operator bool() const { return impl_ != nullptr; }
+  bool operator==(Encoding o) const { return impl_ == o.impl_; }
+  bool operator!=(Encoding o) const { return impl_ != o.impl_; }
+  bool operator<(Encoding o) const { return impl_ < o.impl_; }
+
+  EncodingKind kind() const;
+  bool isBlocked() const { return impl_ && kind() == EncodingKind::Blocked; }
+  bool isSlice() const { return impl_ && kind() == EncodingKind::Slice; }
+  bool isShared() const { return impl_ && kind() == EncodingKind::SwizzledShared; }
+  bool isLinear() const { return impl_ && kind() == EncodingKind::Linear; }
+
+  /// Rank of the tensors this encoding applies to (slice: parent rank - 1).
+  int64_t rank() const;
+
+  // Blocked.
+  const std::vector<int64_t>& sizePerThread() const;
+  const std::vector<int64_t>& threadsPerWarp() const;
+  const std::vector<int64_t>& warpsPerCTA() const;
+  /// Blocked and shared: dims from fastest-varying to slowest.
+  const std::vector<int64_t>& order() const;
+  // Slice.
+  int64_t sliceDim() const;
+  Encoding parent() const;
+  // Swizzled shared.
+  int64_t vec() const;
+  int64_t perPhase() const;
+  int64_t maxPhase() const;
+  // Linear.
+  const LinearBases& bases() const;
+
+  /// Text form, e.g. "#ttg.blocked<{sizePerThread = [4], ...}>".
+  std::string str() const;
+  /// Parses the text form at text[pos]; returns a null Encoding (pos at the
+  /// offending character) on failure.
+  static Encoding parseAt(std::string_view text, size_t& pos);
+
+  const EncodingStorage* impl() const { return impl_; }
+
+ private:
+  explicit Encoding(const EncodingStorage* impl) : impl_(impl) {}
+  const EncodingStorage* impl_ = nullptr;
+  friend struct EncodingUniquer;
+};
+
+}  // namespace tessera::ir

@@ -1,0 +1,46 @@
+//===- Target.cpp - GPU architecture names ---------------------------------===//
+//
+// "sm_90a" <-> capability 90 + arch-specific, and the PTX ISA version each
+// target needs. We emit the oldest PTX version that covers the target so a
+// CUDA 12.4 toolkit (PTX 8.4) assembles everything up to sm_90a.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cctype>
+
+#include "tessera/Error.h"
+#include "tessera/gpu/Backend.h"
+
+namespace tessera::gpu {
+
+Target Target::parse(const std::string& name) {
+  std::string s = name;
+  if (s.rfind("sm_", 0) == 0) s = s.substr(3);
+  Target t;
+  t.archSpecific = !s.empty() && s.back() == 'a';
+  if (t.archSpecific) s.pop_back();
+  bool digits = s.size() >= 2 && s.size() <= 3;
+  for (char c : s) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+  if (!digits)
+    throw Error("unknown GPU architecture '" + name + "' (expected a name like sm_80, sm_90 or sm_90a)");
+  t.capability = std::stoi(s);
+  if (t.capability < 70)
+    throw Error("GPU architecture '" + name + "' is not supported (Tessera needs sm_70 or newer)");
+  return t;
+}
+
+std::string Target::name() const { return "sm_" + std::to_string(capability) + (archSpecific ? "a" : ""); }
+
+std::string Target::ptxVersion() const {
+  if (capability >= 120) return "8.7";
+  if (capability >= 100) return "8.6";
+  if (capability >= 90) return "8.0";
+  if (capability >= 89) return "7.8";
+  if (capability >= 86) return "7.1";
+  if (capability >= 80) return "7.0";
+  return "6.4";
+}
+
+std::string libdeviceWrapperName(const std::string& symbol) { return "__tessera" + symbol; }
+
+}  // namespace tessera::gpu

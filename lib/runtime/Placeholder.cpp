@@ -1,0 +1,2 @@
+// Placeholder so the runtime layer has a source file; replaced by the driver code.
+namespace tessera::runtime {}
