@@ -1,0 +1,44 @@
+//===- tessera/runtime/Assembler.h - PTX -> cubin -> SASS ------*- C++ -*-===//
+//
+// Turns the PTX of gpu::compileToPtx into a cubin in process with nvJitLink
+// (the same assembler as ptxas), linking the definitions of the libdevice
+// functions the PTX calls (compiled once from CUDA's math library with NVRTC,
+// DESIGN.md decision 6, cached in memory and on disk). The toolkit libraries
+// are opened with dlopen at run time (CUDA_HOME, then /usr/local/cuda, then
+// the loader's path), so one build serves machines with and without them.
+// Needs no GPU.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/gpu/Backend.h"
+
+namespace tessera::runtime {
+
+struct Cubin {
+  std::vector<char> bytes;
+  std::string infoLog;  ///< the assembler's verbose report
+  // From the assembler's report (-1 when unknown).
+  int registers = -1;
+  int spillStoreBytes = 0;
+  int spillLoadBytes = 0;
+  int stackFrameBytes = 0;
+  int staticSharedBytes = 0;
+};
+
+/// True when nvJitLink (and NVRTC for kernels with externs) can be opened;
+/// otherwise `why` says what is missing and where it was looked for.
+bool toolkitAvailable(std::string* why = nullptr);
+
+/// Assembles `kernel.ptx` for `target` (optimization level 3). Throws
+/// tessera::Error naming the kernel with the assembler's error log.
+Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target);
+
+/// SASS text of a cubin (nvdisasm / cuobjdump from the toolkit).
+std::string disassemble(const Cubin& cubin, const gpu::Target& target);
+
+}  // namespace tessera::runtime

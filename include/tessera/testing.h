@@ -1,0 +1,38 @@
+//===- tessera/testing.h - Timing kernels like triton.testing ---*- C++ -*-===//
+//
+// do_bench with the semantics of triton.testing.do_bench: estimate one run,
+// warm up for `warmup_ms`, then time `rep_ms` worth of runs, each bracketed
+// by CUDA events, with the L2 cache flushed (a 256 MB buffer cleared) before
+// each run. Used by the benchmarks and the autotuner.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "tessera/tessera.h"
+
+namespace tessera::testing {
+
+struct BenchOptions {
+  int warmup_ms = 25;
+  int rep_ms = 100;
+  bool flush_l2 = true;
+  std::vector<double> quantiles;  ///< e.g. {0.2, 0.8}
+};
+
+struct BenchResult {
+  double median_ms = 0;
+  double mean_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  std::vector<double> quantiles_ms;  ///< one per BenchOptions::quantiles
+  int runs = 0;
+};
+
+/// Times `fn` (which launches work on `device`'s default stream). Throws
+/// tessera::Error on the interpreter device.
+BenchResult do_bench(Device& device, const std::function<void()>& fn, const BenchOptions& options = {});
+
+}  // namespace tessera::testing
