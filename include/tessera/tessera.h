@@ -106,7 +106,13 @@ class Device {
   static Device default_device();
 
   bool is_interpreter() const;
+  /// "interpreter" or "cuda:N".
   std::string name() const;
+  /// The CUDA ordinal; -1 for the interpreter.
+  int ordinal() const;
+  /// The architecture kernels are compiled for on this device ("sm_90a" on
+  /// an H100, "sm_80" on an A100); "" for the interpreter.
+  std::string arch() const;
 
   Tensor empty(DType dtype, std::vector<int64_t> shape);
   Tensor zeros(DType dtype, std::vector<int64_t> shape);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tessera/frontend/Frontend.h"
+#include "tessera/runtime/Driver.h"
 #include "tessera/tessera.h"
 
 namespace tessera::detail {
@@ -21,16 +22,23 @@ enum class DeviceKind { Interpreter, Cuda };
 struct DeviceImpl {
   DeviceKind kind = DeviceKind::Interpreter;
   int ordinal = 0;
+  runtime::CudaDevice* cuda = nullptr;  ///< Cuda kind: the driver's device (lives until exit)
 };
 
 /// One allocation. For the interpreter: 64-byte aligned host memory
-/// registered with the interpreter's bounds checker.
+/// registered with the interpreter's bounds checker. For CUDA: device memory
+/// (cuMemAlloc); `data` holds the CUdeviceptr.
 struct TensorStorage {
   DeviceKind kind = DeviceKind::Interpreter;
   void* data = nullptr;
   size_t bytes = 0;
+  runtime::CudaDevice* cuda = nullptr;  ///< Cuda kind: where the memory lives
+  /// Interpreter memory (kind must be DeviceKind::Interpreter).
   TensorStorage(DeviceKind kind, size_t bytes);
+  /// Device memory on `device`.
+  TensorStorage(runtime::CudaDevice& device, size_t bytes);
   ~TensorStorage();
+  runtime::DevicePtr devicePtr() const { return reinterpret_cast<runtime::DevicePtr>(data); }
   TensorStorage(const TensorStorage&) = delete;
   TensorStorage& operator=(const TensorStorage&) = delete;
 };

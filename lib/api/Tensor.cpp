@@ -3,10 +3,12 @@
 // Tensors are shared handles to an allocation plus dtype/shape/strides. On
 // the interpreter the allocation is host memory registered with the bounds
 // checker, so a kernel that reads past a tensor gets a diagnostic instead of
-// corrupting the process.
+// corrupting the process. On a CUDA device the allocation is device memory
+// (cuMemAlloc) and copies go through the driver (tessera/runtime/Driver.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include <cassert>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -52,6 +54,7 @@ namespace detail {
 const char* signatureName(DType dtype) { return dtype_name(dtype); }
 
 TensorStorage::TensorStorage(DeviceKind kind, size_t bytes) : kind(kind), bytes(bytes) {
+  assert(kind == DeviceKind::Interpreter && "CUDA storage is made with the CudaDevice constructor");
   // Round up so aligned_alloc's size rule holds; keep at least one line so
   // even empty tensors have a distinct, registered address.
   size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
@@ -60,7 +63,16 @@ TensorStorage::TensorStorage(DeviceKind kind, size_t bytes) : kind(kind), bytes(
   interp::registerAllocation(data, bytes, "tensor");
 }
 
+TensorStorage::TensorStorage(runtime::CudaDevice& device, size_t bytes)
+    : kind(DeviceKind::Cuda), bytes(bytes), cuda(&device) {
+  data = reinterpret_cast<void*>(device.allocate(bytes));
+}
+
 TensorStorage::~TensorStorage() {
+  if (kind == DeviceKind::Cuda) {
+    cuda->release(devicePtr());
+    return;
+  }
   interp::unregisterAllocation(data);
   std::free(data);
 }
@@ -106,7 +118,10 @@ void Tensor::check_element_size(size_t size) const {
 std::vector<std::byte> Tensor::download_bytes() const {
   if (!storage_) throw Error("Tensor::download: the tensor is undefined");
   std::vector<std::byte> out(nbytes());
-  std::memcpy(out.data(), storage_->data, out.size());
+  if (storage_->kind == detail::DeviceKind::Cuda)
+    storage_->cuda->copyToHost(out.data(), storage_->devicePtr(), out.size());
+  else
+    std::memcpy(out.data(), storage_->data, out.size());
   return out;
 }
 
@@ -120,9 +135,26 @@ Device Device::interpreter() {
 }
 
 Device Device::cuda(int ordinal) {
-  throw Error("Device::cuda(" + std::to_string(ordinal) +
-              "): the CUDA backend is not available in this build yet; use Device::interpreter() "
-              "(or set TESSERA_INTERPRET=1)");
+  runtime::CudaDevice* device = nullptr;
+  try {
+    device = &runtime::CudaDevice::get(ordinal);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (msg.rfind("Device::cuda(", 0) == 0) throw;
+    throw Error("Device::cuda(" + std::to_string(ordinal) + "): " + msg);
+  }
+  // One handle per ordinal, so devices compare equal by impl().
+  static std::mutex mutex;
+  static std::map<int, std::shared_ptr<detail::DeviceImpl>> impls;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<detail::DeviceImpl>& impl = impls[ordinal];
+  if (!impl) {
+    impl = std::make_shared<detail::DeviceImpl>();
+    impl->kind = detail::DeviceKind::Cuda;
+    impl->ordinal = ordinal;
+    impl->cuda = device;
+  }
+  return Device(impl);
 }
 
 Device Device::default_device() {
@@ -141,6 +173,10 @@ std::string Device::name() const {
   return is_interpreter() ? "interpreter" : "cuda:" + std::to_string(impl_->ordinal);
 }
 
+int Device::ordinal() const { return is_interpreter() ? -1 : impl_->ordinal; }
+
+std::string Device::arch() const { return is_interpreter() ? std::string() : impl_->cuda->target().name(); }
+
 static void checkShape(const std::vector<int64_t>& shape) {
   for (int64_t d : shape)
     if (d < 0) throw Error("tensor shape has a negative dimension (" + std::to_string(d) + ")");
@@ -149,23 +185,35 @@ static void checkShape(const std::vector<int64_t>& shape) {
 Tensor Device::empty(DType dtype, std::vector<int64_t> shape) {
   checkShape(shape);
   int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
-  auto storage = std::make_shared<detail::TensorStorage>(impl_->kind, static_cast<size_t>(n) * dtype_size(dtype));
+  size_t bytes = static_cast<size_t>(n) * dtype_size(dtype);
+  auto storage = impl_->kind == detail::DeviceKind::Cuda
+                     ? std::make_shared<detail::TensorStorage>(*impl_->cuda, bytes)
+                     : std::make_shared<detail::TensorStorage>(impl_->kind, bytes);
   return Tensor(std::move(storage), dtype, std::move(shape));
 }
 
 Tensor Device::zeros(DType dtype, std::vector<int64_t> shape) {
   Tensor t = empty(dtype, std::move(shape));
-  std::memset(t.storage()->data, 0, t.nbytes());
+  if (impl_->kind == detail::DeviceKind::Cuda)
+    impl_->cuda->memset8(t.storage()->devicePtr(), 0, t.nbytes());
+  else
+    std::memset(t.storage()->data, 0, t.nbytes());
   return t;
 }
 
 Tensor Device::upload(const void* bytes, DType dtype, std::vector<int64_t> shape) {
   Tensor t = empty(dtype, std::move(shape));
-  if (t.nbytes()) std::memcpy(t.storage()->data, bytes, t.nbytes());
+  if (!t.nbytes()) return t;
+  if (impl_->kind == detail::DeviceKind::Cuda)
+    impl_->cuda->copyToDevice(t.storage()->devicePtr(), bytes, t.nbytes());
+  else
+    std::memcpy(t.storage()->data, bytes, t.nbytes());
   return t;
 }
 
-void Device::synchronize() {}
+void Device::synchronize() {
+  if (impl_->kind == detail::DeviceKind::Cuda) impl_->cuda->synchronize();
+}
 
 std::vector<int64_t> Grid::resolve(const Meta& meta) const {
   std::vector<int64_t> d = fn ? fn(meta) : dims;

@@ -1,0 +1,128 @@
+//===- tessera/runtime/Driver.h - The CUDA driver, opened at run time -*- C++ -*-===//
+//
+// A thin, error-checked layer over the CUDA driver API. libcuda.so.1 is
+// opened with dlopen on first use and its functions resolved by name (the
+// `_v2` entry points), so Tessera builds without CUDA headers and a machine
+// without a GPU gets a clear tessera::Error instead of a link failure
+// (DESIGN.md decision 2).
+//
+// One CudaDevice per ordinal lives for the whole process; it retains the
+// device's primary context (the one the CUDA runtime and PyTorch use, so
+// pointers and streams interoperate) and makes it current on the calling
+// thread before every call. Every failing CUresult becomes a tessera::Error
+// with the driver's name and text for the code and what was being done;
+// errors that a faulting kernel leaves behind (illegal address, trap, ...)
+// also name the last kernel launched on that device, since such faults
+// surface at the next synchronizing call, not at the launch.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/gpu/Backend.h"
+
+namespace tessera::runtime {
+
+/// A device address (CUdeviceptr).
+using DevicePtr = uint64_t;
+
+/// True when libcuda.so.1 opens, cuInit succeeds and a device exists;
+/// otherwise `why` (if given) says which step failed. Never throws.
+bool cudaAvailable(std::string* why = nullptr);
+
+/// Number of CUDA devices; throws tessera::Error without a usable driver.
+int cudaDeviceCount();
+
+/// A kernel function loaded from a cubin into one device's context.
+/// Unloads its module when destroyed.
+struct LoadedKernel {
+  void* module = nullptr;    ///< CUmodule
+  void* function = nullptr;  ///< CUfunction
+  const std::string* name = nullptr;  ///< interned: lives for the process
+  int ordinal = -1;
+  LoadedKernel() = default;
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+  ~LoadedKernel();
+};
+
+class CudaDevice {
+ public:
+  /// The device `ordinal` (its primary context retained on first use).
+  /// Throws tessera::Error without a driver, without devices, or for an
+  /// ordinal out of range. The object lives until the process exits.
+  static CudaDevice& get(int ordinal);
+
+  int ordinal() const { return ordinal_; }
+  /// The driver's name of the device, e.g. "NVIDIA H100 80GB HBM3".
+  const std::string& name() const { return name_; }
+  /// Compute capability as a target: sm_90a for 9.0 (arch-specific
+  /// features are usable on the device itself), sm_80 for 8.0, ...
+  gpu::Target target() const { return target_; }
+  int multiprocessorCount() const { return multiprocessors_; }
+  /// Largest shared memory one block may opt into (bytes).
+  int maxSharedBytesPerBlock() const { return maxSharedOptin_; }
+  int l2CacheBytes() const { return l2Bytes_; }
+
+  /// Makes the primary context current on the calling thread (no-op when
+  /// it already is).
+  void makeCurrent();
+
+  DevicePtr allocate(size_t bytes);
+  /// Frees; errors are ignored (called from destructors, also at exit).
+  void release(DevicePtr ptr) noexcept;
+  void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
+  void copyToHost(void* dst, DevicePtr src, size_t bytes);
+  void memset8(DevicePtr dst, uint8_t value, size_t bytes);
+  /// Asynchronous memset on `stream` (nullptr: the default stream).
+  void memset8Async(DevicePtr dst, uint8_t value, size_t bytes, void* stream);
+  /// cuCtxSynchronize; a fault of an earlier kernel is reported naming the
+  /// last kernel launched on this device.
+  void synchronize();
+
+  /// Loads `cubin` and looks up the entry `kernelName`. When the kernel
+  /// needs more than 48 KiB of dynamic shared memory the function is allowed
+  /// to use it (cuFuncSetAttribute); throws tessera::Error when the device
+  /// has less than `staticSharedBytes + dynamicSharedBytes`.
+  void loadKernel(LoadedKernel& out, const std::vector<char>& cubin, const std::string& kernelName,
+                  int dynamicSharedBytes, int staticSharedBytes);
+
+  /// cuLaunchKernel. `params` points at one value per kernel parameter.
+  void launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes, void* stream,
+              void** params);
+
+  /// CUDA events (for timing).
+  void* createEvent();
+  void destroyEvent(void* event) noexcept;
+  void recordEvent(void* event, void* stream);
+  /// Milliseconds between two recorded events (waits for `end`).
+  float elapsedMs(void* start, void* end);
+
+  /// The last kernel launched on this device ("" before any launch).
+  std::string lastKernel() const;
+
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+ private:
+  explicit CudaDevice(int ordinal);
+  /// Throws an Error for a failing CUresult: "<what> on cuda:N: CUDA_ERROR_X (text)".
+  void check(int result, const std::string& what, const std::string* kernel = nullptr);
+
+  int ordinal_ = 0;
+  int device_ = 0;             ///< CUdevice
+  void* context_ = nullptr;    ///< CUcontext (primary)
+  std::string name_;
+  gpu::Target target_;
+  int multiprocessors_ = 0;
+  int maxSharedOptin_ = 0;
+  int l2Bytes_ = 0;
+  std::atomic<const std::string*> lastKernel_{nullptr};
+};
+
+}  // namespace tessera::runtime

@@ -1,0 +1,391 @@
+//===- Driver.cpp - The CUDA driver API through dlopen --------------------===//
+//
+// Resolves the driver entry points from libcuda.so.1 by name (declaring the
+// few types we need ourselves: no cuda.h), retains each device's primary
+// context and turns every failing CUresult into a tessera::Error that says
+// what was being done, on which device, and, for faults a kernel leaves
+// behind, which kernel ran last. See tessera/runtime/Driver.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/runtime/Driver.h"
+
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "runtime/DynamicLibrary.h"
+#include "tessera/Error.h"
+
+namespace tessera::runtime {
+namespace {
+
+// The driver API's types, as the ABI defines them.
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = void*;
+using CUmodule = void*;
+using CUfunction = void*;
+using CUstream = void*;
+using CUevent = void*;
+
+constexpr CUresult kSuccess = 0;
+constexpr CUresult kErrorNotReady = 600;
+// Device attributes (CUdevice_attribute).
+constexpr int kAttrMultiprocessorCount = 16;
+constexpr int kAttrL2CacheSize = 38;
+constexpr int kAttrCapabilityMajor = 75;
+constexpr int kAttrCapabilityMinor = 76;
+constexpr int kAttrMaxSharedPerBlockOptin = 97;
+// Function attributes (CUfunction_attribute).
+constexpr int kFuncAttrMaxDynamicShared = 8;
+// Event flags.
+constexpr unsigned kEventDefault = 0;
+
+/// The entry points Tessera uses, resolved once.
+struct DriverApi {
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuDriverGetVersion)(int*) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
+  CUresult (*cuDeviceGetCount)(int*) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice*, int) = nullptr;
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext*) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) = nullptr;
+  CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             CUstream, void**, void**) = nullptr;
+  CUresult (*cuEventCreate)(CUevent*, unsigned) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+
+  std::string error;  ///< why the driver is unusable ("" when usable)
+  int deviceCount = 0;
+};
+
+const char* kNoDriverHint = "; use Device::interpreter() or TESSERA_INTERPRET=1";
+
+/// Opens and initialises the driver once per process (never closed).
+const DriverApi& driverApi() {
+  static const DriverApi* api = [] {
+    auto* a = new DriverApi();
+    static DynamicLibrary lib({"libcuda.so.1"});
+    if (!lib.isOpen()) {
+      a->error = "no CUDA driver: libcuda.so.1 could not be opened (" + lib.error() + ")" + kNoDriverHint;
+      return a;
+    }
+    struct Entry {
+      const char* name;
+      void** slot;
+    };
+    auto slot = [](auto& fn) { return reinterpret_cast<void**>(&fn); };
+    const Entry required[] = {
+        {"cuInit", slot(a->cuInit)},
+        {"cuDriverGetVersion", slot(a->cuDriverGetVersion)},
+        {"cuGetErrorName", slot(a->cuGetErrorName)},
+        {"cuGetErrorString", slot(a->cuGetErrorString)},
+        {"cuDeviceGetCount", slot(a->cuDeviceGetCount)},
+        {"cuDeviceGet", slot(a->cuDeviceGet)},
+        {"cuDeviceGetName", slot(a->cuDeviceGetName)},
+        {"cuDeviceGetAttribute", slot(a->cuDeviceGetAttribute)},
+        {"cuDevicePrimaryCtxRetain", slot(a->cuDevicePrimaryCtxRetain)},
+        {"cuCtxGetCurrent", slot(a->cuCtxGetCurrent)},
+        {"cuCtxSetCurrent", slot(a->cuCtxSetCurrent)},
+        {"cuCtxSynchronize", slot(a->cuCtxSynchronize)},
+        {"cuMemAlloc_v2", slot(a->cuMemAlloc)},
+        {"cuMemFree_v2", slot(a->cuMemFree)},
+        {"cuMemcpyHtoD_v2", slot(a->cuMemcpyHtoD)},
+        {"cuMemcpyDtoH_v2", slot(a->cuMemcpyDtoH)},
+        {"cuMemsetD8_v2", slot(a->cuMemsetD8)},
+        {"cuMemsetD8Async", slot(a->cuMemsetD8Async)},
+        {"cuModuleLoadData", slot(a->cuModuleLoadData)},
+        {"cuModuleUnload", slot(a->cuModuleUnload)},
+        {"cuModuleGetFunction", slot(a->cuModuleGetFunction)},
+        {"cuFuncSetAttribute", slot(a->cuFuncSetAttribute)},
+        {"cuLaunchKernel", slot(a->cuLaunchKernel)},
+        {"cuEventCreate", slot(a->cuEventCreate)},
+        {"cuEventDestroy_v2", slot(a->cuEventDestroy)},
+        {"cuEventRecord", slot(a->cuEventRecord)},
+        {"cuEventElapsedTime", slot(a->cuEventElapsedTime)},
+    };
+    for (const Entry& e : required) {
+      *e.slot = lib.symbol(e.name);
+      if (!*e.slot) {
+        a->error = std::string("the CUDA driver (") + lib.path() + ") lacks " + e.name +
+                   " (driver too old?)" + kNoDriverHint;
+        return a;
+      }
+    }
+    // CUDA 12.8+ has cuEventElapsedTime_v2 (same signature); prefer it.
+    if (void* v2 = lib.symbol("cuEventElapsedTime_v2")) *slot(a->cuEventElapsedTime) = v2;
+
+    CUresult r = a->cuInit(0);
+    if (r != kSuccess) {
+      const char* name = nullptr;
+      const char* text = nullptr;
+      a->cuGetErrorName(r, &name);
+      a->cuGetErrorString(r, &text);
+      a->error = std::string("CUDA driver initialisation (cuInit) failed: ") + (name ? name : "?") + " (" +
+                 (text ? text : "unknown error") + ")" + kNoDriverHint;
+      return a;
+    }
+    if (a->cuDeviceGetCount(&a->deviceCount) != kSuccess || a->deviceCount == 0)
+      a->error = std::string("the CUDA driver reports no GPU") + kNoDriverHint;
+    return a;
+  }();
+  return *api;
+}
+
+const DriverApi& usableDriver() {
+  const DriverApi& api = driverApi();
+  if (!api.error.empty()) throw Error(api.error);
+  return api;
+}
+
+std::string describe(CUresult r) {
+  const DriverApi& api = driverApi();
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (api.cuGetErrorName) api.cuGetErrorName(r, &name);
+  if (api.cuGetErrorString) api.cuGetErrorString(r, &text);
+  return std::string(name ? name : "CUDA error " + std::to_string(r)) + " (" + (text ? text : "unknown error") + ")";
+}
+
+/// Errors a faulting kernel leaves in the context; they surface at the next
+/// synchronizing call and make the context unusable.
+bool isKernelFault(CUresult r) {
+  switch (r) {
+    case 700:  // ILLEGAL_ADDRESS
+    case 702:  // LAUNCH_TIMEOUT
+    case 710:  // ASSERT
+    case 714:  // HARDWARE_STACK_ERROR
+    case 715:  // ILLEGAL_INSTRUCTION
+    case 716:  // MISALIGNED_ADDRESS
+    case 717:  // INVALID_ADDRESS_SPACE
+    case 718:  // INVALID_PC
+    case 719:  // LAUNCH_FAILED
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Interned kernel names: LoadedKernel and lastKernel_ point into this set,
+/// so a launch records its kernel with one atomic store.
+const std::string* internName(const std::string& name) {
+  static std::mutex mutex;
+  static auto* names = new std::set<std::string>();
+  std::lock_guard<std::mutex> lock(mutex);
+  return &*names->insert(name).first;
+}
+
+}  // namespace
+
+bool cudaAvailable(std::string* why) {
+  const DriverApi& api = driverApi();
+  if (why) *why = api.error;
+  return api.error.empty();
+}
+
+int cudaDeviceCount() { return usableDriver().deviceCount; }
+
+//===----------------------------------------------------------------------===//
+// CudaDevice
+//===----------------------------------------------------------------------===//
+
+CudaDevice& CudaDevice::get(int ordinal) {
+  const DriverApi& api = usableDriver();
+  if (ordinal < 0 || ordinal >= api.deviceCount)
+    throw Error("Device::cuda(" + std::to_string(ordinal) + "): no such device (this machine has " +
+                std::to_string(api.deviceCount) + " CUDA device" + (api.deviceCount == 1 ? "" : "s") + ")");
+  static std::mutex mutex;
+  static auto* devices = new std::vector<CudaDevice*>(api.deviceCount, nullptr);
+  std::lock_guard<std::mutex> lock(mutex);
+  CudaDevice*& d = (*devices)[ordinal];
+  if (!d) d = new CudaDevice(ordinal);  // lives until exit: tensors may be freed during static destruction
+  return *d;
+}
+
+CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
+  const DriverApi& api = usableDriver();
+  check(api.cuDeviceGet(&device_, ordinal), "getting the device handle");
+  char name[256] = {0};
+  check(api.cuDeviceGetName(name, sizeof(name) - 1, device_), "reading the device name");
+  name_ = name;
+  int major = 0, minor = 0;
+  check(api.cuDeviceGetAttribute(&major, kAttrCapabilityMajor, device_), "reading the compute capability");
+  check(api.cuDeviceGetAttribute(&minor, kAttrCapabilityMinor, device_), "reading the compute capability");
+  target_.capability = major * 10 + minor;
+  // The "a" features (wgmma, setmaxnreg) exist on 9.0 and the 10.x/12.x
+  // datacenter parts; a cubin for sm_90a runs only on 9.0, which is exactly
+  // the device we compile for.
+  target_.archSpecific = target_.capability >= 90;
+  check(api.cuDeviceGetAttribute(&multiprocessors_, kAttrMultiprocessorCount, device_), "reading the SM count");
+  check(api.cuDeviceGetAttribute(&maxSharedOptin_, kAttrMaxSharedPerBlockOptin, device_),
+        "reading the shared memory limit");
+  check(api.cuDeviceGetAttribute(&l2Bytes_, kAttrL2CacheSize, device_), "reading the L2 cache size");
+  check(api.cuDevicePrimaryCtxRetain(&context_, device_), "retaining the primary context");
+}
+
+void CudaDevice::check(int result, const std::string& what, const std::string* kernel) {
+  if (result == kSuccess) return;
+  std::string msg = what + " on cuda:" + std::to_string(ordinal_) + ": " + describe(result);
+  if (kernel) msg = "kernel '" + *kernel + "': " + msg;
+  if (isKernelFault(result)) {
+    const std::string* last = lastKernel_.load(std::memory_order_relaxed);
+    if (!kernel && last)
+      msg += "\nnote: a kernel fault is reported by the next synchronizing call; the last kernel launched on cuda:" +
+             std::to_string(ordinal_) + " was '" + *last + "'";
+    msg += "\nnote: the CUDA context is unusable after this error; restart the process to use the GPU again";
+  }
+  throw Error(msg);
+}
+
+void CudaDevice::makeCurrent() {
+  const DriverApi& api = driverApi();
+  CUcontext current = nullptr;
+  if (api.cuCtxGetCurrent(&current) == kSuccess && current == context_) return;
+  check(api.cuCtxSetCurrent(context_), "making the primary context current");
+}
+
+DevicePtr CudaDevice::allocate(size_t bytes) {
+  makeCurrent();
+  CUdeviceptr ptr = 0;
+  // cuMemAlloc rejects 0 bytes; an empty tensor still gets a distinct address.
+  check(driverApi().cuMemAlloc(&ptr, bytes ? bytes : 1),
+        "allocating " + std::to_string(bytes) + " bytes of device memory");
+  return ptr;
+}
+
+void CudaDevice::release(DevicePtr ptr) noexcept {
+  const DriverApi& api = driverApi();
+  CUcontext current = nullptr;
+  if (api.cuCtxGetCurrent(&current) != kSuccess || current != context_) api.cuCtxSetCurrent(context_);
+  api.cuMemFree(ptr);
+}
+
+void CudaDevice::copyToDevice(DevicePtr dst, const void* src, size_t bytes) {
+  if (!bytes) return;
+  makeCurrent();
+  check(driverApi().cuMemcpyHtoD(dst, src, bytes), "copying " + std::to_string(bytes) + " bytes to the device");
+}
+
+void CudaDevice::copyToHost(void* dst, DevicePtr src, size_t bytes) {
+  if (!bytes) return;
+  makeCurrent();
+  check(driverApi().cuMemcpyDtoH(dst, src, bytes), "copying " + std::to_string(bytes) + " bytes from the device");
+}
+
+void CudaDevice::memset8(DevicePtr dst, uint8_t value, size_t bytes) {
+  if (!bytes) return;
+  makeCurrent();
+  check(driverApi().cuMemsetD8(dst, value, bytes), "clearing " + std::to_string(bytes) + " bytes of device memory");
+}
+
+void CudaDevice::memset8Async(DevicePtr dst, uint8_t value, size_t bytes, void* stream) {
+  if (!bytes) return;
+  makeCurrent();
+  check(driverApi().cuMemsetD8Async(dst, value, bytes, stream),
+        "clearing " + std::to_string(bytes) + " bytes of device memory");
+}
+
+void CudaDevice::synchronize() {
+  makeCurrent();
+  check(driverApi().cuCtxSynchronize(), "synchronizing");
+}
+
+void CudaDevice::loadKernel(LoadedKernel& out, const std::vector<char>& cubin, const std::string& kernelName,
+                            int dynamicSharedBytes, int staticSharedBytes) {
+  const DriverApi& api = driverApi();
+  const std::string* name = internName(kernelName);
+  if (staticSharedBytes + dynamicSharedBytes > maxSharedOptin_)
+    throw Error("kernel '" + kernelName + "': out of resources: shared memory, required " +
+                std::to_string(staticSharedBytes + dynamicSharedBytes) + " bytes, the device (cuda:" +
+                std::to_string(ordinal_) + ", " + name_ + ") allows " + std::to_string(maxSharedOptin_) +
+                "; smaller blocks or fewer num_stages may help");
+  makeCurrent();
+  CUmodule module = nullptr;
+  check(api.cuModuleLoadData(&module, cubin.data()), "loading the cubin", name);
+  out.module = module;  // owned from here on: unloaded by ~LoadedKernel
+  out.ordinal = ordinal_;
+  out.name = name;
+  CUfunction fn = nullptr;
+  check(api.cuModuleGetFunction(&fn, module, kernelName.c_str()), "looking up the kernel in its cubin", name);
+  if (dynamicSharedBytes > 48 * 1024)
+    check(api.cuFuncSetAttribute(fn, kFuncAttrMaxDynamicShared, dynamicSharedBytes),
+          "allowing " + std::to_string(dynamicSharedBytes) + " bytes of dynamic shared memory", name);
+  out.function = fn;
+}
+
+void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes,
+                        void* stream, void** params) {
+  if (grid[0] > 0x7fffffff || grid[1] > 65535 || grid[2] > 65535)
+    throw Error("kernel '" + *kernel.name + "': grid (" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
+                ", " + std::to_string(grid[2]) + ") exceeds the CUDA limits (2^31-1, 65535, 65535)");
+  makeCurrent();
+  lastKernel_.store(kernel.name, std::memory_order_relaxed);
+  CUresult r = driverApi().cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]),
+                                          static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
+                                          static_cast<unsigned>(blockThreads), 1, 1,
+                                          static_cast<unsigned>(sharedBytes), stream, params, nullptr);
+  if (r != kSuccess) check(r, "launching", kernel.name);
+}
+
+void* CudaDevice::createEvent() {
+  makeCurrent();
+  CUevent event = nullptr;
+  check(driverApi().cuEventCreate(&event, kEventDefault), "creating an event");
+  return event;
+}
+
+void CudaDevice::destroyEvent(void* event) noexcept {
+  if (event) driverApi().cuEventDestroy(event);
+}
+
+void CudaDevice::recordEvent(void* event, void* stream) {
+  check(driverApi().cuEventRecord(event, stream), "recording an event");
+}
+
+float CudaDevice::elapsedMs(void* start, void* end) {
+  makeCurrent();
+  float ms = 0;
+  CUresult r = driverApi().cuEventElapsedTime(&ms, start, end);
+  if (r == kErrorNotReady) {
+    synchronize();
+    r = driverApi().cuEventElapsedTime(&ms, start, end);
+  }
+  check(r, "reading the time between two events");
+  return ms;
+}
+
+std::string CudaDevice::lastKernel() const {
+  const std::string* last = lastKernel_.load(std::memory_order_relaxed);
+  return last ? *last : std::string();
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (!module) return;
+  // Errors are ignored: this may run during exit, after the driver's teardown.
+  try {
+    CudaDevice::get(ordinal).makeCurrent();
+    driverApi().cuModuleUnload(module);
+  } catch (const Error&) {
+  }
+}
+
+}  // namespace tessera::runtime
