@@ -1,0 +1,65 @@
+//===- tessera/runtime/DiskCache.h - Compiled kernels on disk ---*- C++ -*-===//
+//
+// The on-disk half of DESIGN.md §8. The cache directory ($TESSERA_CACHE_DIR,
+// default ~/.cache/tessera) holds one directory per key:
+//
+//   <dir>/<key>/MANIFEST     "name size sha256" per file
+//   <dir>/<key>/cubin, ptx, ttgir, metadata, ...
+//
+// Publishing is atomic: the files are written into a fresh temporary
+// directory `<dir>/.tmp-<key>-<unique>` and rename()d to `<dir>/<key>`.
+// Concurrent writers of one key race on that rename; the loser deletes its
+// copy and uses the winner's, so a reader never sees a torn entry. Loading
+// checks every file against the manifest (size and SHA-256): a corrupt or
+// partial entry (disk full, tampering, a foreign tool) reads as a miss and
+// is replaced by the next publish. Stray temporary directories are ignored
+// and cleaned up once they are old.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "tessera/gpu/Backend.h"
+#include "tessera/runtime/Assembler.h"
+
+namespace tessera::runtime {
+
+/// Name -> contents of the files of one entry.
+using CacheFiles = std::map<std::string, std::string>;
+
+/// $TESSERA_CACHE_DIR, else $HOME/.cache/tessera; "" when neither is set
+/// (then nothing is cached on disk).
+std::string cacheDirectory();
+
+/// The entry `key` of `dir` when present and intact (every file matches the
+/// manifest); std::nullopt otherwise. Never throws.
+std::optional<CacheFiles> loadCacheEntry(const std::string& dir, const std::string& key);
+
+/// Publishes `files` as entry `key` of `dir` (created if needed). Returns
+/// true when an intact entry for `key` exists afterwards (ours or a
+/// concurrent writer's). Never throws: a cache that cannot be written only
+/// costs a recompilation.
+bool publishCacheEntry(const std::string& dir, const std::string& key, const CacheFiles& files);
+
+/// A tag that changes whenever the compiler may generate different code:
+/// the project version, a format number bumped by hand, and the identity
+/// (path, size, modification time) of the binary holding the compiler, so a
+/// rebuilt Tessera never reuses an older build's cubins.
+const std::string& compilerVersion();
+
+/// A compiled kernel as stored in a cache entry: PTX stage (without the
+/// extern list's types, which only assembling needs) and cubin.
+struct KernelBinary {
+  gpu::PtxKernel ptx;
+  Cubin cubin;
+};
+
+/// Files of a cache entry for `binary` (cubin, ptx, ttgir, metadata).
+CacheFiles serializeKernelBinary(const KernelBinary& binary);
+/// The inverse; std::nullopt for missing files or a malformed metadata file.
+std::optional<KernelBinary> deserializeKernelBinary(const CacheFiles& files);
+
+}  // namespace tessera::runtime

@@ -1,0 +1,323 @@
+//===- Assembler.cpp - PTX -> cubin with nvJitLink, cubin -> SASS ---------===//
+//
+// assemble(): one nvJitLink session per kernel: the kernel's PTX plus, when
+// it calls libdevice functions, the wrappers' PTX from NVRTC (Libdevice.cpp)
+// as a second input; -O3 and -verbose, whose report gives registers, spills
+// and the stack frame. Errors carry the assembler's log and the PTX lines it
+// points at. disassemble(): nvdisasm (or cuobjdump -sass) on a temp file.
+//
+//===----------------------------------------------------------------------===//
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "runtime/DynamicLibrary.h"
+#include "runtime/Toolkit.h"
+#include "tessera/Error.h"
+
+namespace tessera::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kInputPtx = 2;  // NVJITLINK_INPUT_PTX
+
+const char* jitLinkResultName(int r) {
+  static const char* names[] = {"NVJITLINK_SUCCESS",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+                                "NVJITLINK_ERROR_MISSING_ARCH",
+                                "NVJITLINK_ERROR_INVALID_INPUT",
+                                "NVJITLINK_ERROR_PTX_COMPILE",
+                                "NVJITLINK_ERROR_NVVM_COMPILE",
+                                "NVJITLINK_ERROR_INTERNAL",
+                                "NVJITLINK_ERROR_THREADPOOL",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_INPUT",
+                                "NVJITLINK_ERROR_FINALIZE",
+                                "NVJITLINK_ERROR_NULL_INPUT",
+                                "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
+                                "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE",
+                                "NVJITLINK_ERROR_ARCH_MISMATCH",
+                                "NVJITLINK_ERROR_OUTDATED_LIBRARY",
+                                "NVJITLINK_ERROR_MISSING_FATBIN",
+                                "NVJITLINK_ERROR_UNRECOGNIZED_ARCH",
+                                "NVJITLINK_ERROR_UNSUPPORTED_ARCH",
+                                "NVJITLINK_ERROR_LTO_NOT_ENABLED"};
+  if (r >= 0 && r < static_cast<int>(std::size(names))) return names[r];
+  return "NVJITLINK_ERROR_UNKNOWN";
+}
+
+/// Resolves `name`, or a versioned export such as __nvJitLinkCreate_12_4.
+void* jitLinkSymbol(const DynamicLibrary& lib, const std::string& name) {
+  if (void* p = lib.symbol(name.c_str())) return p;
+  for (int major = 13; major >= 12; --major)
+    for (int minor = 9; minor >= 0; --minor)
+      if (void* p = lib.symbol(("__" + name + "_" + std::to_string(major) + "_" + std::to_string(minor)).c_str()))
+        return p;
+  return nullptr;
+}
+
+/// Owns an nvJitLink handle.
+struct LinkSession {
+  const JitLinkApi& api;
+  JitLinkApi::Handle handle = nullptr;
+  ~LinkSession() {
+    if (handle) api.destroy(&handle);
+  }
+  std::string log(bool error) const {
+    size_t size = 0;
+    if ((error ? api.getErrorLogSize : api.getInfoLogSize)(handle, &size) != 0 || size == 0) return "";
+    std::string text(size, '\0');
+    (error ? api.getErrorLog : api.getInfoLog)(handle, text.data());
+    while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
+    return text;
+  }
+};
+
+/// The PTX lines an assembler log refers to ("ptx input, line 19"), quoted
+/// so the user sees the offending instruction without dumping the PTX.
+std::string quotedPtxLines(const std::string& log, const std::string& ptx) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start <= ptx.size();) {
+    size_t end = ptx.find('\n', start);
+    if (end == std::string::npos) end = ptx.size();
+    lines.emplace_back(ptx.data() + start, end - start);
+    start = end + 1;
+  }
+  std::string out;
+  std::vector<int> seen;
+  for (size_t pos = log.find("line "); pos != std::string::npos; pos = log.find("line ", pos + 5)) {
+    int n = std::atoi(log.c_str() + pos + 5);
+    if (n < 1 || n > static_cast<int>(lines.size()) || seen.size() >= 8) continue;
+    bool dup = false;
+    for (int s : seen) dup = dup || s == n;
+    if (dup) continue;
+    seen.push_back(n);
+    out += "\n  PTX line " + std::to_string(n) + ": " + std::string(lines[n - 1]);
+  }
+  return out;
+}
+
+/// The number that ends right before `suffix` in `line`; -1 if none.
+int numberBefore(const std::string& line, const char* suffix) {
+  size_t pos = line.find(suffix);
+  if (pos == std::string::npos) return -1;
+  size_t end = pos;
+  size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(line[begin - 1]))) --begin;
+  if (begin == end) return -1;
+  return std::atoi(line.substr(begin, end - begin).c_str());
+}
+
+std::string shellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// Opening the library
+//===----------------------------------------------------------------------===//
+
+const JitLinkApi& jitLinkApi() {
+  static const JitLinkApi* api = [] {
+    auto* a = new JitLinkApi();
+    static DynamicLibrary lib(
+        toolkitLibraryCandidates({"libnvJitLink.so", "libnvJitLink.so.13", "libnvJitLink.so.12"}));
+    if (!lib.isOpen()) {
+      a->error = "nvJitLink (CUDA toolkit 12.4 or newer) could not be opened; set CUDA_HOME to the toolkit (" +
+                 lib.error() + ")";
+      return a;
+    }
+    a->path = lib.path();
+    struct Entry {
+      const char* name;
+      void** slot;
+    };
+    auto slot = [](auto& fn) { return reinterpret_cast<void**>(&fn); };
+    const Entry entries[] = {
+        {"nvJitLinkCreate", slot(a->create)},
+        {"nvJitLinkDestroy", slot(a->destroy)},
+        {"nvJitLinkAddData", slot(a->addData)},
+        {"nvJitLinkComplete", slot(a->complete)},
+        {"nvJitLinkGetLinkedCubinSize", slot(a->getLinkedCubinSize)},
+        {"nvJitLinkGetLinkedCubin", slot(a->getLinkedCubin)},
+        {"nvJitLinkGetErrorLogSize", slot(a->getErrorLogSize)},
+        {"nvJitLinkGetErrorLog", slot(a->getErrorLog)},
+        {"nvJitLinkGetInfoLogSize", slot(a->getInfoLogSize)},
+        {"nvJitLinkGetInfoLog", slot(a->getInfoLog)},
+    };
+    for (const Entry& e : entries) {
+      *e.slot = jitLinkSymbol(lib, e.name);
+      if (!*e.slot) {
+        a->error = "nvJitLink (" + lib.path() + ") lacks " + e.name;
+        return a;
+      }
+    }
+    *slot(a->version) = lib.symbol("nvJitLinkVersion");
+    return a;
+  }();
+  return *api;
+}
+
+bool toolkitAvailable(std::string* why) {
+  const JitLinkApi& link = jitLinkApi();
+  const NvrtcApi& nvrtc = nvrtcApi();
+  std::string reason = !link.error.empty() ? link.error : nvrtc.error;
+  if (why) *why = reason;
+  return reason.empty();
+}
+
+//===----------------------------------------------------------------------===//
+// Assembling
+//===----------------------------------------------------------------------===//
+
+Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
+  const JitLinkApi& api = jitLinkApi();
+  const std::string prefix = "kernel '" + kernel.name + "': ";
+  if (!api.error.empty()) throw Error(prefix + "cannot assemble the PTX: " + api.error);
+  std::string libdevice;
+  if (!kernel.externs.empty()) libdevice = libdevicePtx(kernel.externs, target, kernel.name);
+
+  std::string arch = "-arch=" + target.name();
+  const char* options[] = {arch.c_str(), "-O3", "-verbose"};
+  LinkSession session{api};
+  int r = api.create(&session.handle, 3, options);
+  if (r != 0)
+    throw Error(prefix + "nvJitLink (" + api.path + ") refused the options " + arch + " -O3 -verbose: " +
+                jitLinkResultName(r));
+  auto fail = [&](int result, const std::string& what) {
+    std::string log = session.log(/*error=*/true);
+    throw Error(prefix + "the assembler (nvJitLink) failed " + what + " for " + target.name() + ": " +
+                jitLinkResultName(result) + (log.empty() ? "" : "\n" + log) + quotedPtxLines(log, kernel.ptx));
+  };
+  std::string inputName = kernel.name + ".ptx";
+  r = api.addData(session.handle, kInputPtx, kernel.ptx.data(), kernel.ptx.size(), inputName.c_str());
+  if (r != 0) fail(r, "on the kernel's PTX");
+  if (!libdevice.empty()) {
+    r = api.addData(session.handle, kInputPtx, libdevice.data(), libdevice.size(), "tessera_libdevice.ptx");
+    if (r != 0) fail(r, "on the libdevice wrappers");
+  }
+  r = api.complete(session.handle);
+  if (r != 0) fail(r, "linking");
+
+  Cubin cubin;
+  size_t size = 0;
+  r = api.getLinkedCubinSize(session.handle, &size);
+  if (r != 0 || size == 0) fail(r, "producing the cubin");
+  cubin.bytes.resize(size);
+  r = api.getLinkedCubin(session.handle, cubin.bytes.data());
+  if (r != 0) fail(r, "producing the cubin");
+  cubin.infoLog = session.log(/*error=*/false);
+  parseAssemblerReport(cubin.infoLog, kernel.name, cubin);
+  return cubin;
+}
+
+void parseAssemblerReport(const std::string& log, const std::string& kernelName, Cubin& out) {
+  // ptxas reports "Compiling entry function 'k' for 'sm_90a'" and "Function
+  // properties for k" followed by its numbers; the linker's final summary
+  // ("Function properties for 'k':" / "used 24 registers, ..., 0 stack,
+  // 0 bytes smem, ...") comes last and describes the linked code.
+  std::istringstream lines(log);
+  std::string line, current;
+  while (std::getline(lines, line)) {
+    for (const char* marker : {"Function properties for ", "Compiling entry function "}) {
+      size_t pos = line.find(marker);
+      if (pos == std::string::npos) continue;
+      std::string name = line.substr(pos + std::strlen(marker));
+      size_t end = name.find_first_of(" \t");
+      name = name.substr(0, end);
+      while (!name.empty() && (name.back() == ':' || name.back() == '\'')) name.pop_back();
+      if (!name.empty() && name.front() == '\'') name.erase(0, 1);
+      current = name;
+    }
+    if (current != kernelName) continue;
+    if (int v = numberBefore(line, " registers"); v >= 0) out.registers = v;
+    if (int v = numberBefore(line, " bytes stack frame"); v >= 0) out.stackFrameBytes = v;
+    if (int v = numberBefore(line, " stack,"); v >= 0) out.stackFrameBytes = v;
+    if (int v = numberBefore(line, " bytes spill stores"); v >= 0) out.spillStoreBytes = v;
+    if (int v = numberBefore(line, " bytes spill loads"); v >= 0) out.spillLoadBytes = v;
+    if (int v = numberBefore(line, " bytes smem"); v >= 0) out.staticSharedBytes = v;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Disassembling
+//===----------------------------------------------------------------------===//
+
+std::string findToolkitProgram(const std::vector<std::string>& names, std::string* searched) {
+  std::vector<std::string> dirs;
+  const std::string& linkPath = jitLinkApi().path;
+  if (linkPath.find('/') != std::string::npos)
+    dirs.push_back(fs::path(linkPath).parent_path().parent_path().string() + "/bin");
+  for (const std::string& root : toolkitRoots()) dirs.push_back(root + "/bin");
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string dir; std::getline(ss, dir, ':');)
+      if (!dir.empty()) dirs.push_back(dir);
+  }
+  std::string list;
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const std::string& dir = dirs[i];
+    if (std::find(dirs.begin(), dirs.begin() + i, dir) != dirs.begin() + i) continue;
+    list += (list.empty() ? "" : ", ") + dir;
+    for (const std::string& name : names) {
+      std::string candidate = dir + "/" + name;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+  }
+  if (searched) *searched = list;
+  return "";
+}
+
+std::string disassemble(const Cubin& cubin, const gpu::Target& target) {
+  std::string searched;
+  std::string tool = findToolkitProgram({"nvdisasm"}, &searched);
+  std::string command;
+  if (!tool.empty()) {
+    command = shellQuote(tool) + " -c ";
+  } else if (!(tool = findToolkitProgram({"cuobjdump"})).empty()) {
+    command = shellQuote(tool) + " -sass ";
+  } else {
+    throw Error("disassembling a cubin (" + target.name() +
+                ") needs nvdisasm or cuobjdump from the CUDA toolkit; neither was found in " + searched);
+  }
+  std::string tmpl = (fs::temp_directory_path() / "tessera-XXXXXX.cubin").string();
+  std::vector<char> path(tmpl.begin(), tmpl.end());
+  path.push_back('\0');
+  int fd = mkstemps(path.data(), 6);
+  if (fd < 0) throw Error("disassembling: cannot create a temporary file in " + fs::temp_directory_path().string());
+  size_t written = 0;
+  while (written < cubin.bytes.size()) {
+    ssize_t n = write(fd, cubin.bytes.data() + written, cubin.bytes.size() - written);
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  close(fd);
+  std::string output;
+  int status = -1;
+  if (written == cubin.bytes.size()) {
+    if (FILE* pipe = popen((command + shellQuote(path.data()) + " 2>&1").c_str(), "r")) {
+      char buf[4096];
+      for (size_t n; (n = fread(buf, 1, sizeof(buf), pipe)) > 0;) output.append(buf, n);
+      status = pclose(pipe);
+    }
+  }
+  std::remove(path.data());
+  if (status != 0)
+    throw Error("disassembling the cubin (" + target.name() + ") with " + tool + " failed" +
+                (output.empty() ? std::string() : ":\n" + output));
+  return output;
+}
+
+}  // namespace tessera::runtime

@@ -1,0 +1,246 @@
+//===- AssemblerTest.cpp - PTX -> cubin (nvJitLink), libdevice (NVRTC) ----===//
+//
+// Hand-written PTX kernels through runtime::assemble for sm_80 and sm_90a:
+// register counts parsed from the assembler's report, extern libdevice calls
+// linked from NVRTC-compiled wrappers, errors that carry the assembler's log,
+// SASS from disassemble(). Needs the CUDA toolkit (no GPU); each test skips
+// with the reason when nvJitLink/NVRTC cannot be opened.
+//
+//===----------------------------------------------------------------------===//
+
+#include <gtest/gtest.h>
+
+#include "frontend/codegen/Libdevice.h"
+#include "runtime/Toolkit.h"
+#include "tessera/Error.h"
+#include "tessera/runtime/Assembler.h"
+
+namespace {
+
+using namespace tessera;
+using runtime::Cubin;
+
+#define REQUIRE_TOOLKIT()                                                   \
+  do {                                                                      \
+    std::string why;                                                        \
+    if (!runtime::toolkitAvailable(&why)) GTEST_SKIP() << "no CUDA toolkit: " << why; \
+  } while (0)
+
+/// y[i] = op(x[i]) for i < n, one thread per element. With `callErf`, op is
+/// libdevice's erff through the wrapper the PTX backend would declare.
+std::string elementwisePtx(const gpu::Target& target, bool callErf, const std::string& name = "unary") {
+  std::string erfDecl = callErf ? ".extern .func (.param .b32 retval) __tessera__nv_erff (.param .b32 x);\n" : "";
+  std::string body = callErf ? R"(  {
+  .param .b32 a0;
+  .param .b32 r0;
+  st.param.b32 [a0], %f1;
+  call.uni (r0), __tessera__nv_erff, (a0);
+  ld.param.b32 %f2, [r0];
+  }
+)"
+                             : "  mul.f32 %f2, %f1, %f1;\n";
+  return ".version " + target.ptxVersion() + "\n.target " + target.name() + "\n.address_size 64\n\n" + erfDecl +
+         ".visible .entry " + name + R"((.param .u64 out, .param .u64 in, .param .u32 n)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  .reg .f32 %f<4>;
+  .reg .pred %p<2>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mad.lo.s32 %r5, %r3, %r4, %r2;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+)" + body + R"(  add.s64 %rd5, %rd1, %rd3;
+  st.global.f32 [%rd5], %f2;
+DONE:
+  ret;
+}
+)";
+}
+
+gpu::PtxKernel kernelOf(const std::string& name, std::string ptx) {
+  gpu::PtxKernel k;
+  k.name = name;
+  k.ptx = std::move(ptx);
+  k.params = {{ir::Type::pointer(ir::Type::f32()), 8}, {ir::Type::pointer(ir::Type::f32()), 8}, {ir::Type::i32(), 4}};
+  return k;
+}
+
+gpu::ExternFunction erff() { return {"__nv_erff", gpu::libdeviceWrapperName("__nv_erff"), {ir::Type::f32()}, ir::Type::f32()}; }
+
+bool isElf(const Cubin& c) { return c.bytes.size() > 4 && std::string(c.bytes.data(), 4) == "\x7f" "ELF"; }
+
+TEST(Assembler, ParsesTheAssemblerReport) {
+  // The two report forms nvJitLink prints: ptxas's per-function block, then
+  // the linker's summary of the linked entry. Other functions are ignored.
+  const char* log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+      "ptxas info    : Function properties for k\n"
+      "ptxas         .     48 bytes stack frame, 24 bytes spill stores, 20 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, 372 bytes cmem[0]\n"
+      "ptxas info    : Function properties for __tessera__nv_erff\n"
+      "ptxas         .     8 bytes stack frame, 99 bytes spill stores, 99 bytes spill loads\n"
+      "info    : Function properties for 'k':\n"
+      "info    : used 254 registers, used 1 barriers, 56 stack, 4096 bytes smem, 548 bytes cmem[0], 0 bytes lmem\n";
+  Cubin c;
+  runtime::parseAssemblerReport(log, "k", c);
+  EXPECT_EQ(c.registers, 254);  // the linked code's count wins
+  EXPECT_EQ(c.stackFrameBytes, 56);
+  EXPECT_EQ(c.spillStoreBytes, 24);
+  EXPECT_EQ(c.spillLoadBytes, 20);
+  EXPECT_EQ(c.staticSharedBytes, 4096);
+  Cubin other;
+  runtime::parseAssemblerReport(log, "kk", other);
+  EXPECT_EQ(other.registers, -1);
+}
+
+TEST(Assembler, AssemblesForSm80AndSm90a) {
+  REQUIRE_TOOLKIT();
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    gpu::Target target = gpu::Target::parse(arch);
+    Cubin c = runtime::assemble(kernelOf("unary", elementwisePtx(target, false)), target);
+    EXPECT_TRUE(isElf(c)) << arch;
+    // Seven-ish live values: ptxas needs more than 4 and far fewer than 64.
+    EXPECT_GT(c.registers, 4) << arch << "\n" << c.infoLog;
+    EXPECT_LT(c.registers, 64) << arch << "\n" << c.infoLog;
+    EXPECT_EQ(c.spillStoreBytes, 0);
+    EXPECT_EQ(c.spillLoadBytes, 0);
+    EXPECT_NE(c.infoLog.find(arch), std::string::npos) << c.infoLog;
+  }
+}
+
+TEST(Assembler, LinksLibdeviceWrappersFromNvrtc) {
+  REQUIRE_TOOLKIT();
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    gpu::Target target = gpu::Target::parse(arch);
+    gpu::PtxKernel k = kernelOf("erf_kernel", elementwisePtx(target, true, "erf_kernel"));
+    // Without the wrappers the call has no definition: the link must fail.
+    std::string unresolved;
+    try {
+      runtime::assemble(k, target);
+    } catch (const Error& e) {
+      unresolved = e.what();
+    }
+    EXPECT_NE(unresolved.find("erf_kernel"), std::string::npos) << unresolved;
+    EXPECT_NE(unresolved.find("__tessera__nv_erff"), std::string::npos) << unresolved;
+
+    k.externs = {erff(), erff()};  // duplicates are merged
+    Cubin c = runtime::assemble(k, target);
+    EXPECT_TRUE(isElf(c));
+    EXPECT_GT(c.registers, 4) << c.infoLog;
+    std::string ptx = runtime::libdevicePtx(k.externs, target, k.name);
+    EXPECT_NE(ptx.find(".visible .func"), std::string::npos);
+    EXPECT_NE(ptx.find("__tessera__nv_erff"), std::string::npos);
+    EXPECT_NE(ptx.find(".target " + target.name()), std::string::npos) << ptx.substr(0, 400);
+  }
+}
+
+TEST(Assembler, LibdeviceSourceIsCanonical) {
+  gpu::ExternFunction powif{"__nv_powif", "", {ir::Type::f32(), ir::Type::i32()}, ir::Type::f32()};
+  std::string a = runtime::libdeviceSource({erff(), powif}, "k");
+  std::string b = runtime::libdeviceSource({powif, erff(), erff()}, "k");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("extern \"C\" __device__ float __nv_powif(float, int);"), std::string::npos) << a;
+  EXPECT_NE(a.find("extern \"C\" __device__ float __tessera__nv_powif(float a0, int a1) { return __nv_powif(a0, a1); }"),
+            std::string::npos)
+      << a;
+  gpu::ExternFunction half{"__nv_hfoo", "", {ir::Type::f16()}, ir::Type::f16()};
+  try {
+    runtime::libdeviceSource({half}, "my_kernel");
+    ADD_FAILURE() << "f16 has no libdevice spelling";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("my_kernel"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("__nv_hfoo"), std::string::npos) << e.what();
+  }
+}
+
+/// Triton dtype name -> the IR type libdevice sees.
+ir::Type irTypeOf(const std::string& dtype) {
+  if (dtype == "fp32") return ir::Type::f32();
+  if (dtype == "fp64") return ir::Type::f64();
+  if (dtype == "int1") return ir::Type::i1();
+  for (int w : {8, 16, 32, 64})
+    if (dtype == "int" + std::to_string(w) || dtype == "uint" + std::to_string(w)) return ir::Type::integer(w);
+  return ir::Type();
+}
+
+TEST(Assembler, EveryFrontendLibdeviceSymbolCompilesWithNvrtc) {
+  REQUIRE_TOOLKIT();
+  // One NVRTC compilation of every overload the frontend can emit: each
+  // declaration must agree with CUDA's libdevice.
+  std::vector<gpu::ExternFunction> externs;
+  for (const auto& o : frontend::libdeviceOverloads()) {
+    gpu::ExternFunction e;
+    e.symbol = o.symbol;
+    e.wrapper = gpu::libdeviceWrapperName(o.symbol);
+    for (const auto& a : o.args) e.argTypes.push_back(irTypeOf(a));
+    e.resultType = irTypeOf(o.result);
+    for (ir::Type t : e.argTypes) ASSERT_TRUE(t) << o.symbol;
+    ASSERT_TRUE(e.resultType) << o.symbol << " " << o.result;
+    externs.push_back(e);
+  }
+  ASSERT_GT(externs.size(), 300u);
+  gpu::Target target = gpu::Target::parse("sm_90a");
+  std::string ptx = runtime::libdevicePtx(externs, target, "all_libdevice");
+  for (const auto& e : externs)
+    EXPECT_NE(ptx.find(" " + e.wrapper + "("), std::string::npos) << e.wrapper << " not defined";
+}
+
+TEST(Assembler, SyntaxErrorNamesKernelWithTheLog) {
+  REQUIRE_TOOLKIT();
+  gpu::Target target = gpu::Target::parse("sm_90a");
+  std::string ptx = elementwisePtx(target, false, "broken");
+  size_t pos = ptx.find("mad.lo.s32");
+  ASSERT_NE(pos, std::string::npos);
+  ptx.replace(pos, 10, "mad.lo.s33");
+  try {
+    runtime::assemble(kernelOf("broken", ptx), target);
+    FAIL() << "the PTX is invalid";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("kernel 'broken'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("sm_90a"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'.s33'"), std::string::npos) << msg;  // ptxas's own words
+    EXPECT_NE(msg.find("mad.lo.s33 %r5, %r3, %r4, %r2;"), std::string::npos) << msg;  // the quoted line
+  }
+}
+
+TEST(Assembler, DisassemblesToSass) {
+  REQUIRE_TOOLKIT();
+  std::string searched;
+  if (runtime::findToolkitProgram({"nvdisasm"}, &searched).empty() && runtime::findToolkitProgram({"cuobjdump"}).empty())
+    GTEST_SKIP() << "neither nvdisasm nor cuobjdump in " << searched;
+  gpu::Target target = gpu::Target::parse("sm_90a");
+  Cubin c = runtime::assemble(kernelOf("unary", elementwisePtx(target, false)), target);
+  std::string sass = runtime::disassemble(c, target);
+  EXPECT_NE(sass.find("unary"), std::string::npos) << sass;
+  EXPECT_NE(sass.find("FMUL"), std::string::npos) << sass;  // x * x
+  EXPECT_NE(sass.find("EXIT"), std::string::npos) << sass;
+}
+
+TEST(Assembler, DisassembleWithoutToolsSaysWhatIsMissing) {
+  std::string searched;
+  if (!runtime::findToolkitProgram({"nvdisasm"}, &searched).empty() || !runtime::findToolkitProgram({"cuobjdump"}).empty())
+    GTEST_SKIP() << "a disassembler is installed";
+  Cubin c;
+  c.bytes = {'\x7f', 'E', 'L', 'F'};
+  try {
+    runtime::disassemble(c, gpu::Target::parse("sm_80"));
+    FAIL() << "no disassembler";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nvdisasm"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
