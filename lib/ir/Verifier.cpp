@@ -26,6 +26,9 @@
 
 namespace tessera::ir {
 
+/// Shape rules hold whatever the layouts (Tile GPU IR): compare without them.
+static Type withoutEncoding(Type t) { return t.withEncoding({}); }
+
 namespace {
 
 /// Checks a rule; the message is only built when the rule is broken.
@@ -457,7 +460,7 @@ void Verifier::verifyShapeOp(Operation* op) {
       int64_t start = op->intAttr("start"), end = op->intAttr("end");
       Type want = Type::tensor({std::max<int64_t>(end - start, 1)}, Type::i32());
       VERIFY(op, end > start, "needs end > start");
-      VERIFY(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, withoutEncoding(op->result().type()) == withoutEncoding(want), "result must be " + want.str());
       return;
     }
     case OpCode::Splat: {
@@ -485,7 +488,7 @@ void Verifier::verifyShapeOp(Operation* op) {
       std::vector<int64_t> shape = from.shape();
       shape.insert(shape.begin() + axis, 1);
       Type want = Type::tensor(shape, from.elementType());
-      VERIFY(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, withoutEncoding(op->result().type()) == withoutEncoding(want), "result must be " + want.str());
       return;
     }
     case OpCode::Reshape: {
@@ -508,7 +511,7 @@ void Verifier::verifyShapeOp(Operation* op) {
       std::vector<int64_t> shape;
       for (int64_t d : order) shape.push_back(from.shape()[d]);
       Type want = Type::tensor(shape, from.elementType());
-      VERIFY(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, withoutEncoding(op->result().type()) == withoutEncoding(want), "result must be " + want.str());
       return;
     }
     case OpCode::Cat: {
@@ -517,7 +520,7 @@ void Verifier::verifyShapeOp(Operation* op) {
       VERIFY(op, a.rank() == 1 && b.rank() == 1, "concatenates 1-D tensors");
       sameElement(a, b);
       Type want = Type::tensor({a.shape()[0] + b.shape()[0]}, a.elementType());
-      VERIFY(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, withoutEncoding(op->result().type()) == withoutEncoding(want), "result must be " + want.str());
       return;
     }
     case OpCode::Join: {
@@ -526,7 +529,7 @@ void Verifier::verifyShapeOp(Operation* op) {
       std::vector<int64_t> shape = operandType(0).shape();
       shape.push_back(2);
       Type want = Type::tensor(shape, operandType(0).elementType());
-      VERIFY(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, withoutEncoding(op->result().type()) == withoutEncoding(want), "result must be " + want.str());
       return;
     }
     case OpCode::Split: {
@@ -535,7 +538,7 @@ void Verifier::verifyShapeOp(Operation* op) {
       VERIFY(op, from.isTensor() && from.shape().back() == 2, "splits a tensor whose last dim is 2");
       std::vector<int64_t> shape(from.shape().begin(), from.shape().end() - 1);
       Type want = shape.empty() ? from.elementType() : Type::tensor(shape, from.elementType());
-      VERIFY(op, op->result(0).type() == want && op->result(1).type() == want, "results must be " + want.str());
+      VERIFY(op, withoutEncoding(op->result(0).type()) == withoutEncoding(want) && withoutEncoding(op->result(1).type()) == withoutEncoding(want), "results must be " + want.str());
       return;
     }
     case OpCode::Gather: {
@@ -548,7 +551,7 @@ void Verifier::verifyShapeOp(Operation* op) {
       for (int64_t d = 0; d < src.rank(); ++d)
         VERIFY(op, d == axis || src.shape()[d] == index.shape()[d], "source and index differ off the gather axis");
       Type want = Type::tensor(index.shape(), src.elementType());
-      VERIFY(op, op->result().type() == want, "result must be " + want.str());
+      VERIFY(op, withoutEncoding(op->result().type()) == withoutEncoding(want), "result must be " + want.str());
       return;
     }
     case OpCode::Histogram: {
@@ -605,7 +608,7 @@ void Verifier::verifyMemoryOp(Operation* op) {
       }
       verifyCounts(op, 1, 3, 1);
       Type want = valueTypeOf(ptr);
-      VERIFY(op, op->result().type() == want, "result must be " + want.str() + ", got " + op->result().type().str());
+      VERIFY(op, withoutEncoding(op->result().type()) == withoutEncoding(want), "result must be " + want.str() + ", got " + op->result().type().str());
       checkMask(1, ptr);
       if (op->numOperands() == 3)
         VERIFY(op, operandType(2) == want, "'other' must be " + want.str() + ", got " + operandType(2).str());
@@ -627,7 +630,7 @@ void Verifier::verifyMemoryOp(Operation* op) {
     case OpCode::AtomicRMW: {
       verifyCounts(op, 2, 3, 1);
       Type want = valueTypeOf(operandType(0));
-      VERIFY(op, operandType(1) == want && op->result().type() == want, "value and result must be " + want.str());
+      VERIFY(op, operandType(1) == want && withoutEncoding(op->result().type()) == withoutEncoding(want), "value and result must be " + want.str());
       checkMask(2, operandType(0));
       std::string kind = op->strAttr("kind");
       VERIFY(op, contains({"add", "fadd", "max", "umax", "min", "umin", "fmax", "fmin", "and", "or", "xor", "xchg"},
@@ -638,7 +641,7 @@ void Verifier::verifyMemoryOp(Operation* op) {
     case OpCode::AtomicCAS: {
       verifyCounts(op, 3, 3, 1);
       Type want = valueTypeOf(operandType(0));
-      VERIFY(op, operandType(1) == want && operandType(2) == want && op->result().type() == want,
+      VERIFY(op, operandType(1) == want && operandType(2) == want && withoutEncoding(op->result().type()) == withoutEncoding(want),
             "compare value, new value and result must be " + want.str());
       return;
     }
@@ -708,7 +711,7 @@ void Verifier::verifyCombineOp(Operation* op) {
       shape.erase(shape.begin() + axis);
       want = shape.empty() ? elements[i] : Type::tensor(shape, elements[i]);
     }
-    VERIFY(op, op->result(i).type() == want,
+    VERIFY(op, withoutEncoding(op->result(i).type()) == withoutEncoding(want),
           "result #" + std::to_string(i) + " must be " + want.str() + ", got " + op->result(i).type().str());
   }
   Block& body = op->region(0).front();

@@ -52,6 +52,9 @@ class Inliner {
     for (Operation* f : module.functions()) byName_.emplace(funcName(f), f);
   }
 
+  /// GPU code generation inlines everything, noinline functions included.
+  void setInlineNoinline(bool value) { inlineNoinline_ = value; }
+
   void run(bool removeDead) {
     std::unordered_set<std::string> calledBefore = calledFunctions();
     for (Operation* func : module_.functions()) visit(func);
@@ -84,7 +87,7 @@ class Inliner {
   }
 
   bool canInline(Operation* callee) {
-    if (callee->boolAttr("noinline")) return false;
+    if (callee->boolAttr("noinline") && !inlineNoinline_) return false;
     if (callee->numRegions() != 1 || callee->region(0).empty()) return false;  // a declaration
     if (state_[callee] != State::Done) return false;  // recursive cycle
     return hasStructuredReturn(callee);
@@ -118,7 +121,8 @@ class Inliner {
     std::unordered_set<Operation*> live;
     std::vector<Operation*> stack;
     for (Operation* f : module_.functions()) {
-      bool root = f->boolAttr("kernel") || f->boolAttr("noinline") || !calledBefore.count(funcName(f));
+      bool root = f->boolAttr("kernel") || (f->boolAttr("noinline") && !inlineNoinline_) ||
+                  !calledBefore.count(funcName(f));
       if (root && live.insert(f).second) stack.push_back(f);
     }
     while (!stack.empty()) {
@@ -142,23 +146,30 @@ class Inliner {
   }
 
   Module& module_;
+  bool inlineNoinline_ = false;
   std::unordered_map<std::string, Operation*> byName_;
   std::unordered_map<Operation*, State> state_;
 };
 
 class InlinerPass : public Pass {
  public:
-  explicit InlinerPass(bool removeDead) : removeDead_(removeDead) {}
-  void run(Module& module) override { Inliner(module).run(removeDead_); }
+  InlinerPass(bool removeDead, bool inlineNoinline) : removeDead_(removeDead), inlineNoinline_(inlineNoinline) {}
+  void run(Module& module) override {
+    Inliner inliner(module);
+    inliner.setInlineNoinline(inlineNoinline_);
+    inliner.run(removeDead_);
+  }
 
  private:
   bool removeDead_;
+  bool inlineNoinline_;
 };
 
 }  // namespace
 
 std::unique_ptr<Pass> createInlinerPass(const PassOptions& options) {
-  return std::make_unique<InlinerPass>(boolOption(options, "inline", "remove-dead-functions", true));
+  return std::make_unique<InlinerPass>(boolOption(options, "inline", "remove-dead-functions", true),
+                                       boolOption(options, "inline", "noinline-too", false));
 }
 
 }  // namespace tessera::transforms

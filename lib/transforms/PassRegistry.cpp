@@ -18,7 +18,7 @@ const std::vector<PassInfo>& passRegistry() {
       {"inline",
        "Inlines tt.call of functions of the module (unless noinline) and removes functions "
        "that are no longer called.",
-       {{"remove-dead-functions", "true"}},
+       {{"remove-dead-functions", "true"}, {"noinline-too", "false"}},
        createInlinerPass},
       {"canonicalize",
        "Folds constant expressions, applies algebraic identities and simplifies scf.if/scf.for "

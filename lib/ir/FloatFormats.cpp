@@ -6,13 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "interpreter/FloatFormats.h"
+#include "ir/FloatFormats.h"
 
 #include <cassert>
 #include <cmath>
 #include <vector>
 
-namespace tessera::interp {
+namespace tessera::ir::floats {
 
 namespace {
 // expBits manBits bias hasInf ieeeNaN fnNaN uzNaN saturate
@@ -145,4 +145,4 @@ const float* fp8Table(ir::TypeKind kind) {
   }
 }
 
-}  // namespace tessera::interp
+}  // namespace tessera::ir::floats

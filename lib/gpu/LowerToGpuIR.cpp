@@ -1,0 +1,41 @@
+//===- LowerToGpuIR.cpp - Tile IR -> Tile GPU IR pipeline -----------------===//
+//
+// Clones the module, inlines every call (noinline too: the PTX backend emits
+// one entry function), simplifies, then runs the layout passes of
+// GpuPasses.h and a final cse/dce. The kernel function carries
+// `num_warps` so the printed ttgir is self-describing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpu/GpuPasses.h"
+#include "tessera/Error.h"
+#include "tessera/gpu/Backend.h"
+#include "tessera/transforms/Passes.h"
+
+namespace tessera::gpu {
+
+using namespace ir;
+
+std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& kernelName, const GpuOptions& options) {
+  auto gpu = std::make_unique<Module>();
+  for (Operation* f : module.functions()) {
+    IRMapping mapping;
+    gpu->addFunction(f->clone(mapping));
+  }
+  transforms::runPasses(*gpu, "inline{noinline-too=true},canonicalize,cse,dce");
+  Operation* kernel = gpu->lookup(kernelName);
+  if (!kernel) throw Error("no kernel named '" + kernelName + "' in the module");
+  // Only the kernel is emitted.
+  std::vector<Operation*> others;
+  for (Operation* f : gpu->functions())
+    if (f != kernel) others.push_back(f);
+  for (Operation* f : others) gpu->eraseFunction(f);
+  kernel->setAttr("num_warps", int64_t{options.numWarps});
+  assignLayouts(kernel, options.numWarps);
+  rematerializeConversions(kernel);
+  foldConversions(kernel);
+  transforms::runPasses(*gpu, "cse,dce");
+  return gpu;
+}
+
+}  // namespace tessera::gpu

@@ -1,0 +1,495 @@
+//===- Emitter.cpp - Kernel structure, registers, control flow ------------===//
+//
+// The frame of the PTX module (header, entry signature, register
+// declarations, dynamic shared memory), the value -> registers map, the
+// prologue (thread ids and constants hoisted to the entry), op dispatch to
+// the family files, and structured control flow (scf.for/if/while lowered to
+// branches; loop-carried values live in registers updated by the yield).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptx/Emitter.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "tessera/Error.h"
+
+namespace tessera::ptx {
+
+using namespace ir;
+
+Emitter::Emitter(Operation* func, const gpu::GpuOptions& options)
+    : func_(func), options_(options), axis_(std::make_unique<gpu::AxisInfoAnalysis>(func)) {}
+
+//===----------------------------------------------------------------------===//
+// Registers and text
+//===----------------------------------------------------------------------===//
+
+RegClass Emitter::regClass(Type t) {
+  if (t.isPointer()) return RegClass::B64;
+  if (t.isInteger(1)) return RegClass::Pred;
+  unsigned bits = t.bitWidth();
+  if (bits <= 16) return RegClass::B16;
+  if (bits == 32) return RegClass::B32;
+  return RegClass::B64;
+}
+
+std::string Emitter::reg(RegClass c) {
+  static const char* kPrefix[4] = {"%p", "%h", "%r", "%rd"};
+  int i = static_cast<int>(c);
+  return kPrefix[i] + std::to_string(++counters_[i]);
+}
+
+void Emitter::ins(const std::string& text) {
+  body_ += '\t';
+  body_ += text;
+  body_ += ";\n";
+}
+
+void Emitter::raw(const std::string& text) {
+  body_ += text;
+  body_ += '\n';
+}
+
+void Emitter::prologue(const std::string& text) {
+  prologue_ += '\t';
+  prologue_ += text;
+  prologue_ += ";\n";
+}
+
+std::string Emitter::newLabel(const std::string& hint) { return "$L_" + hint + "_" + std::to_string(++labels_); }
+
+static std::string hexBits(uint64_t bits, int hexDigits) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string s(hexDigits, '0');
+  for (int i = hexDigits - 1; i >= 0; --i, bits >>= 4) s[i] = kHex[bits & 15];
+  return s;
+}
+
+std::string Emitter::constInt(Type t, int64_t value) {
+  RegClass c = regClass(t);
+  if (c == RegClass::Pred) return constPred(value != 0);
+  std::string key = "i" + std::to_string(static_cast<int>(c)) + ":" + std::to_string(value);
+  auto it = constants_.find(key);
+  if (it != constants_.end()) return it->second;
+  std::string r = reg(c);
+  const char* type = c == RegClass::B16 ? "b16" : c == RegClass::B32 ? "b32" : "b64";
+  uint64_t bits = static_cast<uint64_t>(value);
+  if (c == RegClass::B16) bits &= 0xFFFF;
+  if (c == RegClass::B32) bits &= 0xFFFFFFFFu;
+  prologue(std::string("mov.") + type + " " + r + ", 0x" + hexBits(bits, c == RegClass::B64 ? 16 : c == RegClass::B32 ? 8 : 4));
+  constants_[key] = r;
+  return r;
+}
+
+/// Bits of `value` in the float format of `t` (round to nearest even).
+uint64_t floatBits(Type t, double value);
+
+std::string Emitter::constFloat(Type t, double value) {
+  uint64_t bits = floatBits(t, value);
+  std::string key = "f" + std::to_string(t.bitWidth()) + ":" + std::to_string(bits);
+  auto it = constants_.find(key);
+  if (it != constants_.end()) return it->second;
+  RegClass c = regClass(t);
+  std::string r = reg(c);
+  if (c == RegClass::B64)
+    prologue("mov.b64 " + r + ", 0x" + hexBits(bits, 16));
+  else if (c == RegClass::B32)
+    prologue("mov.b32 " + r + ", 0x" + hexBits(bits, 8));
+  else
+    prologue("mov.b16 " + r + ", 0x" + hexBits(bits & 0xFFFF, 4));
+  constants_[key] = r;
+  return r;
+}
+
+std::string Emitter::constPred(bool value) {
+  std::string key = value ? "p:1" : "p:0";
+  auto it = constants_.find(key);
+  if (it != constants_.end()) return it->second;
+  std::string r = reg(RegClass::Pred);
+  std::string one = constInt(Type::i32(), 1);
+  prologue(std::string("setp.") + (value ? "ne" : "eq") + ".u32 " + r + ", " + one + ", 0");
+  constants_[key] = r;
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Values and layouts
+//===----------------------------------------------------------------------===//
+
+const Regs& Emitter::regs(Value v) {
+  auto it = values_.find(v.impl());
+  if (it == values_.end()) {
+    Operation* def = v.definingOp();
+    fail(def ? def : func_, "internal error: value used before the backend emitted it");
+  }
+  return it->second;
+}
+
+void Emitter::bind(Value v, Regs r) { values_[v.impl()] = std::move(r); }
+
+const std::string& Emitter::at(Value v, size_t i) {
+  const Regs& r = regs(v);
+  return r.size() == 1 ? r[0] : r[i];
+}
+
+const gpu::LinearLayout& Emitter::layout(Type t) {
+  auto it = layouts_.find(t.impl());
+  if (it != layouts_.end()) return it->second;
+  if (!t.encoding()) throw Error("internal error: tensor " + t.str() + " has no layout in the GPU backend");
+  return layouts_.emplace(t.impl(), gpu::toLinearLayout(t.shape(), t.encoding())).first->second;
+}
+
+int64_t Emitter::numRegs(Type t) { return t.isTensor() ? layout(t).inDimSize(HwDim::Register) : 1; }
+
+std::string Emitter::laneId() {
+  if (laneId_.empty()) {
+    std::string tid = reg(RegClass::B32);
+    laneId_ = reg(RegClass::B32);
+    warpId_ = reg(RegClass::B32);
+    prologue("mov.u32 " + tid + ", %tid.x");
+    prologue("and.b32 " + laneId_ + ", " + tid + ", 31");
+    prologue("shr.u32 " + warpId_ + ", " + tid + ", 5");
+  }
+  return laneId_;
+}
+
+std::string Emitter::warpId() {
+  laneId();
+  return warpId_;
+}
+
+std::string Emitter::threadCoord(const gpu::LinearLayout& ll, int dim) {
+  std::string key = ll.str() + "#" + std::to_string(dim);
+  auto it = threadCoords_.find(key);
+  if (it != threadCoords_.end()) return it->second;
+  std::string coord = constInt(Type::i32(), 0);
+  for (HwDim d : {HwDim::Lane, HwDim::Warp}) {
+    const auto& bases = ll.bases(d);
+    std::string id = d == HwDim::Lane ? laneId() : warpId();
+    for (size_t b = 0; b < bases.size(); ++b) {
+      int64_t v = bases[b][dim];
+      if (v == 0) continue;
+      std::string bit = reg(RegClass::B32), term = reg(RegClass::B32), next = reg(RegClass::B32);
+      prologue("bfe.u32 " + bit + ", " + id + ", " + std::to_string(b) + ", 1");
+      prologue("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(v));
+      prologue("xor.b32 " + next + ", " + coord + ", " + term);
+      coord = next;
+    }
+  }
+  threadCoords_[key] = coord;
+  return coord;
+}
+
+std::vector<int64_t> Emitter::registerCoords(const gpu::LinearLayout& ll, int64_t i) {
+  return ll.apply(HwDim::Register, i);
+}
+
+std::string Emitter::smemBase() {
+  if (smemBase_.empty()) {
+    smemBase_ = reg(RegClass::B32);
+    prologue("mov.u32 " + smemBase_ + ", global_smem");
+  }
+  return smemBase_;
+}
+
+void Emitter::fail(Operation* op, const std::string& message) {
+  std::string where;
+  Location l = op->loc();
+  if (l.known()) where = *l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) + ": ";
+  throw Error(where + "error: GPU backend: " + message + " (op " + std::string(op->name()) + " in kernel '" +
+              funcName(func_) + "')");
+}
+
+void Emitter::addExtern(const gpu::ExternFunction& f) {
+  for (const auto& e : externs_)
+    if (e.wrapper == f.wrapper) return;
+  externs_.push_back(f);
+}
+
+std::string Emitter::globalString(const std::string& text) {
+  auto it = strings_.find(text);
+  if (it != strings_.end()) return it->second;
+  std::string name = "$str_" + std::to_string(strings_.size());
+  std::string bytes;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i) bytes += ", ";
+    bytes += std::to_string(i < text.size() ? static_cast<unsigned char>(text[i]) : 0);
+  }
+  globals_ += ".global .align 1 .b8 " + name + "[" + std::to_string(text.size() + 1) + "] = {" + bytes + "};\n";
+  strings_[text] = name;
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch and control flow
+//===----------------------------------------------------------------------===//
+
+void Emitter::emitBlock(Block& block) {
+  for (Operation* op = block.front(); op; op = op->nextOp()) emitOp(op);
+}
+
+void Emitter::emitOp(Operation* op) {
+  switch (op->code()) {
+    case OpCode::For: case OpCode::If: case OpCode::While: case OpCode::Return:
+      return emitControlFlow(op);
+    case OpCode::Yield: case OpCode::Condition: case OpCode::ReduceReturn: case OpCode::ScanReturn:
+      return;  // handled by the parent op
+    case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
+    case OpCode::MakeTensorPtr: case OpCode::Advance:
+      return emitMemory(*this, op);
+    case OpCode::Reduce: case OpCode::Scan:
+      return emitReduction(*this, op);
+    case OpCode::Print: case OpCode::Assert: case OpCode::DebugBarrier: case OpCode::Assume:
+      return emitDebugOp(*this, op);
+    case OpCode::MakeRange: case OpCode::Splat: case OpCode::Broadcast: case OpCode::ExpandDims:
+    case OpCode::Reshape: case OpCode::Trans: case OpCode::Cat: case OpCode::Join: case OpCode::Split:
+    case OpCode::Gather: case OpCode::Histogram: case OpCode::Sort: case OpCode::Flip:
+    case OpCode::ConvertLayout: case OpCode::Hint:
+      return emitLayoutOp(*this, op);
+    case OpCode::Dot:
+      fail(op, "tl.dot is not supported yet (tensor-core backend)");
+    case OpCode::Call: case OpCode::Func:
+      fail(op, "calls must be inlined before PTX emission");
+    default:
+      return emitElementwise(*this, op);
+  }
+}
+
+void Emitter::emitControlFlow(Operation* op) {
+  switch (op->code()) {
+    case OpCode::For: return emitFor(op);
+    case OpCode::If: return emitIf(op);
+    case OpCode::While: return emitWhile(op);
+    case OpCode::Return: ins("ret"); return;
+    default: return;
+  }
+}
+
+/// Fresh registers shaped like `like` (one per register of the value).
+static Regs freshLike(Emitter& e, Type t) {
+  Regs r;
+  int64_t n = e.numRegs(t);
+  for (int64_t i = 0; i < n; ++i) r.push_back(e.reg(t.elementType()));
+  return r;
+}
+
+static std::string movType(RegClass c) {
+  switch (c) {
+    case RegClass::Pred: return "mov.pred";
+    case RegClass::B16: return "mov.b16";
+    case RegClass::B32: return "mov.b32";
+    case RegClass::B64: return "mov.b64";
+  }
+  return "mov.b32";
+}
+
+/// dst[i] = src[i] for every register, through temporaries when `parallel`
+/// (a yield may permute the loop-carried values).
+static void moveAll(Emitter& e, const std::vector<Regs>& dst, const std::vector<Regs>& src,
+                    const std::vector<Type>& types, bool parallel) {
+  std::vector<Regs> staged = src;
+  if (parallel) {
+    for (size_t v = 0; v < src.size(); ++v)
+      for (size_t i = 0; i < dst[v].size(); ++i) {
+        std::string t = e.reg(types[v].elementType());
+        e.ins(movType(Emitter::regClass(types[v].elementType())) + " " + t + ", " +
+              src[v][src[v].size() == 1 ? 0 : i]);
+        staged[v].resize(dst[v].size());
+        staged[v][i] = t;
+      }
+  }
+  for (size_t v = 0; v < dst.size(); ++v)
+    for (size_t i = 0; i < dst[v].size(); ++i)
+      e.ins(movType(Emitter::regClass(types[v].elementType())) + " " + dst[v][i] + ", " +
+            staged[v][staged[v].size() == 1 ? 0 : i]);
+}
+
+static std::vector<Regs> regsOf(Emitter& e, const std::vector<Value>& values) {
+  std::vector<Regs> out;
+  for (Value v : values) out.push_back(e.regs(v));
+  return out;
+}
+
+static std::vector<Type> typesOf(const std::vector<Value>& values) {
+  std::vector<Type> out;
+  for (Value v : values) out.push_back(v.type());
+  return out;
+}
+
+void Emitter::emitFor(Operation* op) {
+  Block& body = op->region(0).front();
+  Value lb = op->operand(0), ub = op->operand(1), step = op->operand(2);
+  Type ivType = lb.type();
+  std::string sfx = ivType.bitWidth() == 64 ? "s64" : ivType.bitWidth() == 16 ? "s16" : "s32";
+  std::string iv = reg(ivType);
+  ins(movType(regClass(ivType)) + " " + iv + ", " + regs(lb)[0]);
+  bind(body.argument(0), {iv});
+  std::vector<Value> inits;
+  for (unsigned i = 3; i < op->numOperands(); ++i) inits.push_back(op->operand(i));
+  std::vector<Regs> carried;
+  for (unsigned i = 0; i < inits.size(); ++i) carried.push_back(freshLike(*this, body.argument(i + 1).type()));
+  moveAll(*this, carried, regsOf(*this, inits), typesOf(inits), false);
+  for (unsigned i = 0; i < inits.size(); ++i) bind(body.argument(i + 1), carried[i]);
+
+  // Loops run while iv < ub for positive steps (iv > ub for negative ones).
+  std::optional<int64_t> stepValue;
+  if (Operation* d = step.definingOp(); d && d->is(OpCode::Constant)) stepValue = d->intAttr("value");
+  std::string head = newLabel("for"), end = newLabel("endfor");
+  raw(head + ":");
+  std::string done = reg(RegClass::Pred);
+  if (stepValue && *stepValue < 0) {
+    ins("setp.le." + sfx + " " + done + ", " + iv + ", " + regs(ub)[0]);
+  } else if (stepValue) {
+    ins("setp.ge." + sfx + " " + done + ", " + iv + ", " + regs(ub)[0]);
+  } else {
+    std::string ge = reg(RegClass::Pred), le = reg(RegClass::Pred), neg = reg(RegClass::Pred);
+    ins("setp.ge." + sfx + " " + ge + ", " + iv + ", " + regs(ub)[0]);
+    ins("setp.le." + sfx + " " + le + ", " + iv + ", " + regs(ub)[0]);
+    ins("setp.lt." + sfx + " " + neg + ", " + regs(step)[0] + ", 0");
+    ins("@" + neg + " mov.pred " + ge + ", " + le);
+    done = ge;
+  }
+  ins("@" + done + " bra " + end);
+  emitBlock(body);
+  Operation* yield = body.terminator();
+  moveAll(*this, carried, regsOf(*this, yield->operands()), typesOf(yield->operands()), true);
+  ins("add." + sfx + " " + iv + ", " + iv + ", " + regs(step)[0]);
+  ins("bra.uni " + head);
+  raw(end + ":");
+  for (unsigned i = 0; i < op->numResults(); ++i) bind(op->result(i), carried[i]);
+}
+
+void Emitter::emitIf(Operation* op) {
+  std::string cond = regs(op->operand(0))[0];
+  std::vector<Regs> results;
+  for (Value r : op->results()) results.push_back(freshLike(*this, r.type()));
+  std::vector<Type> types = typesOf(op->results());
+  std::string elseLabel = newLabel("else"), end = newLabel("endif");
+  bool hasElse = op->numRegions() > 1 && !op->region(1).empty();
+  ins("@!" + cond + " bra " + (hasElse ? elseLabel : end));
+  if (!op->region(0).empty()) {
+    Block& thenBlock = op->region(0).front();
+    emitBlock(thenBlock);
+    if (Operation* y = thenBlock.terminator(); y && y->is(OpCode::Yield))
+      moveAll(*this, results, regsOf(*this, y->operands()), types, false);
+  }
+  if (hasElse) {
+    ins("bra.uni " + end);
+    raw(elseLabel + ":");
+    Block& elseBlock = op->region(1).front();
+    emitBlock(elseBlock);
+    if (Operation* y = elseBlock.terminator(); y && y->is(OpCode::Yield))
+      moveAll(*this, results, regsOf(*this, y->operands()), types, false);
+  }
+  raw(end + ":");
+  for (unsigned i = 0; i < op->numResults(); ++i) bind(op->result(i), results[i]);
+}
+
+void Emitter::emitWhile(Operation* op) {
+  Block& before = op->region(0).front();
+  Block& after = op->region(1).front();
+  std::vector<Regs> carried;
+  for (unsigned i = 0; i < before.numArguments(); ++i) carried.push_back(freshLike(*this, before.argument(i).type()));
+  moveAll(*this, carried, regsOf(*this, op->operands()), typesOf(op->operands()), false);
+  for (unsigned i = 0; i < before.numArguments(); ++i) bind(before.argument(i), carried[i]);
+  std::vector<Regs> forwarded;
+  for (unsigned i = 0; i < after.numArguments(); ++i) forwarded.push_back(freshLike(*this, after.argument(i).type()));
+  for (unsigned i = 0; i < after.numArguments(); ++i) bind(after.argument(i), forwarded[i]);
+  std::string head = newLabel("while"), end = newLabel("endwhile");
+  raw(head + ":");
+  emitBlock(before);
+  Operation* cond = before.terminator();
+  std::vector<Value> fwd(cond->operands().begin() + 1, cond->operands().end());
+  moveAll(*this, forwarded, regsOf(*this, fwd), typesOf(fwd), false);
+  ins("@!" + regs(cond->operand(0))[0] + " bra " + end);
+  emitBlock(after);
+  Operation* yield = after.terminator();
+  moveAll(*this, carried, regsOf(*this, yield->operands()), typesOf(yield->operands()), true);
+  ins("bra.uni " + head);
+  raw(end + ":");
+  for (unsigned i = 0; i < op->numResults(); ++i) bind(op->result(i), forwarded[i]);
+}
+
+//===----------------------------------------------------------------------===//
+// The module
+//===----------------------------------------------------------------------===//
+
+static std::string paramType(Type t, int& bytes) {
+  if (t.isPointer()) { bytes = 8; return ".u64"; }
+  unsigned bits = t.bitWidth();
+  if (bits == 1 || bits == 8) { bytes = 1; return ".u8"; }
+  if (bits == 16) { bytes = 2; return ".b16"; }
+  if (bits == 32) { bytes = 4; return ".b32"; }
+  bytes = 8;
+  return ".b64";
+}
+
+gpu::PtxKernel Emitter::emit() {
+  gpu::PtxKernel out;
+  out.name = funcName(func_);
+  out.numWarps = options_.numWarps;
+  Block& entry = funcBody(func_);
+  std::string params;
+  for (unsigned i = 0; i < entry.numArguments(); ++i) {
+    Value arg = entry.argument(i);
+    Type t = arg.type();
+    int bytes = 8;
+    std::string pt = paramType(t, bytes);
+    std::string name = out.name + "_param_" + std::to_string(i);
+    params += std::string(i ? ",\n" : "") + "\t.param " + pt + " " + name;
+    out.params.push_back({t, bytes});
+    std::string r = reg(t);
+    if (t.isInteger(1)) {
+      std::string h = reg(RegClass::B16);
+      prologue("ld.param.u8 " + h + ", [" + name + "]");
+      prologue("setp.ne.u16 " + r + ", " + h + ", 0");
+    } else if (bytes == 1) {
+      prologue("ld.param.s8 " + r + ", [" + name + "]");
+    } else {
+      prologue("ld.param" + pt + " " + r + ", [" + name + "]");
+    }
+    bind(arg, {r});
+  }
+  emitBlock(entry);
+  out.sharedBytes = static_cast<int>(scratchBytes_);
+  out.externs = externs_;
+  out.usesPrintf = usesPrintf_;
+
+  std::ostringstream ptx;
+  ptx << "//\n// Generated by Tessera for kernel '" << out.name << "'\n//\n\n";
+  ptx << ".version " << options_.target.ptxVersion() << "\n.target " << options_.target.name()
+      << "\n.address_size 64\n\n";
+  if (usesPrintf_)
+    ptx << ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 "
+           "vprintf_param_1);\n";
+  if (usesAssert_)
+    ptx << ".extern .func __assertfail(.param .b64 a0, .param .b64 a1, .param .b32 a2, .param .b64 a3, "
+           ".param .b64 a4);\n";
+  for (const auto& f : externs_) {
+    auto ptype = [](Type t) {
+      unsigned bits = t.bitWidth();
+      return std::string(bits <= 16 ? ".b16" : bits == 32 ? ".b32" : ".b64");
+    };
+    ptx << ".extern .func (.param " << ptype(f.resultType) << " func_retval0) " << f.wrapper << "(";
+    for (size_t i = 0; i < f.argTypes.size(); ++i)
+      ptx << (i ? ", " : "") << ".param " << ptype(f.argTypes[i]) << " " << f.wrapper << "_param_" << i;
+    ptx << ");\n";
+  }
+  ptx << globals_;
+  ptx << ".extern .shared .align 16 .b8 global_smem[];\n\n";
+  ptx << ".visible .entry " << out.name << "(\n" << params << "\n)\n.maxntid " << 32 * options_.numWarps
+      << ", 1, 1\n{\n";
+  ptx << "\t.reg .pred %p<" << counters_[0] + 1 << ">;\n";
+  ptx << "\t.reg .b16 %h<" << counters_[1] + 1 << ">;\n";
+  ptx << "\t.reg .b32 %r<" << counters_[2] + 1 << ">;\n";
+  ptx << "\t.reg .b64 %rd<" << counters_[3] + 1 << ">;\n";
+  if (localBytes_) ptx << "\t.local .align 8 .b8 __local_buf[" << localBytes_ << "];\n";
+  ptx << prologue_ << body_ << "\tret;\n}\n";
+  out.ptx = ptx.str();
+  return out;
+}
+
+}  // namespace tessera::ptx

@@ -1,0 +1,152 @@
+//===- Emitter.h - Per-thread PTX from Tile GPU IR (private) ----*- C++ -*-===//
+//
+// The PTX backend walks the kernel of a Tile GPU IR module once, in program
+// order, and writes the code ONE thread runs. A tensor value is an array of
+// PTX registers, one per register index of its linear layout: register i of
+// the thread (lane, warp) holds the element at coordinates
+// layout(i, lane, warp). A scalar is one register. So:
+//
+//  * elementwise ops are a loop over register indices (ScalarOps.cpp emits
+//    one scalar op; the same code emits the scalar bodies of reduce/scan
+//    combine regions);
+//  * data movement between layouts (convert_layout, and shape ops whose
+//    operand is not already in the right threads) goes through shared
+//    memory, in-thread moves when the layouts allow it (Layouts.cpp);
+//  * memory ops group registers into 16-byte vectors where the layout and
+//    axis info allow (Memory.cpp); reductions use in-thread combines, warp
+//    shuffles and shared memory (Reduce.cpp).
+//
+// Registers are untyped bit registers (%p pred, %h b16, %r b32, %rd b64):
+// PTX lets a bit-size register feed any instruction type of its size.
+// 8-bit integers live in b16 registers, sign-extended (the canonical form
+// every op keeps); fp8 values are the low byte of a b16 register.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/gpu/AxisInfo.h"
+#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/LinearLayout.h"
+#include "tessera/ir/IR.h"
+
+namespace tessera::ptx {
+
+using ir::Operation;
+using ir::Type;
+using ir::Value;
+using Regs = std::vector<std::string>;
+
+enum class RegClass { Pred, B16, B32, B64 };
+
+class Emitter {
+ public:
+  Emitter(Operation* func, const gpu::GpuOptions& options);
+  gpu::PtxKernel emit();
+
+  // ---- registers and text ---------------------------------------------------
+  static RegClass regClass(Type scalar);
+  std::string reg(RegClass c);
+  std::string reg(Type scalar) { return reg(regClass(scalar)); }
+  /// Appends one instruction ("add.s32 %r1, %r2, %r3"); the ';' is added.
+  void ins(const std::string& text);
+  /// Appends raw text (labels, comments, directives) followed by '\n'.
+  void raw(const std::string& text);
+  std::string newLabel(const std::string& hint);
+  /// Registers holding immediates (cached per function; emitted in the
+  /// prologue so they dominate every use).
+  std::string constInt(Type scalar, int64_t value);
+  std::string constFloat(Type scalar, double value);
+  std::string constPred(bool value);
+  /// Instruction emitted in the prologue (thread ids, constants).
+  void prologue(const std::string& text);
+
+  // ---- values ------------------------------------------------------------------
+  const Regs& regs(Value v);
+  void bind(Value v, Regs r);
+  bool bound(Value v) const { return values_.count(v.impl()) != 0; }
+  /// Register i of v, or v's only register for scalars (broadcast).
+  const std::string& at(Value v, size_t i);
+
+  // ---- layouts -----------------------------------------------------------------
+  const gpu::LinearLayout& layout(Type tensor);
+  /// Number of registers of a value of this type (1 for scalars).
+  int64_t numRegs(Type t);
+  std::string laneId();
+  std::string warpId();
+  /// The lane/warp part of the coordinate along `dim` for `ll` (XOR of the
+  /// bases of the thread's lane and warp bits), a b32 register; cached.
+  std::string threadCoord(const gpu::LinearLayout& ll, int dim);
+  /// Coordinates of register i with lane = warp = 0.
+  std::vector<int64_t> registerCoords(const gpu::LinearLayout& ll, int64_t i);
+
+  // ---- shared memory ---------------------------------------------------------
+  /// The 32-bit shared address of the scratch buffer (offset 0); every op
+  /// needing scratch uses it from offset 0 between two barriers.
+  std::string smemBase();
+  void needScratch(int64_t bytes) { scratchBytes_ = std::max(scratchBytes_, bytes); }
+  void barrier() { ins("bar.sync 0"); }
+
+  const gpu::AxisInfoAnalysis& axisInfo() const { return *axis_; }
+  const gpu::GpuOptions& options() const { return options_; }
+  [[noreturn]] void fail(Operation* op, const std::string& message);
+  void addExtern(const gpu::ExternFunction& f);
+  void setUsesPrintf() { usesPrintf_ = true; }
+  void setUsesAssert() { usesAssert_ = true; }
+  std::string globalString(const std::string& text);  ///< .global .b8 array; returns its name
+  /// A per-thread .local buffer of at least `bytes` (one per kernel, reused).
+  std::string localBuffer(int64_t bytes) {
+    localBytes_ = std::max(localBytes_, bytes);
+    return "__local_buf";
+  }
+
+  // ---- op emission (one file per family) ---------------------------------------
+  void emitBlock(ir::Block& block);
+  void emitOp(Operation* op);
+
+ private:
+  void emitControlFlow(Operation* op);
+  void emitFor(Operation* op);
+  void emitIf(Operation* op);
+  void emitWhile(Operation* op);
+
+  Operation* func_;
+  gpu::GpuOptions options_;
+  std::unique_ptr<gpu::AxisInfoAnalysis> axis_;
+  std::string body_, prologue_, globals_;
+  int counters_[4] = {0, 0, 0, 0};
+  int labels_ = 0;
+  std::map<ir::ValueImpl*, Regs> values_;
+  std::map<const ir::TypeStorage*, gpu::LinearLayout> layouts_;
+  std::map<std::string, std::string> constants_;
+  std::map<std::string, std::string> threadCoords_;
+  std::string laneId_, warpId_, smemBase_;
+  int64_t scratchBytes_ = 0;
+  std::vector<gpu::ExternFunction> externs_;
+  std::map<std::string, std::string> strings_;
+  bool usesPrintf_ = false;
+  bool usesAssert_ = false;
+  int64_t localBytes_ = 0;
+};
+
+// Families (each in its own file).
+void emitElementwise(Emitter& e, Operation* op);   // ScalarOps.cpp
+/// One scalar op on scalar registers -> result registers (one per result).
+Regs emitScalarOp(Emitter& e, Operation* op, const Regs& operands);
+/// Converts a scalar register between two element types (casts).
+std::string emitCast(Emitter& e, Operation* op, const std::string& value, Type from, Type to);
+void emitMemory(Emitter& e, Operation* op);        // Memory.cpp
+void emitLayoutOp(Emitter& e, Operation* op);      // Layouts.cpp: make_range, splat, shape ops, convert_layout
+void emitReduction(Emitter& e, Operation* op);     // Reduce.cpp: reduce, scan
+void emitDebugOp(Emitter& e, Operation* op);       // Debug.cpp: print, assert, barrier
+/// Moves `values` (layout `from`) into layout `to` of the same shape:
+/// in-thread when possible, else through shared memory.
+Regs relayout(Emitter& e, const Regs& values, Type from, Type to);
+/// Emits the scalar ops of a combine region (reduce/scan) on `args`; returns
+/// the values of its terminator.
+Regs emitCombine(Emitter& e, ir::Region& region, const Regs& args);
+
+}  // namespace tessera::ptx

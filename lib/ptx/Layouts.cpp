@@ -1,0 +1,417 @@
+//===- Layouts.cpp - Data movement between layouts and shapes --------------===//
+//
+// make_range, splat, and every op that moves elements without computing:
+// convert_layout, broadcast, expand_dims, reshape, trans, join, split, cat,
+// flip, gather, histogram. All of them are one primitive: each result
+// register needs the element at source coordinates f(result coordinates),
+// where f is linear over the coordinate bits plus a constant XOR (shapes
+// are powers of two, so reshape, transposition, broadcast and flip all are).
+//
+//  * In-thread when f maps the result layout's lane and warp bases exactly
+//    onto the source layout's: then result register j is a copy of the
+//    source register holding f(coords of j), found by inverting the source
+//    layout over its registers at compile time. No instruction is emitted.
+//  * Otherwise through shared memory: every thread writes its registers at
+//    the row-major offset of their coordinates, a barrier, then every thread
+//    reads the offsets of f(its result coordinates). Offsets of a linear
+//    layout split into a compile-time register part XOR a per-thread part.
+//
+//===----------------------------------------------------------------------===//
+
+#include <functional>
+
+#include "ptx/Emitter.h"
+#include "tessera/ir/Builder.h"
+
+namespace tessera::ptx {
+
+using namespace ir;
+using gpu::LinearLayout;
+
+namespace {
+
+/// f(c) = linear(c) XOR offset, from result coordinates to source ones.
+struct CoordMap {
+  std::function<std::vector<int64_t>(const std::vector<int64_t>&)> linear;
+  std::vector<int64_t> offset;  ///< source coordinates XORed in (empty: none)
+
+  std::vector<int64_t> apply(const std::vector<int64_t>& c, bool withOffset) const {
+    std::vector<int64_t> s = linear(c);
+    if (withOffset)
+      for (size_t d = 0; d < offset.size(); ++d) s[d] ^= offset[d];
+    return s;
+  }
+};
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
+int64_t flat(const std::vector<int64_t>& c, const std::vector<int64_t>& strides) {
+  int64_t f = 0;
+  for (size_t d = 0; d < c.size(); ++d) f += c[d] * strides[d];
+  return f;
+}
+
+int elemBytes(Type elem) {
+  RegClass c = Emitter::regClass(elem);
+  return c == RegClass::B64 ? 8 : c == RegClass::B32 ? 4 : 2;
+}
+
+std::string bitsOf(int bytes) { return "b" + std::to_string(bytes * 8); }
+
+/// The per-thread part of the row-major offset of `ll`'s coordinates mapped
+/// through `f` (linear part only), in elements: XOR over lane and warp bits.
+std::string threadFlatOffset(Emitter& e, const LinearLayout& ll, const CoordMap& f,
+                             const std::vector<int64_t>& srcShape) {
+  std::vector<int64_t> strides = rowMajorStrides(srcShape);
+  std::string acc = e.constInt(Type::i32(), 0);
+  for (HwDim d : {HwDim::Lane, HwDim::Warp}) {
+    const auto& bases = ll.bases(d);
+    std::string id = d == HwDim::Lane ? e.laneId() : e.warpId();
+    for (size_t b = 0; b < bases.size(); ++b) {
+      int64_t v = flat(f.apply(bases[b], false), strides);
+      if (v == 0) continue;
+      std::string bit = e.reg(RegClass::B32), term = e.reg(RegClass::B32), next = e.reg(RegClass::B32);
+      e.ins("bfe.u32 " + bit + ", " + id + ", " + std::to_string(b) + ", 1");
+      e.ins("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(v));
+      e.ins("xor.b32 " + next + ", " + acc + ", " + term);
+      acc = next;
+    }
+  }
+  return acc;
+}
+
+/// A 16-bit container for predicates in shared memory.
+std::string predToB16(Emitter& e, const std::string& p) {
+  std::string d = e.reg(RegClass::B16);
+  e.ins("selp.b16 " + d + ", 1, 0, " + p);
+  return d;
+}
+
+std::string b16ToPred(Emitter& e, const std::string& h) {
+  std::string d = e.reg(RegClass::Pred);
+  e.ins("setp.ne.b16 " + d + ", " + h + ", 0");
+  return d;
+}
+
+/// Writes all registers of a value in layout `ll` (shape `shape`) to the
+/// scratch buffer at row-major offsets (after a barrier), then a barrier.
+void storeToScratch(Emitter& e, const Regs& values, const LinearLayout& ll, Type elem,
+                    const std::vector<int64_t>& shape, int64_t baseOffsetBytes = 0) {
+  int bytes = elemBytes(elem);
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  e.needScratch(baseOffsetBytes + numel * bytes);
+  CoordMap identity{[](const std::vector<int64_t>& c) { return c; }, {}};
+  std::string thread = threadFlatOffset(e, ll, identity, shape);
+  std::vector<int64_t> strides = rowMajorStrides(shape);
+  int64_t free = ll.freeVariableMasks()[static_cast<int>(HwDim::Register)];
+  for (int64_t i = 0; i < static_cast<int64_t>(values.size()); ++i) {
+    if (i & free) continue;
+    int64_t off = flat(ll.apply(HwDim::Register, i), strides);
+    // The register part XORed into the thread part (they share bits in
+    // general linear layouts, so no add).
+    std::string v = values[i];
+    if (elem.isInteger(1)) v = predToB16(e, v);
+    std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
+    e.ins("xor.b32 " + idx + ", " + thread + ", " + std::to_string(off));
+    e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
+    e.ins("st.shared." + bitsOf(bytes) + " [" + addr + "+" + std::to_string(baseOffsetBytes) + "], " + v);
+  }
+}
+
+std::string loadScratch(Emitter& e, Type elem, const std::string& addr, int64_t offsetBytes = 0) {
+  int bytes = elemBytes(elem);
+  std::string d = e.reg(bytes == 8 ? RegClass::B64 : bytes == 4 ? RegClass::B32 : RegClass::B16);
+  e.ins("ld.shared." + bitsOf(bytes) + " " + d + ", [" + addr + "+" + std::to_string(offsetBytes) + "]");
+  return elem.isInteger(1) ? b16ToPred(e, d) : d;
+}
+
+/// The primitive of the file comment.
+Regs move(Emitter& e, const Regs& src, const LinearLayout& srcLL, const std::vector<int64_t>& srcShape,
+          const LinearLayout& dstLL, const CoordMap& f, Type elem) {
+  // In-thread?
+  bool inThread = true;
+  for (HwDim d : {HwDim::Lane, HwDim::Warp, HwDim::Block}) {
+    if (dstLL.numBases(d) != srcLL.numBases(d)) { inThread = false; break; }
+    for (int b = 0; b < dstLL.numBases(d) && inThread; ++b)
+      inThread = f.apply(dstLL.bases(d)[b], false) == srcLL.bases(d)[b];
+  }
+  int64_t n = dstLL.inDimSize(HwDim::Register);
+  Regs out;
+  if (inThread) {
+    for (int64_t j = 0; j < n && inThread; ++j) {
+      std::vector<int64_t> want = f.apply(dstLL.apply(HwDim::Register, j), true);
+      auto hw = srcLL.invert(want, {HwDim::Register});
+      if (!hw) { inThread = false; break; }
+      out.push_back(src[(*hw)[0]]);
+    }
+    if (inThread) return out;
+    out.clear();
+  }
+  // Through shared memory.
+  e.barrier();
+  storeToScratch(e, src, srcLL, elem, srcShape);
+  e.barrier();
+  std::vector<int64_t> strides = rowMajorStrides(srcShape);
+  std::string thread = threadFlatOffset(e, dstLL, f, srcShape);
+  int bytes = elemBytes(elem);
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t off = flat(f.apply(dstLL.apply(HwDim::Register, j), true), strides);
+    std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
+    e.ins("xor.b32 " + idx + ", " + thread + ", " + std::to_string(off));
+    e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
+    out.push_back(loadScratch(e, elem, addr));
+  }
+  return out;
+}
+
+CoordMap identityMap() {
+  return {[](const std::vector<int64_t>& c) { return c; }, {}};
+}
+
+Regs moveOp(Emitter& e, Value src, Type dstType, const CoordMap& f) {
+  Type st = src.type();
+  return move(e, e.regs(src), e.layout(st), st.shape(), e.layout(dstType), f, st.elementType());
+}
+
+void emitMakeRange(Emitter& e, Operation* op) {
+  Type t = op->result().type();
+  const LinearLayout& ll = e.layout(t);
+  int64_t start = op->intAttr("start");
+  std::string thread = e.threadCoord(ll, 0);
+  Regs out;
+  for (int64_t i = 0; i < ll.inDimSize(HwDim::Register); ++i) {
+    int64_t c = ll.apply(HwDim::Register, i)[0];
+    std::string x = e.reg(RegClass::B32), d = e.reg(RegClass::B32);
+    e.ins("xor.b32 " + x + ", " + thread + ", " + std::to_string(c));
+    e.ins("add.s32 " + d + ", " + x + ", " + std::to_string(start));
+    out.push_back(d);
+  }
+  e.bind(op->result(), out);
+}
+
+/// A value seen as the concatenation of two register sets along a new top
+/// register bit (join / cat sources).
+LinearLayout withTopRegisterBasis(const LinearLayout& ll, std::vector<int64_t> basis,
+                                  std::vector<int64_t> sizes) {
+  LinearLayout::Bases bases = ll.bases();
+  bases[static_cast<int>(HwDim::Register)].push_back(std::move(basis));
+  return LinearLayout(bases, std::move(sizes));
+}
+
+void emitGather(Emitter& e, Operation* op) {
+  Value src = op->operand(0), index = op->operand(1);
+  int64_t axis = op->intAttr("axis");
+  Type st = src.type(), rt = op->result().type();
+  Type elem = st.elementType();
+  e.barrier();
+  storeToScratch(e, e.regs(src), e.layout(st), elem, st.shape());
+  e.barrier();
+  const LinearLayout& ll = e.layout(rt);
+  std::vector<int64_t> strides = rowMajorStrides(st.shape());
+  int rank = static_cast<int>(rt.rank());
+  std::vector<std::string> thread;
+  for (int d = 0; d < rank; ++d) thread.push_back(e.threadCoord(ll, d));
+  Type it = index.type().elementType();
+  Regs out;
+  int bytes = elemBytes(elem);
+  for (int64_t j = 0; j < ll.inDimSize(HwDim::Register); ++j) {
+    std::vector<int64_t> c = ll.apply(HwDim::Register, j);
+    std::string acc = e.constInt(Type::i32(), 0);
+    for (int d = 0; d < rank; ++d) {
+      std::string coord;
+      if (d == axis) {
+        coord = it.bitWidth() == 32 ? e.at(index, j) : emitCast(e, op, e.at(index, j), it, Type::i32());
+      } else {
+        coord = e.reg(RegClass::B32);
+        e.ins("xor.b32 " + coord + ", " + thread[d] + ", " + std::to_string(c[d]));
+      }
+      std::string next = e.reg(RegClass::B32);
+      e.ins("mad.lo.s32 " + next + ", " + coord + ", " + std::to_string(strides[d]) + ", " + acc);
+      acc = next;
+    }
+    std::string addr = e.reg(RegClass::B32);
+    e.ins("mad.lo.u32 " + addr + ", " + acc + ", " + std::to_string(bytes) + ", " + e.smemBase());
+    out.push_back(loadScratch(e, elem, addr));
+  }
+  e.bind(op->result(), out);
+}
+
+void emitHistogram(Emitter& e, Operation* op) {
+  Value x = op->operand(0);
+  Type rt = op->result().type();
+  int64_t bins = rt.shape()[0];
+  int threads = 32 * e.options().numWarps;
+  e.needScratch(bins * 4);
+  e.barrier();
+  // Zero the bins cooperatively.
+  std::string tid = e.reg(RegClass::B32);
+  e.ins("mad.lo.u32 " + tid + ", " + e.warpId() + ", 32, " + e.laneId());
+  for (int64_t k = 0; k < bins; k += threads) {
+    std::string idx = e.reg(RegClass::B32), p = e.reg(RegClass::Pred), addr = e.reg(RegClass::B32);
+    e.ins("add.u32 " + idx + ", " + tid + ", " + std::to_string(k));
+    e.ins("setp.lt.u32 " + p + ", " + idx + ", " + std::to_string(bins));
+    e.ins("mad.lo.u32 " + addr + ", " + idx + ", 4, " + e.smemBase());
+    e.ins("@" + p + " st.shared.b32 [" + addr + "], 0");
+  }
+  e.barrier();
+  const LinearLayout& ll = e.layout(x.type());
+  auto freeMasks = ll.freeVariableMasks();
+  // Each element counts once: only the owner of duplicated elements adds.
+  std::string owner = e.reg(RegClass::Pred);
+  {
+    std::string l = e.reg(RegClass::B32), w = e.reg(RegClass::B32), pl = e.reg(RegClass::Pred),
+                pw = e.reg(RegClass::Pred);
+    e.ins("and.b32 " + l + ", " + e.laneId() + ", " + std::to_string(freeMasks[1]));
+    e.ins("and.b32 " + w + ", " + e.warpId() + ", " + std::to_string(freeMasks[2]));
+    e.ins("setp.eq.u32 " + pl + ", " + l + ", 0");
+    e.ins("setp.eq.u32 " + pw + ", " + w + ", 0");
+    e.ins("and.pred " + owner + ", " + pl + ", " + pw);
+  }
+  Type it = x.type().elementType();
+  for (int64_t i = 0; i < ll.inDimSize(HwDim::Register); ++i) {
+    if (i & freeMasks[0]) continue;
+    std::string v = it.bitWidth() == 32 ? e.at(x, i) : emitCast(e, op, e.at(x, i), it, Type::i32());
+    std::string inRange = e.reg(RegClass::Pred), p = e.reg(RegClass::Pred), addr = e.reg(RegClass::B32);
+    e.ins("setp.lt.u32 " + inRange + ", " + v + ", " + std::to_string(bins));
+    e.ins("and.pred " + p + ", " + inRange + ", " + owner);
+    if (op->numOperands() > 1) {
+      std::string q = e.reg(RegClass::Pred);
+      e.ins("and.pred " + q + ", " + p + ", " + e.at(op->operand(1), i));
+      p = q;
+    }
+    e.ins("mad.lo.u32 " + addr + ", " + v + ", 4, " + e.smemBase());
+    e.ins("@" + p + " red.shared.add.u32 [" + addr + "], 1");
+  }
+  e.barrier();
+  const LinearLayout& rl = e.layout(rt);
+  std::string thread = e.threadCoord(rl, 0);
+  Regs out;
+  for (int64_t j = 0; j < rl.inDimSize(HwDim::Register); ++j) {
+    std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
+    e.ins("xor.b32 " + idx + ", " + thread + ", " + std::to_string(rl.apply(HwDim::Register, j)[0]));
+    e.ins("mad.lo.u32 " + addr + ", " + idx + ", 4, " + e.smemBase());
+    out.push_back(loadScratch(e, Type::i32(), addr));
+  }
+  e.bind(op->result(), out);
+}
+
+}  // namespace
+
+Regs relayout(Emitter& e, const Regs& values, Type from, Type to) {
+  return move(e, values, e.layout(from), from.shape(), e.layout(to), identityMap(), from.elementType());
+}
+
+void emitLayoutOp(Emitter& e, Operation* op) {
+  switch (op->code()) {
+    case OpCode::MakeRange: return emitMakeRange(e, op);
+    case OpCode::Splat: {
+      Regs r(e.numRegs(op->result().type()), e.regs(op->operand(0))[0]);
+      return e.bind(op->result(), r);
+    }
+    case OpCode::Hint: return e.bind(op->result(), e.regs(op->operand(0)));
+    case OpCode::ConvertLayout:
+      return e.bind(op->result(), moveOp(e, op->operand(0), op->result().type(), identityMap()));
+    case OpCode::Broadcast: {
+      std::vector<int64_t> srcShape = op->operand(0).type().shape();
+      CoordMap f{[srcShape](const std::vector<int64_t>& c) {
+                   std::vector<int64_t> s = c;
+                   for (size_t d = 0; d < s.size(); ++d)
+                     if (srcShape[d] == 1) s[d] = 0;
+                   return s;
+                 },
+                 {}};
+      return e.bind(op->result(), moveOp(e, op->operand(0), op->result().type(), f));
+    }
+    case OpCode::ExpandDims: {
+      int64_t axis = op->intAttr("axis");
+      CoordMap f{[axis](const std::vector<int64_t>& c) {
+                   std::vector<int64_t> s = c;
+                   s.erase(s.begin() + axis);
+                   return s;
+                 },
+                 {}};
+      return e.bind(op->result(), moveOp(e, op->operand(0), op->result().type(), f));
+    }
+    case OpCode::Reshape: {
+      std::vector<int64_t> srcShape = op->operand(0).type().shape(), dstShape = op->result().type().shape();
+      std::vector<int64_t> ds = rowMajorStrides(dstShape);
+      CoordMap f{[srcShape, ds](const std::vector<int64_t>& c) {
+                   int64_t idx = flat(c, ds);
+                   std::vector<int64_t> s(srcShape.size());
+                   for (int d = static_cast<int>(srcShape.size()) - 1; d >= 0; --d) {
+                     s[d] = idx % srcShape[d];
+                     idx /= srcShape[d];
+                   }
+                   return s;
+                 },
+                 {}};
+      return e.bind(op->result(), moveOp(e, op->operand(0), op->result().type(), f));
+    }
+    case OpCode::Trans: {
+      std::vector<int64_t> order = op->intArrayAttr("order");
+      CoordMap f{[order](const std::vector<int64_t>& c) {
+                   std::vector<int64_t> s(c.size());
+                   for (size_t i = 0; i < order.size(); ++i) s[order[i]] = c[i];
+                   return s;
+                 },
+                 {}};
+      return e.bind(op->result(), moveOp(e, op->operand(0), op->result().type(), f));
+    }
+    case OpCode::Flip: {
+      Type t = op->operand(0).type();
+      int64_t dim = op->intAttr("dim");
+      std::vector<int64_t> offset(t.rank(), 0);
+      offset[dim] = t.shape()[dim] - 1;
+      CoordMap f{[](const std::vector<int64_t>& c) { return c; }, offset};
+      return e.bind(op->result(), moveOp(e, op->operand(0), op->result().type(), f));
+    }
+    case OpCode::Join: case OpCode::Cat: {
+      Value a = op->operand(0), b = op->operand(1);
+      Type at = a.type();
+      const LinearLayout& la = e.layout(at);
+      LinearLayout combined;
+      std::vector<int64_t> shape = op->result().type().shape();
+      if (op->is(OpCode::Join)) {
+        std::vector<int64_t> basis(at.rank() + 1, 0);
+        basis[at.rank()] = 1;
+        combined = withTopRegisterBasis(la.insertedOutDim(static_cast<int>(at.rank())), basis, shape);
+      } else {
+        combined = withTopRegisterBasis(la, {at.shape()[0]}, shape);
+      }
+      Regs src = e.regs(a);
+      const Regs& rb = e.regs(b);
+      src.insert(src.end(), rb.begin(), rb.end());
+      return e.bind(op->result(), move(e, src, combined, shape, e.layout(op->result().type()), identityMap(),
+                                       at.elementType()));
+    }
+    case OpCode::Split: {
+      Value x = op->operand(0);
+      int rank = static_cast<int>(x.type().rank());
+      for (int k = 0; k < 2; ++k) {
+        std::vector<int64_t> offset(rank, 0);
+        offset[rank - 1] = k;
+        CoordMap f{[](const std::vector<int64_t>& c) {
+                     std::vector<int64_t> s = c;
+                     s.push_back(0);
+                     return s;
+                   },
+                   offset};
+        e.bind(op->result(k), moveOp(e, x, op->result(k).type(), f));
+      }
+      return;
+    }
+    case OpCode::Gather: return emitGather(e, op);
+    case OpCode::Histogram: return emitHistogram(e, op);
+    case OpCode::Sort:
+      e.fail(op, "tl.sort is not supported by the GPU backend yet");
+    default:
+      e.fail(op, "unexpected layout op");
+  }
+}
+
+}  // namespace tessera::ptx
