@@ -189,15 +189,38 @@ struct Grid {
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;
+  /// CUDA launches: the CUstream / cudaStream_t to launch on (nullptr: the
+  /// default stream). Ignored by the interpreter.
   void* stream = nullptr;
 };
 
-/// The result of compiling one specialization of a kernel.
+/// What the assembler reports about a compiled kernel (CompiledKernel::metadata).
+struct KernelMetadata {
+  std::string name;
+  std::string target;            ///< "sm_90a"
+  int num_warps = 4;
+  int num_stages = 3;
+  int shared_bytes = 0;          ///< dynamic shared memory requested at launch
+  int static_shared_bytes = 0;   ///< shared memory declared in the PTX
+  int registers = -1;            ///< per thread (-1: not reported)
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  int stack_frame_bytes = 0;
+};
+
+/// The result of compiling one specialization of a kernel for one target.
 class CompiledKernel {
  public:
-  /// "ttir" | "ttgir" | "ptx" | "sass" (the GPU stages need the GPU backend).
+  /// "ttir" | "ttgir" | "ptx" | "sass" | "cubin" (the cubin's bytes). ttgir
+  /// and ptx need no GPU and no toolkit; cubin and sass need the CUDA
+  /// toolkit (nvJitLink; sass also nvdisasm or cuobjdump).
   std::string asm_text(const std::string& stage) const;
   const std::string& name() const;
+  /// The architecture the GPU stages are compiled for, e.g. "sm_90a".
+  std::string target() const;
+  /// Registers, spills and shared memory of the assembled kernel (assembles
+  /// it if needed: needs the CUDA toolkit).
+  KernelMetadata metadata() const;
 
   explicit CompiledKernel(std::shared_ptr<detail::CompiledKernelImpl> impl) : impl_(std::move(impl)) {}
   const std::shared_ptr<detail::CompiledKernelImpl>& impl() const { return impl_; }
@@ -215,6 +238,9 @@ class Kernel {
   void launch(Device& device, const Grid& grid, const std::vector<Arg>& args,
               const Meta& constexprs = {}, const LaunchOptions& options = {});
   /// Compiles for a Triton AOT signature, e.g. "*fp32:16, *fp32:16, i32".
+  /// `arch` ("sm_80", "sm_90a", ...) picks the GPU target of the ttgir, ptx,
+  /// cubin and sass stages; empty: the architecture of CUDA device 0, or
+  /// sm_90a on a machine without a GPU.
   CompiledKernel compile(const std::string& signature, const Meta& constexprs = {},
                          const LaunchOptions& options = {}, const std::string& arch = "");
   const std::string& name() const;

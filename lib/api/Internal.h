@@ -2,16 +2,23 @@
 //
 // The pimpl structs of tessera.h. Kept in one header so Tensor, Device,
 // Program and Kernel can see each other's internals; users never include it.
+// The GPU half (GpuBinary, DeviceKernel, GpuStages) hangs off a compiled
+// specialization: one PTX/cubin per target, one loaded module per device.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/frontend/Frontend.h"
+#include "tessera/gpu/Backend.h"
+#include "tessera/runtime/Assembler.h"
 #include "tessera/runtime/Driver.h"
 #include "tessera/tessera.h"
 
@@ -60,7 +67,38 @@ struct ProgramImpl {
   std::map<std::string, std::shared_ptr<KernelCache>, std::less<>> caches;
 };
 
-/// A compiled specialization: the optimized Tile IR and how to pass args.
+/// The GPU stages of one specialization for one target, built on demand:
+/// the PTX stage first (gpu::compileToPtx, or a disk-cache hit), the cubin
+/// when something needs it (runtime::assemble).
+struct GpuBinary {
+  gpu::Target target;
+  std::string diskKey;  ///< DESIGN.md §8 key of this (specialization, target)
+  gpu::PtxKernel ptx;
+  std::optional<runtime::Cubin> cubin;
+  std::optional<std::string> sass;
+};
+
+/// A specialization loaded on one CUDA device: what a warm launch needs.
+struct DeviceKernel {
+  runtime::LoadedKernel loaded;
+  std::shared_ptr<GpuBinary> binary;
+  runtime::CudaDevice* device = nullptr;
+  int blockThreads = 128;
+  int sharedBytes = 0;
+};
+
+/// GPU state shared by every target view of one specialization.
+struct GpuStages {
+  std::mutex mutex;  ///< guards the maps; held while a stage compiles
+  std::map<std::string, std::shared_ptr<GpuBinary>> byTarget;
+  std::vector<std::shared_ptr<DeviceKernel>> byDevice;  ///< index: CUDA ordinal
+  /// CompiledKernel handles for other targets (Kernel::compile with arch).
+  std::map<std::string, std::shared_ptr<CompiledKernelImpl>> views;
+};
+
+/// A compiled specialization: the optimized Tile IR and how to pass args,
+/// plus (lazily) its GPU stages. `target` is what asm_text/metadata of a
+/// CompiledKernel describe; launches on a device use the device's target.
 struct CompiledKernelImpl {
   std::string name;
   std::shared_ptr<ir::Module> module;
@@ -68,7 +106,20 @@ struct CompiledKernelImpl {
   std::string ttir;  ///< printed once at compile time
   int numWarps = 4;
   int numStages = 3;
+  bool debug = false;
+  std::string specializationKey;  ///< detail::specializationKey
+  SourceFileRef source;           ///< the kernel's file (disk cache key)
+  gpu::Target target;             ///< default: sm_90a
+  std::shared_ptr<GpuStages> gpu = std::make_shared<GpuStages>();
 };
+
+/// The PTX stage compiler: gpu::compileToPtx, or a test's replacement.
+using PtxCompiler =
+    std::function<gpu::PtxKernel(const ir::Module&, const std::string&, const gpu::GpuOptions&)>;
+/// Test hook: replaces gpu::compileToPtx for every later compilation (an
+/// empty function restores it). Lets the runtime tests drive the GPU stages
+/// and the disk cache with hand-written PTX.
+void setPtxCompilerForTesting(PtxCompiler compiler);
 
 struct KernelImpl {
   std::shared_ptr<ProgramImpl> program;

@@ -3,11 +3,17 @@
 // Program wraps a parsed source file; Kernel binds launch arguments to a
 // @triton.jit function, specializes, compiles (frontend + Tile IR pipeline)
 // through an in-memory cache keyed by the specialization, and runs the result
-// on the device.
+// on the device: the interpreter executes the Tile IR; a CUDA device gets the
+// GPU stages (gpu::compileToPtx, runtime::assemble, cuModuleLoadData), which
+// are also cached on disk (DESIGN.md §8) so a warm process start skips the
+// PTX backend and the assembler.
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,7 +21,13 @@
 #include "Internal.h"
 #include "Specialization.h"
 #include "tessera/interpreter/Interpreter.h"
+#include "tessera/runtime/DiskCache.h"
+#include "tessera/runtime/Hash.h"
 #include "tessera/transforms/Passes.h"
+
+namespace tessera::frontend {
+extern const std::string_view kPreludeSource;  // generated from tl_prelude.py
+}
 
 namespace tessera {
 
@@ -74,14 +86,23 @@ static bool envFlag(const char* name) {
   return v && *v && std::string(v) != "0";
 }
 
-/// Prints the stages named in TESSERA_DUMP (comma-separated) to stderr.
-static void dumpStages(const detail::CompiledKernelImpl& k) {
+/// True when TESSERA_DUMP (comma-separated stage names, or "all") names `stage`.
+static bool dumpWanted(const char* stage) {
   const char* dump = std::getenv("TESSERA_DUMP");
-  if (!dump) return;
+  if (!dump) return false;
   std::string stages = std::string(",") + dump + ",";
-  if (stages.find(",ttir,") != std::string::npos || stages.find(",all,") != std::string::npos)
-    std::cerr << "// ----- ttir: " << k.name << " -----\n" << k.ttir << std::flush;
+  return stages.find("," + std::string(stage) + ",") != std::string::npos || stages.find(",all,") != std::string::npos;
 }
+
+/// Prints one stage to stderr when TESSERA_DUMP asks for it.
+static void dumpStage(const char* stage, const std::string& kernel, const std::string& target,
+                      const std::string& text) {
+  if (!dumpWanted(stage)) return;
+  std::cerr << "// ----- " << stage << ": " << kernel << (target.empty() ? "" : " (" + target + ")") << " -----\n"
+            << text << (text.empty() || text.back() == '\n' ? "" : "\n") << std::flush;
+}
+
+static void dumpStages(const detail::CompiledKernelImpl& k) { dumpStage("ttir", k.name, "", k.ttir); }
 
 /// "note: while compiling kernel 'k' for 'x' *fp32:16, 'n' i32, 'BLOCK' = 128":
 /// appended to compile errors so a wrongly typed argument is easy to spot.
@@ -121,6 +142,9 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->argToParam = std::move(result.argToParam);
   compiled->numWarps = options.numWarps;
   compiled->numStages = options.numStages;
+  compiled->debug = options.debug;
+  compiled->specializationKey = key;
+  compiled->source = kernel.program->source->source();
   dumpStages(*compiled);
   std::lock_guard<std::mutex> lock(kernel.cache->mutex);
   return kernel.cache->entries.emplace(key, compiled).first->second;
@@ -138,10 +162,163 @@ static frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, 
   return o;
 }
 
+//===----------------------------------------------------------------------===//
+// GPU stages: PTX (gpu::compileToPtx), cubin (runtime::assemble), disk cache
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+static std::mutex ptxCompilerMutex;
+static PtxCompiler ptxCompilerOverride;
+
+void setPtxCompilerForTesting(PtxCompiler compiler) {
+  std::lock_guard<std::mutex> lock(ptxCompilerMutex);
+  ptxCompilerOverride = std::move(compiler);
+}
+
+static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& name, const gpu::GpuOptions& options) {
+  PtxCompiler override;
+  {
+    std::lock_guard<std::mutex> lock(ptxCompilerMutex);
+    override = ptxCompilerOverride;
+  }
+  return override ? override(module, name, options) : gpu::compileToPtx(module, name, options);
+}
+
+/// The disk-cache key of one specialization on one target: everything that
+/// changes the generated code (STYLE.md §12), in this one function. The
+/// file's whole text covers the kernel and every function it calls; the
+/// file name is in device_assert messages; the compiler version covers the
+/// prelude's text too, hashed here explicitly for builds that embed a new
+/// prelude without other changes.
+static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& target) {
+  runtime::Sha256 h;
+  h.field("tessera kernel cache key")
+      .field(runtime::compilerVersion())
+      .field(frontend::kPreludeSource)
+      .field(k.source ? k.source->name() : "")
+      .field(k.source ? k.source->text() : "")
+      .field(k.name)
+      .field(k.specializationKey)
+      .field("num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
+             " debug=" + std::to_string(k.debug))
+      .field(target.name());
+  return h.hexDigest();
+}
+
+static bool alwaysCompile() {
+  const char* v = std::getenv("TESSERA_ALWAYS_COMPILE");
+  return v && *v && std::string(v) != "0";
+}
+
+/// Disassembles for TESSERA_DUMP=sass, which must not fail a launch when the
+/// toolkit has no disassembler.
+static void dumpSass(GpuBinary& b) {
+  if (!dumpWanted("sass")) return;
+  try {
+    if (!b.sass) b.sass = runtime::disassemble(*b.cubin, b.target);
+    dumpStage("sass", b.ptx.name, b.target.name(), *b.sass);
+  } catch (const Error& e) {
+    dumpStage("sass", b.ptx.name, b.target.name(), std::string("// unavailable: ") + e.what());
+  }
+}
+
+/// The GPU stages of `k` for `target`: from memory, else from the disk
+/// cache, else compiled; assembled too when `needCubin`. Serialized per
+/// specialization (concurrent launches of one kernel compile it once).
+static std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Target& target, bool needCubin) {
+  GpuStages& g = *k.gpu;
+  std::lock_guard<std::mutex> lock(g.mutex);
+  std::shared_ptr<GpuBinary>& slot = g.byTarget[target.name()];
+  if (slot && (slot->cubin || !needCubin)) return slot;
+  std::string dir = runtime::cacheDirectory();
+  if (!slot) {
+    auto b = std::make_shared<GpuBinary>();
+    b->target = target;
+    b->diskKey = diskCacheKey(k, target);
+    std::optional<runtime::KernelBinary> hit;
+    if (!alwaysCompile())
+      if (auto files = runtime::loadCacheEntry(dir, b->diskKey)) hit = runtime::deserializeKernelBinary(*files);
+    if (hit && hit->ptx.name == k.name) {
+      b->ptx = std::move(hit->ptx);
+      b->cubin = std::move(hit->cubin);
+    } else {
+      gpu::GpuOptions options;
+      options.numWarps = k.numWarps;
+      options.numStages = k.numStages;
+      options.target = target;
+      options.debug = k.debug;
+      b->ptx = compilePtx(*k.module, k.name, options);
+    }
+    dumpStage("ttgir", k.name, target.name(), b->ptx.ttgir);
+    dumpStage("ptx", k.name, target.name(), b->ptx.ptx);
+    if (b->cubin) dumpSass(*b);
+    slot = std::move(b);
+  }
+  if (needCubin && !slot->cubin) {
+    slot->cubin = runtime::assemble(slot->ptx, target);
+    runtime::publishCacheEntry(dir, slot->diskKey, runtime::serializeKernelBinary({slot->ptx, *slot->cubin}));
+    dumpSass(*slot);
+  }
+  return slot;
+}
+
+/// The kernel loaded on `device` (compiled for the device's target on first
+/// use). The warm path is one mutex and one vector index.
+static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& device) {
+  GpuStages& g = *k.gpu;
+  int ordinal = device.ordinal;
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    if (ordinal < static_cast<int>(g.byDevice.size()) && g.byDevice[ordinal]) return *g.byDevice[ordinal];
+  }
+  runtime::CudaDevice& cuda = *device.cuda;
+  std::shared_ptr<GpuBinary> binary = gpuBinary(k, cuda.target(), /*needCubin=*/true);
+  if (binary->ptx.params.size() != k.argToParam.size())
+    throw Error("kernel '" + k.name + "': internal error: the PTX entry has " +
+                std::to_string(binary->ptx.params.size()) + " parameters but the kernel passes " +
+                std::to_string(k.argToParam.size()) + " arguments");
+  auto dk = std::make_shared<DeviceKernel>();
+  dk->binary = binary;
+  dk->device = &cuda;
+  dk->blockThreads = binary->ptx.numWarps * 32;
+  dk->sharedBytes = binary->ptx.sharedBytes;
+  cuda.loadKernel(dk->loaded, binary->cubin->bytes, binary->ptx.name, binary->ptx.sharedBytes,
+                  binary->cubin->staticSharedBytes);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  if (ordinal >= static_cast<int>(g.byDevice.size())) g.byDevice.resize(ordinal + 1);
+  if (!g.byDevice[ordinal]) g.byDevice[ordinal] = std::move(dk);  // else another thread won; ours unloads
+  return *g.byDevice[ordinal];
+}
+
+/// `base` seen for another target: a shallow copy sharing the Tile IR and
+/// the GPU stages, cached so equal requests return the same handle.
+static std::shared_ptr<CompiledKernelImpl> withTarget(const std::shared_ptr<CompiledKernelImpl>& base,
+                                                      const gpu::Target& target) {
+  if (target.name() == base->target.name()) return base;
+  std::lock_guard<std::mutex> lock(base->gpu->mutex);
+  std::shared_ptr<CompiledKernelImpl>& view = base->gpu->views[target.name()];
+  if (!view) {
+    view = std::make_shared<CompiledKernelImpl>(*base);
+    view->target = target;
+  }
+  return view;
+}
+
+/// compile()'s target when no arch is given: CUDA device 0's, else sm_90a.
+static gpu::Target defaultCompileTarget() {
+  if (runtime::cudaAvailable()) return runtime::cudaDeviceTarget(0);
+  return gpu::Target::parse("sm_90a");
+}
+
+}  // namespace detail
+
 CompiledKernel Kernel::compile(const std::string& signature, const Meta& constexprs, const LaunchOptions& options,
                                const std::string& arch) {
   std::vector<ParamSpec> specs = detail::parseSignature(*impl_->fn, signature, constexprs);
-  return CompiledKernel(compileSpecialization(*impl_, specs, compileOptions(*impl_->fn, options)));
+  gpu::Target target = arch.empty() ? detail::defaultCompileTarget() : gpu::Target::parse(arch);
+  auto base = compileSpecialization(*impl_, specs, compileOptions(*impl_->fn, options));
+  return CompiledKernel(detail::withTarget(base, target));
 }
 
 const std::string& Kernel::name() const { return impl_->fn->name; }
@@ -154,12 +331,40 @@ std::vector<std::string> Kernel::parameter_names() const {
 
 std::string CompiledKernel::asm_text(const std::string& stage) const {
   if (stage == "ttir") return impl_->ttir;
-  if (stage == "ttgir" || stage == "ptx" || stage == "sass" || stage == "cubin")
-    throw Error("stage '" + stage + "' needs the GPU backend, which this build does not have yet");
-  throw Error("unknown stage '" + stage + "' (expected ttir, ttgir, ptx or sass)");
+  if (stage == "ttgir") return detail::gpuBinary(*impl_, impl_->target, false)->ptx.ttgir;
+  if (stage == "ptx") return detail::gpuBinary(*impl_, impl_->target, false)->ptx.ptx;
+  if (stage == "cubin") {
+    const std::vector<char>& bytes = detail::gpuBinary(*impl_, impl_->target, true)->cubin->bytes;
+    return std::string(bytes.begin(), bytes.end());
+  }
+  if (stage == "sass") {
+    std::shared_ptr<detail::GpuBinary> b = detail::gpuBinary(*impl_, impl_->target, true);
+    std::lock_guard<std::mutex> lock(impl_->gpu->mutex);
+    if (!b->sass) b->sass = runtime::disassemble(*b->cubin, b->target);
+    return *b->sass;
+  }
+  throw Error("unknown stage '" + stage + "' (expected ttir, ttgir, ptx, cubin or sass)");
 }
 
 const std::string& CompiledKernel::name() const { return impl_->name; }
+
+std::string CompiledKernel::target() const { return impl_->target.name(); }
+
+KernelMetadata CompiledKernel::metadata() const {
+  std::shared_ptr<detail::GpuBinary> b = detail::gpuBinary(*impl_, impl_->target, true);
+  KernelMetadata m;
+  m.name = impl_->name;
+  m.target = impl_->target.name();
+  m.num_warps = b->ptx.numWarps;
+  m.num_stages = impl_->numStages;
+  m.shared_bytes = b->ptx.sharedBytes;
+  m.static_shared_bytes = b->cubin->staticSharedBytes;
+  m.registers = b->cubin->registers;
+  m.spill_store_bytes = b->cubin->spillStoreBytes;
+  m.spill_load_bytes = b->cubin->spillLoadBytes;
+  m.stack_frame_bytes = b->cubin->stackFrameBytes;
+  return m;
+}
 
 //===----------------------------------------------------------------------===//
 // Launch
@@ -238,6 +443,96 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
       << defines << '\n';
 }
 
+/// Round-to-nearest-even float -> IEEE half / bfloat16 bits (scalar fp16
+/// and bf16 kernel parameters).
+static uint16_t halfBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t absx = x & 0x7fffffff;
+  if (absx >= 0x7f800000) return static_cast<uint16_t>(sign | 0x7c00 | (absx > 0x7f800000 ? 0x200 : 0));
+  if (absx >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to infinity
+  if (absx < 0x38800000) {  // half subnormal or zero: round at 2^-24
+    float a;
+    std::memcpy(&a, &absx, 4);
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));
+  }
+  uint32_t mant = absx + 0xfff + ((absx >> 13) & 1);  // RNE on the 13 dropped bits
+  return static_cast<uint16_t>(sign | ((mant - 0x38000000) >> 13));
+}
+
+static uint16_t bf16Bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
+  return static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+/// Writes one scalar/pointer kernel parameter as the PTX entry declares it.
+static void packParam(const gpu::KernelParam& param, const BoundParam& b, bool isFloatArg, uint64_t& slot) {
+  ir::Type t = param.type;
+  slot = 0;
+  auto put = [&](const auto& v) {
+    static_assert(sizeof(v) <= sizeof(slot));
+    std::memcpy(&slot, &v, sizeof(v));
+  };
+  int64_t asInt = isFloatArg ? static_cast<int64_t>(b.floatValue) : b.intValue;
+  double asFloat = isFloatArg ? b.floatValue : static_cast<double>(b.intValue);
+  switch (t.kind()) {
+    case ir::TypeKind::F32: put(static_cast<float>(asFloat)); return;
+    case ir::TypeKind::F64: put(asFloat); return;
+    case ir::TypeKind::F16: put(halfBits(static_cast<float>(asFloat))); return;
+    case ir::TypeKind::BF16: put(bf16Bits(static_cast<float>(asFloat))); return;
+    case ir::TypeKind::I1: put(static_cast<uint8_t>(asInt != 0)); return;
+    default: std::memcpy(&slot, &asInt, std::min<size_t>(8, std::max(param.bytes, 1)));  // little-endian truncation
+  }
+}
+
+/// Packs the arguments exactly as the PTX entry's parameters (one 8-byte
+/// slot each; pointers are device addresses) and launches.
+static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
+                        detail::DeviceImpl& device, const int64_t* grid, const std::vector<BoundParam>& bound,
+                        void* stream) {
+  const frontend::JitFunction& fn = *kernel.fn;
+  detail::DeviceKernel& dk = detail::deviceKernel(compiled, device);
+  const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
+  size_t n = params.size();
+  constexpr size_t kInline = 32;
+  uint64_t inlineSlots[kInline];
+  void* inlinePtrs[kInline];
+  std::vector<uint64_t> heapSlots;
+  std::vector<void*> heapPtrs;
+  uint64_t* slots = inlineSlots;
+  void** ptrs = inlinePtrs;
+  if (n > kInline) {
+    heapSlots.resize(n);
+    heapPtrs.resize(n);
+    slots = heapSlots.data();
+    ptrs = heapPtrs.data();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int paramIndex = compiled.argToParam[i];
+    const BoundParam& b = bound[paramIndex];
+    ptrs[i] = &slots[i];
+    if (params[i].type.isPointer()) {
+      const detail::TensorStorage* storage = b.tensor ? b.tensor->storage().get() : nullptr;
+      if (!storage || storage->kind != detail::DeviceKind::Cuda || storage->cuda != device.cuda)
+        throw Error("kernel '" + fn.name + "': tensor argument '" + fn.params[paramIndex].name + "' lives on " +
+                    (!storage ? std::string("no device (undefined tensor)")
+                     : storage->kind == detail::DeviceKind::Interpreter
+                         ? std::string("the interpreter")
+                         : "cuda:" + std::to_string(storage->cuda->ordinal())) +
+                    ", but the kernel is launched on cuda:" + std::to_string(device.ordinal) +
+                    "; upload it to that device");
+      slots[i] = b.tensor->data_ptr();
+      continue;
+    }
+    bool isFloatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
+    packParam(params[i], b, isFloatArg, slots[i]);
+  }
+  dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs);
+}
+
 void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                     const LaunchOptions& launchOptions) {
   const frontend::JitFunction& fn = *impl_->fn;
@@ -249,10 +544,13 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
   for (const auto& b : bound) specs.push_back(b.spec);
   auto compiled = compileSpecialization(*impl_, specs, compileOptions(fn, options));
   recordLaunch(*impl_, specs);
-  std::vector<int64_t> dims = grid.resolve(detail::metaOf(fn, bound));
+  std::vector<int64_t> dims = grid.fn ? grid.resolve(detail::metaOf(fn, bound)) : grid.resolve({});
   if (dims[0] * dims[1] * dims[2] == 0) return;
 
-  if (!device.is_interpreter()) throw Error("kernel '" + fn.name + "': GPU launches are not available yet");
+  if (!device.is_interpreter()) {
+    launchOnGpu(*impl_, *compiled, *device.impl(), dims.data(), bound, options.stream);
+    return;
+  }
   std::vector<interp::RuntimeArg> runtimeArgs;
   runtimeArgs.reserve(compiled->argToParam.size());
   for (int paramIndex : compiled->argToParam) {

@@ -204,15 +204,44 @@ bool cudaAvailable(std::string* why) {
 
 int cudaDeviceCount() { return usableDriver().deviceCount; }
 
+namespace {
+
+void checkOrdinal(const DriverApi& api, int ordinal) {
+  if (ordinal < 0 || ordinal >= api.deviceCount)
+    throw Error("Device::cuda(" + std::to_string(ordinal) + "): no such device (this machine has " +
+                std::to_string(api.deviceCount) + " CUDA device" + (api.deviceCount == 1 ? "" : "s") + ")");
+}
+
+/// sm_XY from the compute capability; "a" (wgmma, setmaxnreg) from 9.0 on:
+/// a cubin for sm_90a runs only on 9.0, the very device we compile for.
+gpu::Target targetOf(int major, int minor) {
+  gpu::Target t;
+  t.capability = major * 10 + minor;
+  t.archSpecific = t.capability >= 90;
+  return t;
+}
+
+}  // namespace
+
+gpu::Target cudaDeviceTarget(int ordinal) {
+  const DriverApi& api = usableDriver();
+  checkOrdinal(api, ordinal);
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  if (api.cuDeviceGet(&device, ordinal) != kSuccess ||
+      api.cuDeviceGetAttribute(&major, kAttrCapabilityMajor, device) != kSuccess ||
+      api.cuDeviceGetAttribute(&minor, kAttrCapabilityMinor, device) != kSuccess)
+    throw Error("cuda:" + std::to_string(ordinal) + ": cannot read the compute capability");
+  return targetOf(major, minor);
+}
+
 //===----------------------------------------------------------------------===//
 // CudaDevice
 //===----------------------------------------------------------------------===//
 
 CudaDevice& CudaDevice::get(int ordinal) {
   const DriverApi& api = usableDriver();
-  if (ordinal < 0 || ordinal >= api.deviceCount)
-    throw Error("Device::cuda(" + std::to_string(ordinal) + "): no such device (this machine has " +
-                std::to_string(api.deviceCount) + " CUDA device" + (api.deviceCount == 1 ? "" : "s") + ")");
+  checkOrdinal(api, ordinal);
   static std::mutex mutex;
   static auto* devices = new std::vector<CudaDevice*>(api.deviceCount, nullptr);
   std::lock_guard<std::mutex> lock(mutex);
@@ -230,11 +259,7 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   int major = 0, minor = 0;
   check(api.cuDeviceGetAttribute(&major, kAttrCapabilityMajor, device_), "reading the compute capability");
   check(api.cuDeviceGetAttribute(&minor, kAttrCapabilityMinor, device_), "reading the compute capability");
-  target_.capability = major * 10 + minor;
-  // The "a" features (wgmma, setmaxnreg) exist on 9.0 and the 10.x/12.x
-  // datacenter parts; a cubin for sm_90a runs only on 9.0, which is exactly
-  // the device we compile for.
-  target_.archSpecific = target_.capability >= 90;
+  target_ = targetOf(major, minor);
   check(api.cuDeviceGetAttribute(&multiprocessors_, kAttrMultiprocessorCount, device_), "reading the SM count");
   check(api.cuDeviceGetAttribute(&maxSharedOptin_, kAttrMaxSharedPerBlockOptin, device_),
         "reading the shared memory limit");

@@ -38,6 +38,10 @@ bool cudaAvailable(std::string* why = nullptr);
 /// Number of CUDA devices; throws tessera::Error without a usable driver.
 int cudaDeviceCount();
 
+/// The target of device `ordinal` (as CudaDevice::target) without creating
+/// its context. Throws tessera::Error like CudaDevice::get.
+gpu::Target cudaDeviceTarget(int ordinal);
+
 /// A kernel function loaded from a cubin into one device's context.
 /// Unloads its module when destroyed.
 struct LoadedKernel {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/codegen/Libdevice.h"
+#include "TestPtx.h"
 #include "runtime/Toolkit.h"
 #include "tessera/Error.h"
 #include "tessera/runtime/Assembler.h"
@@ -26,53 +27,11 @@ using runtime::Cubin;
     if (!runtime::toolkitAvailable(&why)) GTEST_SKIP() << "no CUDA toolkit: " << why; \
   } while (0)
 
-/// y[i] = op(x[i]) for i < n, one thread per element. With `callErf`, op is
-/// libdevice's erff through the wrapper the PTX backend would declare.
-std::string elementwisePtx(const gpu::Target& target, bool callErf, const std::string& name = "unary") {
-  std::string erfDecl = callErf ? ".extern .func (.param .b32 retval) __tessera__nv_erff (.param .b32 x);\n" : "";
-  std::string body = callErf ? R"(  {
-  .param .b32 a0;
-  .param .b32 r0;
-  st.param.b32 [a0], %f1;
-  call.uni (r0), __tessera__nv_erff, (a0);
-  ld.param.b32 %f2, [r0];
-  }
-)"
-                             : "  mul.f32 %f2, %f1, %f1;\n";
-  return ".version " + target.ptxVersion() + "\n.target " + target.name() + "\n.address_size 64\n\n" + erfDecl +
-         ".visible .entry " + name + R"((.param .u64 out, .param .u64 in, .param .u32 n)
-{
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<6>;
-  .reg .f32 %f<4>;
-  .reg .pred %p<2>;
-  ld.param.u64 %rd1, [out];
-  ld.param.u64 %rd2, [in];
-  ld.param.u32 %r1, [n];
-  mov.u32 %r2, %tid.x;
-  mov.u32 %r3, %ctaid.x;
-  mov.u32 %r4, %ntid.x;
-  mad.lo.s32 %r5, %r3, %r4, %r2;
-  setp.ge.u32 %p1, %r5, %r1;
-  @%p1 bra DONE;
-  cvta.to.global.u64 %rd1, %rd1;
-  cvta.to.global.u64 %rd2, %rd2;
-  mul.wide.u32 %rd3, %r5, 4;
-  add.s64 %rd4, %rd2, %rd3;
-  ld.global.f32 %f1, [%rd4];
-)" + body + R"(  add.s64 %rd5, %rd1, %rd3;
-  st.global.f32 [%rd5], %f2;
-DONE:
-  ret;
-}
-)";
-}
+using testptx::elementwisePtx;
 
 gpu::PtxKernel kernelOf(const std::string& name, std::string ptx) {
-  gpu::PtxKernel k;
-  k.name = name;
+  gpu::PtxKernel k = testptx::elementwiseKernel(gpu::Target::parse("sm_80"), false, name);
   k.ptx = std::move(ptx);
-  k.params = {{ir::Type::pointer(ir::Type::f32()), 8}, {ir::Type::pointer(ir::Type::f32()), 8}, {ir::Type::i32(), 4}};
   return k;
 }
 
@@ -109,7 +68,7 @@ TEST(Assembler, AssemblesForSm80AndSm90a) {
   REQUIRE_TOOLKIT();
   for (const char* arch : {"sm_80", "sm_90a"}) {
     gpu::Target target = gpu::Target::parse(arch);
-    Cubin c = runtime::assemble(kernelOf("unary", elementwisePtx(target, false)), target);
+    Cubin c = runtime::assemble(kernelOf("unary", elementwisePtx(target, false, "unary")), target);
     EXPECT_TRUE(isElf(c)) << arch;
     // Seven-ish live values: ptxas needs more than 4 and far fewer than 64.
     EXPECT_GT(c.registers, 4) << arch << "\n" << c.infoLog;
@@ -222,7 +181,7 @@ TEST(Assembler, DisassemblesToSass) {
   if (runtime::findToolkitProgram({"nvdisasm"}, &searched).empty() && runtime::findToolkitProgram({"cuobjdump"}).empty())
     GTEST_SKIP() << "neither nvdisasm nor cuobjdump in " << searched;
   gpu::Target target = gpu::Target::parse("sm_90a");
-  Cubin c = runtime::assemble(kernelOf("unary", elementwisePtx(target, false)), target);
+  Cubin c = runtime::assemble(kernelOf("unary", elementwisePtx(target, false, "unary")), target);
   std::string sass = runtime::disassemble(c, target);
   EXPECT_NE(sass.find("unary"), std::string::npos) << sass;
   EXPECT_NE(sass.find("FMUL"), std::string::npos) << sass;  // x * x
