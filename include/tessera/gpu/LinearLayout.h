@@ -73,9 +73,13 @@ class LinearLayout {
   /// value v becomes v * outDimSize(k)); out sizes multiply.
   LinearLayout operator*(const LinearLayout& other) const;
 
-  /// Bit mask per in dim of the bases that are zero (hardware indices that
-  /// hold duplicates). A store must write each element once: only the index
-  /// whose masked bits are zero writes.
+  /// Bit mask per in dim of the free variables: the bases that are zero or
+  /// the XOR of earlier ones (order register, lane, warp, block; low bits
+  /// first). Flipping a free bit never reaches an element the non-free bits
+  /// cannot, so the indices whose masked bits are zero hold every element of
+  /// the image exactly once: a store must write each element once, so only
+  /// those indices write. For blocked/slice layouts the free bases are exactly
+  /// the zero ones (broadcast lanes and warps).
   std::array<int64_t, kNumHwDims> freeVariableMasks() const;
 
   /// True when the map from all in dims to out coordinates is injective and
@@ -92,8 +96,10 @@ class LinearLayout {
 
   /// Out coordinates -> the hardware index that holds them, restricted to
   /// the in dims in `dims` (others taken as 0); nullopt when no such index
-  /// exists. When several hold it, the smallest (free bits zero). Uses
-  /// Gaussian elimination over GF(2).
+  /// exists (or a coordinate is outside its out dim). When several hold it,
+  /// the one whose free bits (freeVariableMasks() of the layout restricted to
+  /// `dims`) are zero, which is also the smallest comparing (block, warp,
+  /// lane, register) lexicographically. Gaussian elimination over GF(2).
   std::optional<std::array<int64_t, kNumHwDims>> invert(const std::vector<int64_t>& coords,
                                                          std::vector<HwDim> dims = {HwDim::Register, HwDim::Lane,
                                                                                     HwDim::Warp, HwDim::Block}) const;
@@ -104,7 +110,12 @@ class LinearLayout {
   /// `shape`. This is how a shape-independent encoding (blocked) is applied
   /// to a concrete shape: a tile larger than the tensor broadcasts, a smaller
   /// one repeats in registers. `shape` entries are powers of two.
-  LinearLayout resizedTo(const std::vector<int64_t>& shape) const;
+  /// Precisely: coordinate bits at or above shape[k] are cleared (for
+  /// single-bit bases: the basis is zeroed); a register basis that this
+  /// makes zero is dropped. Repetition bases are appended dim by dim in
+  /// `order` (fastest first, Triton's minor-to-major; default rank-1 .. 0),
+  /// each dim's from low to high.
+  LinearLayout resizedTo(const std::vector<int64_t>& shape, const std::vector<int64_t>& order = {}) const;
 
   /// The layout with out dim `dim` removed (its coordinates dropped); register
   /// bases that become zero are removed, other zero bases stay (broadcast).
@@ -133,23 +144,33 @@ class LinearLayout {
 };
 
 /// The linear layout of a distributed encoding (blocked, slice, linear) for a
-/// tensor of `shape` (powers of two), with `numWarps` warps of 32 lanes.
+/// tensor of `shape` (powers of two). The lane and warp counts are the
+/// encoding's (blocked: product of threadsPerWarp / warpsPerCTA).
 /// Blocked: identity over sizePerThread (register), threadsPerWarp (lane),
 /// warpsPerCTA (warp), each product taken along `order` (fastest first), then
-/// resizedTo(shape). Slice(dim, parent): the parent's layout for `shape` with
-/// a size-1 dim inserted at `dim`, then droppedOutDim(dim).
+/// resizedTo(shape, order). Slice(dim, parent): the parent's layout for
+/// `shape` with a size-1 dim inserted at `dim`, then droppedOutDim(dim).
+/// Linear: the bases as given; the out sizes they imply (per dim, the
+/// smallest power of two above every coordinate) must equal `shape`.
+/// Throws tessera::Error on a shape or encoding that does not fit (rank,
+/// non-power-of-two sizes, a shared or null encoding).
 LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding encoding);
 
 /// Shared-memory layout of a swizzled_shared encoding: Register = element
-/// offset in the buffer -> tensor coords. Rows are dims other than order[0];
-/// within a row of order[0] elements, the 'vec'-element group index is XORed
-/// with ((row / perPhase) % maxPhase), Triton's swizzle.
+/// offset in the buffer -> tensor coords, the buffer row-major along `order`
+/// (order[0] fastest). A row is order[0]'s extent; the row index used for
+/// the swizzle is the coordinate along order[1] (as in Triton: dims
+/// order[2..] are outer copies of the 2-D swizzled tile). Within a row the
+/// 'vec'-element group index is XORed with ((row / perPhase) % maxPhase)
+/// (modulo the number of groups in a row), Triton's swizzle.
 LinearLayout sharedToLinearLayout(const std::vector<int64_t>& shape, ir::Encoding encoding);
 
 /// The default blocked encoding Triton picks for a tensor of `shape` with
 /// `numWarps` warps: `sizePerThread` elements per thread along order[0]
-/// (order = rank-1 .. 0), 32 lanes spread fastest dim first, then warps the
-/// same way over what the lanes leave uncovered.
+/// (clamped to the shape; order defaults to rank-1 .. 0), 32 lanes spread
+/// fastest dim first (min(remaining, shape/sizePerThread) per dim), then
+/// warps the same way over what the lanes leave uncovered; the slowest dim
+/// takes all remaining lanes and warps.
 ir::Encoding defaultBlockedEncoding(const std::vector<int64_t>& shape, int numWarps, int64_t sizePerThread = 1,
                                     std::vector<int64_t> order = {});
 
