@@ -21,6 +21,7 @@
 #include "tessera/runtime/Assembler.h"
 #include "tessera/runtime/Driver.h"
 #include "tessera/tessera.h"
+#include "tessera/testing.h"
 
 namespace tessera::detail {
 
@@ -53,7 +54,8 @@ struct TensorStorage {
 struct CompiledKernelImpl;
 
 /// The compiled specializations of one kernel (DESIGN.md §8, in memory),
-/// keyed by detail::specializationKey.
+/// keyed by detail::specializationKey (plus "|target=sm_XX" for the handles
+/// Kernel::compile returns for a target other than the default).
 struct KernelCache {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<CompiledKernelImpl>> entries;
@@ -92,8 +94,6 @@ struct GpuStages {
   std::mutex mutex;  ///< guards the maps; held while a stage compiles
   std::map<std::string, std::shared_ptr<GpuBinary>> byTarget;
   std::vector<std::shared_ptr<DeviceKernel>> byDevice;  ///< index: CUDA ordinal
-  /// CompiledKernel handles for other targets (Kernel::compile with arch).
-  std::map<std::string, std::shared_ptr<CompiledKernelImpl>> views;
 };
 
 /// A compiled specialization: the optimized Tile IR and how to pass args,
@@ -126,6 +126,11 @@ struct KernelImpl {
   const frontend::JitFunction* fn = nullptr;
   std::shared_ptr<KernelCache> cache;
 };
+
+/// do_bench's statistics over per-run times (ms), as torch computes them:
+/// lower median, linear-interpolated quantiles. Throws Error for a quantile
+/// outside [0, 1].
+testing::BenchResult summarizeTimes(std::vector<double> times, const std::vector<double>& quantiles);
 
 /// Frontend DType spelling for pointer/scalar signatures ("fp32", "i32", ...).
 const char* signatureName(DType dtype);

@@ -292,12 +292,15 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
 }
 
 /// `base` seen for another target: a shallow copy sharing the Tile IR and
-/// the GPU stages, cached so equal requests return the same handle.
-static std::shared_ptr<CompiledKernelImpl> withTarget(const std::shared_ptr<CompiledKernelImpl>& base,
+/// the GPU stages, kept in the kernel's cache (next to `base`, under the
+/// specialization key plus the target) so equal requests return one handle.
+static std::shared_ptr<CompiledKernelImpl> withTarget(KernelImpl& kernel,
+                                                      const std::shared_ptr<CompiledKernelImpl>& base,
                                                       const gpu::Target& target) {
   if (target.name() == base->target.name()) return base;
-  std::lock_guard<std::mutex> lock(base->gpu->mutex);
-  std::shared_ptr<CompiledKernelImpl>& view = base->gpu->views[target.name()];
+  std::lock_guard<std::mutex> lock(kernel.cache->mutex);
+  std::shared_ptr<CompiledKernelImpl>& view =
+      kernel.cache->entries[base->specializationKey + "|target=" + target.name()];
   if (!view) {
     view = std::make_shared<CompiledKernelImpl>(*base);
     view->target = target;
@@ -318,7 +321,7 @@ CompiledKernel Kernel::compile(const std::string& signature, const Meta& constex
   std::vector<ParamSpec> specs = detail::parseSignature(*impl_->fn, signature, constexprs);
   gpu::Target target = arch.empty() ? detail::defaultCompileTarget() : gpu::Target::parse(arch);
   auto base = compileSpecialization(*impl_, specs, compileOptions(*impl_->fn, options));
-  return CompiledKernel(detail::withTarget(base, target));
+  return CompiledKernel(detail::withTarget(*impl_, base, target));
 }
 
 const std::string& Kernel::name() const { return impl_->fn->name; }

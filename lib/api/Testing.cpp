@@ -1,0 +1,126 @@
+//===- Testing.cpp - do_bench, as triton.testing.do_bench -----------------===//
+//
+// The timing loop of triton.testing.do_bench (Triton 3.x), on the driver
+// layer: estimate one run from five (each after an L2 flush), derive the
+// warm-up and repetition counts from warmup_ms / rep_ms, then time each
+// repetition with its own pair of CUDA events, clearing a 256 MiB buffer
+// before each so every run starts with a cold L2. Statistics follow torch:
+// the median of an even count is the lower middle value, quantiles
+// interpolate linearly.
+//
+//===----------------------------------------------------------------------===//
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numeric>
+
+#include "Internal.h"
+#include "tessera/testing.h"
+
+namespace tessera {
+
+namespace detail {
+
+testing::BenchResult summarizeTimes(std::vector<double> times, const std::vector<double>& quantiles) {
+  testing::BenchResult r;
+  r.runs = static_cast<int>(times.size());
+  if (times.empty()) return r;
+  std::sort(times.begin(), times.end());
+  r.min_ms = times.front();
+  r.max_ms = times.back();
+  r.mean_ms = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
+  r.median_ms = times[(times.size() - 1) / 2];
+  for (double q : quantiles) {
+    if (!(q >= 0 && q <= 1)) throw Error("do_bench: quantile " + std::to_string(q) + " is outside [0, 1]");
+    double pos = q * static_cast<double>(times.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, times.size() - 1);
+    r.quantiles_ms.push_back(times[lo] + (pos - static_cast<double>(lo)) * (times[hi] - times[lo]));
+  }
+  return r;
+}
+
+}  // namespace detail
+
+namespace testing {
+
+namespace {
+
+constexpr size_t kL2FlushBytes = size_t(256) << 20;
+
+/// The flush buffer of a device: allocated once, kept for the process.
+runtime::DevicePtr flushBuffer(runtime::CudaDevice& device) {
+  static std::mutex mutex;
+  static std::map<int, runtime::DevicePtr> buffers;
+  std::lock_guard<std::mutex> lock(mutex);
+  runtime::DevicePtr& p = buffers[device.ordinal()];
+  if (!p) p = device.allocate(kL2FlushBytes);
+  return p;
+}
+
+/// CUDA events that are destroyed however the benchmark ends.
+struct Events {
+  runtime::CudaDevice& device;
+  std::vector<void*> events;
+  void* make() {
+    events.push_back(device.createEvent());
+    return events.back();
+  }
+  ~Events() {
+    for (void* e : events) device.destroyEvent(e);
+  }
+};
+
+}  // namespace
+
+BenchResult do_bench(Device& device, const std::function<void()>& fn, const BenchOptions& options) {
+  if (device.is_interpreter())
+    throw Error("do_bench needs a CUDA device; the interpreter has no timing model (use Device::cuda())");
+  if (options.warmup_ms < 0 || options.rep_ms <= 0)
+    throw Error("do_bench: warmup_ms must be >= 0 and rep_ms > 0");
+  runtime::CudaDevice& cuda = *device.impl()->cuda;
+  runtime::DevicePtr cache = options.flush_l2 ? flushBuffer(cuda) : 0;
+  auto flush = [&] {
+    if (cache) cuda.memset8Async(cache, 0, kL2FlushBytes, nullptr);
+  };
+  Events events{cuda, {}};
+  cuda.synchronize();
+
+  // Phase 1 of 3: estimate one run (with its flush, as Triton does).
+  void* start = events.make();
+  void* end = events.make();
+  cuda.recordEvent(start, nullptr);
+  for (int i = 0; i < 5; ++i) {
+    flush();
+    fn();
+  }
+  cuda.recordEvent(end, nullptr);
+  cuda.synchronize();
+  double estimate = std::max(1e-6, static_cast<double>(cuda.elapsedMs(start, end)) / 5);
+  int warmups = std::max(1, static_cast<int>(options.warmup_ms / estimate));
+  int reps = std::max(1, static_cast<int>(options.rep_ms / estimate));
+
+  // Phase 2 of 3: warm up.
+  for (int i = 0; i < warmups; ++i) fn();
+
+  // Phase 3 of 3: time each repetition after a flush.
+  std::vector<std::pair<void*, void*>> pairs;
+  pairs.reserve(reps);
+  for (int i = 0; i < reps; ++i) pairs.emplace_back(events.make(), events.make());
+  for (auto& [s, e] : pairs) {
+    flush();
+    cuda.recordEvent(s, nullptr);
+    fn();
+    cuda.recordEvent(e, nullptr);
+  }
+  cuda.synchronize();
+  std::vector<double> times;
+  times.reserve(reps);
+  for (auto& [s, e] : pairs) times.push_back(cuda.elapsedMs(s, e));
+  return detail::summarizeTimes(std::move(times), options.quantiles);
+}
+
+}  // namespace testing
+}  // namespace tessera
