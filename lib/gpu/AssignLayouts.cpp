@@ -219,7 +219,12 @@ class LayoutAssigner {
         if (!op->operand(0).type().isTensor()) return;  // block pointer: any layout
         return unify(op);
       case OpCode::ExpandDims: return assignExpandDims(op);
-      case OpCode::Broadcast: case OpCode::Sort: case OpCode::Flip: case OpCode::Hint:
+      case OpCode::Broadcast:
+        // Linear encodings describe one shape; a broadcast result gets the
+        // rank's blocked layout (the emitter moves data if needed).
+        setResults(op, enc(op->operand(0)).isLinear() ? rankLayout(op->result().type().shape()) : enc(op->operand(0)));
+        return;
+      case OpCode::Sort: case OpCode::Flip: case OpCode::Hint:
         setResults(op, enc(op->operand(0)));
         return;
       case OpCode::Trans: {
@@ -262,6 +267,9 @@ class LayoutAssigner {
     Encoding parent;
     if (e.isSlice() && e.sliceDim() == axis) {
       parent = e.parent();
+    } else if (e.isLinear()) {
+      parent = rankLayout(op->result().type().shape());
+      convertOperand(op, 0, Encoding::slice(axis, parent));
     } else {
       parent = rankLayout(op->result().type().shape());
       convertOperand(op, 0, Encoding::slice(axis, parent));

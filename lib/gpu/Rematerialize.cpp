@@ -41,10 +41,23 @@ class Rematerializer {
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     std::vector<Value> operands;
+    const std::vector<int64_t>& shape = v.type().shape();
     for (unsigned i = 0; i < def->numOperands(); ++i) {
       Value o = def->operand(i);
       Encoding want = target;
-      if (def->is(OpCode::ExpandDims)) want = Encoding::slice(def->intAttr("axis"), target);
+      if (def->is(OpCode::ExpandDims)) {
+        int64_t axis = def->intAttr("axis");
+        if (target.isLinear()) {
+          // Linear encodings are shape-specific: take the layout's slice.
+          std::vector<int64_t> one = shape;
+          one[axis] = 1;
+          want = toLinearLayout(shape, target).resizedTo(one).droppedOutDim(static_cast<int>(axis)).toEncoding();
+        } else {
+          want = Encoding::slice(axis, target);
+        }
+      } else if (def->is(OpCode::Broadcast) && target.isLinear() && o.type().shape() != shape) {
+        want = toLinearLayout(shape, target).resizedTo(o.type().shape()).toEncoding();
+      }
       Value r = o.type().isTensor() ? rebuild(o, want, before, depth + 1) : o;
       if (!r) return {};
       operands.push_back(r);
