@@ -93,10 +93,11 @@ std::string compileWithNvrtc(const std::string& source, const std::vector<std::s
 /// A cached PTX file is usable when it defines every wrapper.
 bool definesAll(const std::string& ptx, const std::vector<gpu::ExternFunction>& externs) {
   if (ptx.find(".version") == std::string::npos) return false;
-  for (const auto& e : externs)
-    if (ptx.find(".func", 0) == std::string::npos || ptx.find(e.wrapper.empty() ? gpu::libdeviceWrapperName(e.symbol)
-                                                                                 : e.wrapper) == std::string::npos)
+  for (const auto& e : externs) {
+    std::string wrapper = e.wrapper.empty() ? gpu::libdeviceWrapperName(e.symbol) : e.wrapper;
+    if (ptx.find(".visible .func") == std::string::npos || ptx.find(" " + wrapper + "(") == std::string::npos)
       return false;
+  }
   return true;
 }
 

@@ -11,7 +11,12 @@
 #include <gtest/gtest.h>
 
 #include "frontend/codegen/Libdevice.h"
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "TestPtx.h"
+#include "TestUtil.h"
 #include "runtime/Toolkit.h"
 #include "tessera/Error.h"
 #include "tessera/runtime/Assembler.h"
@@ -103,6 +108,25 @@ TEST(Assembler, LinksLibdeviceWrappersFromNvrtc) {
     EXPECT_NE(ptx.find("__tessera__nv_erff"), std::string::npos);
     EXPECT_NE(ptx.find(".target " + target.name()), std::string::npos) << ptx.substr(0, 400);
   }
+}
+
+TEST(Assembler, LibdevicePtxIsCachedOnDisk) {
+  REQUIRE_TOOLKIT();
+  testutil::TempDir dir;
+  testutil::ScopedEnv env("TESSERA_CACHE_DIR", dir.path);
+  // A set no other test compiles, so the in-memory cache does not answer.
+  gpu::ExternFunction cbrt{"__nv_cbrtf", "", {ir::Type::f32()}, ir::Type::f32()};
+  std::string ptx = runtime::libdevicePtx({cbrt}, gpu::Target::parse("sm_80"), "k");
+  EXPECT_NE(ptx.find(" __tessera__nv_cbrtf("), std::string::npos);
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path + "/libdevice"))
+    files.push_back(e.path().filename().string());
+  ASSERT_EQ(files.size(), 1u);  // no temp file left behind
+  EXPECT_EQ(files[0].size(), 64u + 4u);  // <sha256>.ptx
+  std::ifstream in(dir.path + "/libdevice/" + files[0]);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), ptx);
 }
 
 TEST(Assembler, LibdeviceSourceIsCanonical) {
