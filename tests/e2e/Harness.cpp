@@ -1,6 +1,7 @@
 //===- Harness.cpp - Helpers for the end-to-end kernel tests --------------===//
 //
-// Implements Harness.h: the cached programs, the seeded random source, the
+// Implements Harness.h: the device under test (TESSERA_TEST_DEVICE, printed
+// once at start-up), the cached programs, the seeded random source, the
 // narrow-float conversions (one generic encoder/decoder parameterized by the
 // exponent and mantissa widths) and the comparisons.
 //
@@ -16,10 +17,56 @@
 
 namespace e2e {
 
+namespace {
+
+/// TESSERA_TEST_DEVICE: "" / "interpreter" / "cuda" / "cuda:N".
+tessera::Device selectDevice() {
+  const char* env = std::getenv("TESSERA_TEST_DEVICE");
+  std::string name = env ? env : "";
+  if (name.empty() || name == "interpreter") return tessera::Device::interpreter();
+  if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
+    int ordinal = 0;
+    if (name.size() > 5) {
+      char* end = nullptr;
+      ordinal = static_cast<int>(std::strtol(name.c_str() + 5, &end, 10));
+      if (*end != '\0' || ordinal < 0) throw tessera::Error("TESSERA_TEST_DEVICE='" + name + "': bad CUDA ordinal");
+    }
+    try {
+      return tessera::Device::cuda(ordinal);
+    } catch (const tessera::Error& e) {
+      throw tessera::Error("TESSERA_TEST_DEVICE='" + name + "', but that GPU is unusable: " + e.what());
+    }
+  }
+  throw tessera::Error("TESSERA_TEST_DEVICE='" + name + "': expected interpreter, cuda or cuda:N");
+}
+
+/// Opens the device before the first test and names it, so a run on the
+/// wrong device (or an unusable GPU: every test would fail alike) is plain.
+class DeviceEnvironment : public testing::Environment {
+ public:
+  void SetUp() override {
+    try {
+      tessera::Device& d = dev();
+      std::string arch = d.arch();
+      std::cout << "[e2e] device: " << d.name() << (arch.empty() ? "" : " (" + arch + ")") << std::endl;
+      testing::Test::RecordProperty("device", d.name() + (arch.empty() ? "" : " " + arch));
+    } catch (const tessera::Error& e) {
+      GTEST_FAIL() << e.what();
+    }
+  }
+};
+
+[[maybe_unused]] testing::Environment* const deviceEnvironment =
+    testing::AddGlobalTestEnvironment(new DeviceEnvironment);
+
+}  // namespace
+
 tessera::Device& dev() {
-  static tessera::Device device = tessera::Device::interpreter();
+  static tessera::Device device = selectDevice();
   return device;
 }
+
+bool onGpu() { return !dev().is_interpreter(); }
 
 std::string kernelPath(const std::string& file) { return std::string(TESSERA_KERNEL_DIR) + "/" + file; }
 
@@ -271,6 +318,7 @@ std::string captureStdout(const std::function<void()>& fn) {
   testing::internal::CaptureStdout();
   try {
     fn();
+    dev().synchronize();
   } catch (...) {
     std::cout.flush();
     std::fflush(stdout);

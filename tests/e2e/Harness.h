@@ -1,9 +1,11 @@
 //===- Harness.h - Helpers for the end-to-end kernel tests -----*- C++ -*-===//
 //
 // The e2e tests load Triton-language files from TESSERA_KERNEL_DIR, launch
-// their kernels on the CPU interpreter through the public API and compare
-// the results with plain C++ reference implementations. This header gives
-// them: the interpreter device, cached programs, a seeded random source
+// their kernels through the public API and compare the results with plain
+// C++ reference implementations. They run on the CPU interpreter, or on a
+// GPU with TESSERA_TEST_DEVICE=cuda (tests/gpu/run): the same tests, since
+// every upload and download goes through the public API. This header gives
+// them: the device under test, cached programs, a seeded random source
 // (the seed is printed with every failure), host conversions between float
 // and fp16/bf16/fp8 bit patterns, and tolerant comparisons.
 //
@@ -24,8 +26,15 @@
 
 namespace e2e {
 
-/// The interpreter device shared by all tests.
+/// The device shared by all tests: the interpreter, or the GPU named by
+/// TESSERA_TEST_DEVICE ("cuda" or "cuda:N"; "interpreter" or unset: the
+/// interpreter). Throws tessera::Error when the GPU asked for is unusable.
 tessera::Device& dev();
+
+/// True when the tests run on a GPU. Tests of interpreter-only behaviour
+/// (its refusals, its checks) skip there with
+/// `if (onGpu()) GTEST_SKIP() << "why";`.
+bool onGpu();
 
 /// Full path of a file in the kernel directory.
 std::string kernelPath(const std::string& file);
@@ -123,7 +132,8 @@ void expectEqual(const std::vector<T>& got, const std::vector<T>& want, const st
 /// Float comparison on bit patterns (for conversions that must be exact).
 void expectSameBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what = "");
 
-/// The text a callable writes to stdout.
+/// The text a callable writes to stdout (the device is synchronized before
+/// the capture ends: a GPU's device_print output arrives then).
 std::string captureStdout(const std::function<void()>& fn);
 
 /// Calls `fn`, expects a tessera::Error and returns its what() ("" and a

@@ -1,21 +1,33 @@
 //===- main.cpp - The tessera command-line tool ---------------------------===//
 //
 //   tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...
-//           [--num-warps N] [--num-stages N] [--arch sm_90a] --emit ttir [-o OUT]
+//           [--num-warps N] [--num-stages N] [--arch ARCH]
+//           --emit ttir|ttgir|ptx|cubin|sass [-o OUT]
 //   tessera list FILE
+//   tessera info
 //
 // SIG is Triton's AOT notation ("*fp32:16, *fp32:16, i32, i32:16"): the
 // kernel's non-constexpr parameters in order; constexprs come with -D (or
-// inline in SIG, Triton's form). Built on the public library only.
+// inline in SIG, Triton's form). Every stage goes through the public API
+// (Kernel::compile(...).asm_text(stage)): ttir, ttgir and ptx are pure C++
+// and work on any machine; cubin and sass need the CUDA toolkit (nvJitLink,
+// and nvdisasm or cuobjdump for sass) but no GPU. `info` says what this
+// machine can do (toolkit, GPUs), for scripts and bug reports.
 //
 //===----------------------------------------------------------------------===//
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "tessera/runtime/Assembler.h"
+#include "tessera/runtime/Driver.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -23,9 +35,14 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
-    "          [--num-warps N] [--num-stages N] [--arch ARCH] --emit ttir|ttgir|ptx|cubin|sass [-o OUT]\n"
+    "          [--num-warps N] [--num-stages N] [--arch ARCH] --emit STAGE [-o OUT]\n"
+    "      STAGE: ttir | ttgir | ptx (no toolkit needed) | cubin | sass (need the CUDA toolkit)\n"
+    "      ARCH:  sm_80, sm_90, sm_90a, ... (default: GPU 0's architecture, else sm_90a)\n"
     "  tessera list FILE\n"
+    "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
     "  tessera --help | --version\n";
+
+const char* kVersion = "tessera 0.1.0";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -52,50 +69,78 @@ int parseInt(const std::string& flag, const std::string& text) {
   return static_cast<int>(v);
 }
 
-int compileCommand(const std::vector<std::string>& args) {
-  std::string file, kernel, signature, emit, out, arch;
+struct CompileArgs {
+  std::string file, kernel, signature, emit = "ttir", out, arch;
   bool haveSignature = false;
   tessera::Meta defines;
   tessera::LaunchOptions options;
+};
+
+CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
+  CompileArgs c;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= args.size()) throw UsageError(a + " expects a value");
       return args[++i];
     };
-    if (a == "--kernel" || a == "-k") kernel = value();
-    else if (a == "--signature" || a == "-s") { signature = value(); haveSignature = true; }
-    else if (a == "--emit") emit = value();
-    else if (a == "-o" || a == "--output") out = value();
-    else if (a == "--arch") arch = value();
-    else if (a == "--num-warps" || a == "-w") options.num_warps = parseInt(a, value());
-    else if (a == "--num-stages" || a == "-ns") options.num_stages = parseInt(a, value());
+    if (a == "--kernel" || a == "-k") c.kernel = value();
+    else if (a == "--signature" || a == "-s") { c.signature = value(); c.haveSignature = true; }
+    else if (a == "--emit") c.emit = value();
+    else if (a == "-o" || a == "--output") c.out = value();
+    else if (a == "--arch") c.arch = value();
+    else if (a == "--num-warps" || a == "-w") c.options.num_warps = parseInt(a, value());
+    else if (a == "--num-stages" || a == "-ns") c.options.num_stages = parseInt(a, value());
     else if (a.rfind("-D", 0) == 0) {
       std::string def = a.size() > 2 ? a.substr(2) : value();
       size_t eq = def.find('=');
       if (eq == std::string::npos || eq == 0) throw UsageError("-D expects NAME=VALUE, got '" + def + "'");
-      defines[def.substr(0, eq)] = parseDefineValue(def.substr(eq + 1));
-    } else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
-    else if (file.empty()) file = a;
+      c.defines[def.substr(0, eq)] = parseDefineValue(def.substr(eq + 1));
+    } else if (!a.empty() && a[0] == '-' && a != "-") throw UsageError("unknown option '" + a + "'");
+    else if (c.file.empty()) c.file = a;
     else throw UsageError("unexpected argument '" + a + "'");
   }
-  if (file.empty()) throw UsageError("compile: missing FILE");
-  if (kernel.empty()) throw UsageError("compile: missing --kernel NAME");
-  if (!haveSignature) throw UsageError("compile: missing --signature SIG");
-  if (emit.empty()) emit = "ttir";
-  if (emit != "ttir" && emit != "ttgir" && emit != "ptx" && emit != "cubin" && emit != "sass")
-    throw UsageError("--emit must be one of ttir, ttgir, ptx, cubin, sass; got '" + emit + "'");
+  if (c.file.empty()) throw UsageError("compile: missing FILE");
+  if (c.kernel.empty()) throw UsageError("compile: missing --kernel NAME");
+  if (!c.haveSignature) throw UsageError("compile: missing --signature SIG");
+  if (c.emit != "ttir" && c.emit != "ttgir" && c.emit != "ptx" && c.emit != "cubin" && c.emit != "sass")
+    throw UsageError("--emit must be one of ttir, ttgir, ptx, cubin, sass; got '" + c.emit + "'");
+  if (c.options.num_warps < 1 || c.options.num_warps > 32 || (c.options.num_warps & (c.options.num_warps - 1)))
+    throw UsageError("--num-warps must be a power of two from 1 to 32, got " + std::to_string(c.options.num_warps));
+  if (c.options.num_stages < 1) throw UsageError("--num-stages must be at least 1");
+  return c;
+}
 
-  tessera::Program program = tessera::Program::from_file(file);
-  tessera::CompiledKernel compiled = program.kernel(kernel).compile(signature, defines, options, arch);
-  std::string text = compiled.asm_text(emit);
+/// Writes `bytes` to `out` ("" or "-": stdout) completely, or throws.
+void writeOutput(const std::string& out, const std::string& bytes) {
   if (out.empty() || out == "-") {
-    std::cout << text;
-  } else {
-    std::ofstream o(out, std::ios::binary);
-    if (!o) throw tessera::Error("cannot write '" + out + "'");
-    o << text;
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+      throw tessera::Error("cannot write to stdout: " + std::string(std::strerror(errno)));
+    return;
   }
+  std::ofstream o(out, std::ios::binary | std::ios::trunc);
+  if (!o) throw tessera::Error("cannot open '" + out + "' for writing: " + std::strerror(errno));
+  o.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  o.close();
+  if (!o) throw tessera::Error("cannot write '" + out + "': " + std::strerror(errno));
+}
+
+int compileCommand(const std::vector<std::string>& args) {
+  CompileArgs c = parseCompileArgs(args);
+  bool toStdout = c.out.empty() || c.out == "-";
+  // A cubin is binary: refuse to spray it on a terminal (pipes are fine).
+  if (c.emit == "cubin" && toStdout && isatty(STDOUT_FILENO))
+    throw UsageError("--emit cubin writes a binary file: give -o FILE (or redirect stdout)");
+  if (c.emit == "cubin" || c.emit == "sass") {
+    std::string why;
+    if (!tessera::runtime::toolkitAvailable(&why))
+      throw tessera::Error("--emit " + c.emit + " needs the CUDA toolkit to assemble the PTX (nvJitLink" +
+                           std::string(c.emit == "sass" ? ", nvdisasm or cuobjdump" : "") + "): " + why +
+                           "\n(set CUDA_HOME to the toolkit; --emit ptx and ttgir need no toolkit)");
+  }
+  tessera::Program program = tessera::Program::from_file(c.file);
+  tessera::CompiledKernel compiled = program.kernel(c.kernel).compile(c.signature, c.defines, c.options, c.arch);
+  writeOutput(c.out, compiled.asm_text(c.emit));
   return 0;
 }
 
@@ -111,6 +156,33 @@ int listCommand(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// One line each: the version, the toolkit, every GPU. Never fails: a
+/// missing toolkit or driver is reported, not an error.
+int infoCommand(const std::vector<std::string>& args) {
+  if (!args.empty()) throw UsageError("info takes no arguments");
+  std::cout << kVersion << "\n";
+  std::string why;
+  if (tessera::runtime::toolkitAvailable(&why))
+    std::cout << "toolkit: available (ptx -> cubin with nvJitLink, libdevice with NVRTC)\n";
+  else
+    std::cout << "toolkit: unavailable: " << why << "\n";
+  if (!tessera::runtime::cudaAvailable(&why)) {
+    std::cout << "gpu: none: " << why << "\n";
+    return 0;
+  }
+  int count = tessera::runtime::cudaDeviceCount();
+  for (int i = 0; i < count; ++i) {
+    try {
+      const tessera::runtime::CudaDevice& d = tessera::runtime::CudaDevice::get(i);
+      std::cout << "gpu: cuda:" << i << " " << d.name() << " (" << d.target().name() << ", "
+                << d.multiprocessorCount() << " SMs)\n";
+    } catch (const tessera::Error& e) {
+      std::cout << "gpu: cuda:" << i << " unusable: " << e.what() << "\n";
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,7 +192,7 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version") {
-    std::cout << "tessera 0.1.0\n";
+    std::cout << kVersion << "\n";
     return 0;
   }
   std::string command = args[0];
@@ -128,6 +200,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "compile") return compileCommand(args);
     if (command == "list") return listCommand(args);
+    if (command == "info") return infoCommand(args);
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::cerr << "tessera: " << e.what() << "\n" << kUsage;
