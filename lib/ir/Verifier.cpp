@@ -603,7 +603,7 @@ void Verifier::verifyMemoryOp(Operation* op) {
       Type ptr = operandType(0);
       if (ptr.isBlockPointer()) {
         verifyCounts(op, 1, 1, 1);
-        VERIFY(op, op->result().type() == ptr.pointeeType(), "result must be " + ptr.pointeeType().str());
+        VERIFY(op, withoutEncoding(op->result().type()) == ptr.pointeeType(), "result must be " + ptr.pointeeType().str());
         return;
       }
       verifyCounts(op, 1, 3, 1);
@@ -618,7 +618,7 @@ void Verifier::verifyMemoryOp(Operation* op) {
       Type ptr = operandType(0);
       if (ptr.isBlockPointer()) {
         verifyCounts(op, 2, 2, 0);
-        VERIFY(op, operandType(1) == ptr.pointeeType(), "stored value must be " + ptr.pointeeType().str());
+        VERIFY(op, withoutEncoding(operandType(1)) == ptr.pointeeType(), "stored value must be " + ptr.pointeeType().str());
         return;
       }
       verifyCounts(op, 2, 3, 0);

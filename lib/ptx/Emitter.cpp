@@ -402,7 +402,8 @@ void Emitter::emitWhile(Operation* op) {
   raw(head + ":");
   emitBlock(before);
   Operation* cond = before.terminator();
-  std::vector<Value> fwd(cond->operands().begin() + 1, cond->operands().end());
+  std::vector<Value> condOperands = cond->operands();
+  std::vector<Value> fwd(condOperands.begin() + 1, condOperands.end());
   moveAll(*this, forwarded, regsOf(*this, fwd), typesOf(fwd), false);
   ins("@!" + regs(cond->operand(0))[0] + " bra " + end);
   emitBlock(after);
@@ -487,7 +488,9 @@ gpu::PtxKernel Emitter::emit() {
   ptx << "\t.reg .b32 %r<" << counters_[2] + 1 << ">;\n";
   ptx << "\t.reg .b64 %rd<" << counters_[3] + 1 << ">;\n";
   if (localBytes_) ptx << "\t.local .align 8 .b8 __local_buf[" << localBytes_ << "];\n";
-  ptx << prologue_ << body_ << "\tret;\n}\n";
+  ptx << prologue_ << body_;
+  if (body_.size() < 6 || body_.compare(body_.size() - 6, 6, "\tret;\n") != 0) ptx << "\tret;\n";
+  ptx << "}\n";
   out.ptx = ptx.str();
   return out;
 }
