@@ -18,6 +18,7 @@
 #   TESSERA_ASSEMBLE_JOBS=N     parallel compiles (default: nproc).
 # Full logs of failures: BUILD/assemble-e2e-logs/.
 set -uo pipefail
+# shellcheck disable=SC2317  # (functions below run through xargs)
 tessera=$1
 build=$(cd "$(dirname "$tessera")/.." && pwd)
 manifest=$build/e2e-launches.tsv
