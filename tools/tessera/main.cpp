@@ -208,5 +208,9 @@ int main(int argc, char** argv) {
   } catch (const tessera::Error& e) {
     std::cerr << e.what() << "\n";
     return 1;
+  } catch (const std::exception& e) {
+    // Not a user's mistake: a bug in Tessera (please report it).
+    std::cerr << "tessera: internal error: " << e.what() << "\n";
+    return 3;
   }
 }
