@@ -51,14 +51,6 @@
 #include "tessera/testing.h"
 #include "tessera/tessera.h"
 
-// do_bench belongs to the runtime layer, which lands separately. Declared
-// weak, the benchmark links (and --check runs) before it exists; timed rows
-// then report that do_bench is missing instead of the build failing.
-namespace tessera::testing {
-__attribute__((weak)) BenchResult do_bench(Device& device, const std::function<void()>& fn,
-                                           const BenchOptions& options);
-}  // namespace tessera::testing
-
 namespace {
 
 using tessera::Device;
@@ -601,8 +593,6 @@ void runRow(Context& ctx, const RowSpec& row, bool time, Sink& sink, int& failur
     // A wrong kernel is still timed: its speed is worth seeing, and the
     // report marks the row as failing.
     if (time) {
-      if (!&tessera::testing::do_bench)
-        throw tessera::Error("tessera::testing::do_bench is not in this libtessera (the runtime has not landed)");
       tessera::testing::BenchOptions bo;
       bo.warmup_ms = ctx.opt.warmupMs;
       bo.rep_ms = ctx.opt.repMs;
