@@ -67,19 +67,20 @@ def softmax_online(out_ptr, in_ptr, out_stride, in_stride, n_cols, BLOCK: tl.con
     x = tl.load(src + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
     run_max = tl.max(x, axis=0)
     run_sum = tl.sum(tl.exp(x - run_max), axis=0)
+    # Names first bound inside the loops (chunk, ...) are not loop-carried.
     for start in tl.range(BLOCK, n_cols, BLOCK):
         pos = start + cols
-        x = tl.load(src + pos, mask=pos < n_cols, other=-float("inf")).to(tl.float32)
-        new_max = tl.maximum(run_max, tl.max(x, axis=0))
-        run_sum = run_sum * tl.exp(run_max - new_max) + tl.sum(tl.exp(x - new_max), axis=0)
+        chunk = tl.load(src + pos, mask=pos < n_cols, other=-float("inf")).to(tl.float32)
+        new_max = tl.maximum(run_max, tl.max(chunk, axis=0))
+        run_sum = run_sum * tl.exp(run_max - new_max) + tl.sum(tl.exp(chunk - new_max), axis=0)
         run_max = new_max
 
     inv_sum = 1.0 / run_sum
     for start in tl.range(0, n_cols, BLOCK):
         pos = start + cols
         inside = pos < n_cols
-        x = tl.load(src + pos, mask=inside, other=-float("inf")).to(tl.float32)
-        tl.store(dst + pos, tl.exp(x - run_max) * inv_sum, mask=inside)
+        chunk = tl.load(src + pos, mask=inside, other=-float("inf")).to(tl.float32)
+        tl.store(dst + pos, tl.exp(chunk - run_max) * inv_sum, mask=inside)
 
 
 @triton.jit
