@@ -11,6 +11,8 @@
 // The `fast_*` functions are the accurate ones (CUDA's are approximations
 // of them), except fast_powf (exp2(y * log2(x)), so negative bases give
 // NaN as on the GPU) and fast_fdividef (0 for 2^126 < |y| < 2^128).
+// Where CUDA documents a result that glibc defines differently, CUDA's wins
+// (DESIGN decision 6): jn/yn of a negative order are NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -253,8 +255,16 @@ void addExternMath(ExternTable& t) {
   both(t, "powi", 2, [](const Cell* a) { return fcell(std::pow(a[0].f, static_cast<double>(a[1].i))); });
   both(t, "ldexp", 2, [](const Cell* a) { return fcell(std::ldexp(a[0].f, static_cast<int>(a[1].i))); });
   both(t, "scalbn", 2, [](const Cell* a) { return fcell(std::scalbn(a[0].f, static_cast<int>(a[1].i))); });
-  both(t, "jn", 2, [](const Cell* a) { return fcell(::jn(static_cast<int>(a[0].i), a[1].f)); });
-  both(t, "yn", 2, [](const Cell* a) { return fcell(::yn(static_cast<int>(a[0].i), a[1].f)); });
+  // CUDA's jn/jnf and yn/ynf return NaN for n < 0 (CUDA Math API; crt/math_functions.h:
+  // "jnf(n, x) returns NaN for n < 0"), where glibc extends them by J_-n = (-1)^n J_n.
+  both(t, "jn", 2, [](const Cell* a) {
+    int n = static_cast<int>(a[0].i);
+    return fcell(n < 0 ? NAN : ::jn(n, a[1].f));
+  });
+  both(t, "yn", 2, [](const Cell* a) {
+    int n = static_cast<int>(a[0].i);
+    return fcell(n < 0 ? NAN : ::yn(n, a[1].f));
+  });
 
   both(t, "fma", 3, [](const Cell* a) { return fcell(std::fma(a[0].f, a[1].f, a[2].f)); });
   t["__nv_fmaf"].fn = [](const Cell* a) {

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -269,33 +270,43 @@ std::vector<float> downloadFloats(const tessera::Tensor& t) {
 // Comparisons
 //===----------------------------------------------------------------------===//
 
-template <class T>
-static void expectCloseImpl(const std::vector<T>& got, const std::vector<T>& want, double rtol, double atol,
-                            const std::string& what) {
+/// Expects |got[i] - want[i]| <= tol(i, want[i]); NaN must match NaN and an
+/// infinity must be equal.
+template <class T, class Tol>
+static void expectWithinImpl(const std::vector<T>& got, const std::vector<T>& want, const Tol& tol,
+                             const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   size_t bad = 0;
   int shown = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    double g = got[i], w = want[i];
+    double g = got[i], w = want[i], t = tol(i, w);
     bool ok;
     if (std::isnan(w) || std::isnan(g)) ok = std::isnan(w) && std::isnan(g);
     else if (std::isinf(w) || std::isinf(g)) ok = g == w;
-    else ok = std::fabs(g - w) <= atol + rtol * std::fabs(w);
+    else ok = std::fabs(g - w) <= t;
     if (ok) continue;
     ++bad;
-    if (shown++ < 8) ADD_FAILURE() << what << " [" << i << "]: got " << g << ", want " << w;
+    if (shown++ < 8)
+      ADD_FAILURE() << what << " [" << i << "]: got " << std::setprecision(17) << g << ", want " << w
+                    << " (tolerance " << std::setprecision(3) << t << ")";
   }
   EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << got.size() << " elements differ";
 }
 
 void expectClose(const std::vector<float>& got, const std::vector<float>& want, double rtol, double atol,
                  const std::string& what) {
-  expectCloseImpl(got, want, rtol, atol, what);
+  expectWithinImpl(got, want, [&](size_t, double w) { return atol + rtol * std::fabs(w); }, what);
 }
 
 void expectClose(const std::vector<double>& got, const std::vector<double>& want, double rtol, double atol,
                  const std::string& what) {
-  expectCloseImpl(got, want, rtol, atol, what);
+  expectWithinImpl(got, want, [&](size_t, double w) { return atol + rtol * std::fabs(w); }, what);
+}
+
+void expectWithin(const std::vector<float>& got, const std::vector<float>& want, const std::vector<double>& tol,
+                  const std::string& what) {
+  ASSERT_EQ(tol.size(), want.size()) << what;
+  expectWithinImpl(got, want, [&](size_t i, double) { return tol[i]; }, what);
 }
 
 void expectSameBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {

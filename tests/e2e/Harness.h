@@ -118,6 +118,11 @@ void expectClose(const std::vector<float>& got, const std::vector<float>& want, 
 void expectClose(const std::vector<double>& got, const std::vector<double>& want, double rtol, double atol,
                  const std::string& what = "");
 
+/// Expects |got[i] - want[i]| <= tol[i] (an absolute tolerance per element,
+/// for error bounds that depend on the input); NaN must match NaN.
+void expectWithin(const std::vector<float>& got, const std::vector<float>& want, const std::vector<double>& tol,
+                  const std::string& what = "");
+
 /// Exact comparison (integers, bit patterns), reporting the first mismatches.
 template <class T>
 void expectEqual(const std::vector<T>& got, const std::vector<T>& want, const std::string& what = "") {
