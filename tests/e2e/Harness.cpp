@@ -9,6 +9,7 @@
 
 #include "e2e/Harness.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
@@ -307,6 +308,16 @@ void expectWithin(const std::vector<float>& got, const std::vector<float>& want,
                   const std::string& what) {
   ASSERT_EQ(tol.size(), want.size()) << what;
   expectWithinImpl(got, want, [&](size_t i, double) { return tol[i]; }, what);
+}
+
+double boxMullerLogSlack(float u1) {
+  if (!onGpu()) return 0;
+  // r^2 = -2 ln2 log2(u1); an error d of log2(u1) moves r^2 by up to
+  // c = 2 ln2 d either way (and r^2 is never negative).
+  double l = std::log2(static_cast<double>(u1));
+  double d = u1 > 0.5f && u1 < 2.0f ? std::exp2(-22) : std::exp2(-22) * std::fabs(l);
+  double r2 = std::max(-2 * M_LN2 * l, 0.0), c = 2 * M_LN2 * d, r = std::sqrt(r2);
+  return std::max(r - std::sqrt(std::max(r2 - c, 0.0)), std::sqrt(r2 + c) - r);
 }
 
 void expectSameBits(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {

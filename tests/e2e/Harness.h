@@ -123,6 +123,14 @@ void expectClose(const std::vector<double>& got, const std::vector<double>& want
 void expectWithin(const std::vector<float>& got, const std::vector<float>& want, const std::vector<double>& tol,
                   const std::string& what = "");
 
+/// The error a Box-Muller normal sqrt(-2 log u1) * cos/sin(2 pi u2) (tl.randn,
+/// tl.pair_uniform_to_normal; u1 already clamped to 1e-7) may carry beyond
+/// ordinary rounding from the approximate log: 0 on the interpreter; on the
+/// GPU, where tl.log is lg2.approx.f32 (PTX ISA: absolute error 2^-22 on
+/// (0.5, 2), relative 2^-22 elsewhere), the radius's error, up to sqrt(2 ln2
+/// 2^-22) ~ 5.7e-4 for u1 near 1, where the exact radius tends to 0.
+double boxMullerLogSlack(float u1);
+
 /// Exact comparison (integers, bit patterns), reporting the first mismatches.
 template <class T>
 void expectEqual(const std::vector<T>& got, const std::vector<T>& want, const std::string& what = "") {

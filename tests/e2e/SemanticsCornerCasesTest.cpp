@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -124,7 +125,22 @@ TEST(SemanticsCornerCases, FloatPromotionAndWeakFloatLiterals) {
     want[4 * kB + i] = hf[i] / 3.0f;
     want[5 * kB + i] = roundHalf(hf[i] + static_cast<float>(i));
   }
-  expectSameBits(out.download<float>(), want, "fp16 + 0.1, fp16 < 0.1, bf16 + bf16, bf16 + fp16, fp16 / 3, fp16 + int32");
+  auto got = out.download<float>();
+  auto part = [](const std::vector<float>& v, int64_t row) {
+    return std::vector<float>(v.begin() + row * kB, v.begin() + (row + 1) * kB);
+  };
+  // fp16 / int divides in fp32. On the GPU `/` is div.full.f32 like Triton's
+  // (docs/decisions.md, GPU backend), whose error the PTX ISA bounds by 2 ulp
+  // across the full range; the interpreter divides exactly.
+  if (onGpu()) {
+    std::vector<double> tol(kB);
+    for (int64_t i = 0; i < kB; ++i) tol[i] = 2 * FLT_EPSILON * std::fabs(want[4 * kB + i]);
+    expectWithin(part(got, 4), part(want, 4), tol, "fp16 / 3 (div.full.f32)");
+  } else {
+    expectSameBits(part(got, 4), part(want, 4), "fp16 / 3");
+  }
+  const char* names[] = {"fp16 + 0.1", "fp16 < 0.1", "bf16 + bf16", "bf16 + fp16", "", "fp16 + int32"};
+  for (int64_t row : {0, 1, 2, 3, 5}) expectSameBits(part(got, row), part(want, row), names[row]);
 }
 
 TEST(SemanticsCornerCases, MaximumMinimumPromotionAndNaNs) {
