@@ -19,6 +19,10 @@
 namespace tessera::gpu {
 
 void assignLayouts(ir::Operation* func, int numWarps);
+/// Moves widening casts down to their first use (SinkCasts.cpp).
+void sinkWideningCasts(ir::Operation* func);
+/// Copies cheap index computations to each of their users (SinkCasts.cpp).
+void rematerializeAtUses(ir::Operation* func);
 void rematerializeConversions(ir::Operation* func);
 void foldConversions(ir::Operation* func);
 

@@ -35,6 +35,8 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   rematerializeConversions(kernel);
   foldConversions(kernel);
   transforms::runPasses(*gpu, "cse,dce");
+  sinkWideningCasts(kernel);
+  rematerializeAtUses(kernel);
   return gpu;
 }
 

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cstdlib>
+
 #include "ptx/Emitter.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/Backend.h"
@@ -15,7 +17,12 @@ PtxKernel compileToPtx(const ir::Module& module, const std::string& kernelName, 
     throw Error("kernel '" + kernelName + "': num_warps must be a power of 2 between 1 and 32");
   std::unique_ptr<ir::Module> gpu = lowerToGpuIR(module, kernelName, options);
   ir::Operation* kernel = gpu->lookup(kernelName);
-  PtxKernel out = ptx::Emitter(kernel, options).emit();
+  GpuOptions effective = options;
+  // Experiment knob for register caps (the cache key does not include it:
+  // use with TESSERA_ALWAYS_COMPILE=1).
+  if (const char* cap = std::getenv("TESSERA_MAXNREG"); cap && !effective.maxNumRegisters)
+    effective.maxNumRegisters = std::atoi(cap);
+  PtxKernel out = ptx::Emitter(kernel, effective).emit();
   out.ttgir = ir::print(*gpu);
   return out;
 }

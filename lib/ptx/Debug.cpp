@@ -191,7 +191,7 @@ void emitPrint(Emitter& e, Operation* op) {
       std::vector<PrintArg> args = pid;
       for (int d = 0; d < rank; ++d) {
         std::string x = e.reg(RegClass::B32);
-        e.ins("xor.b32 " + x + ", " + thread[d] + ", " + std::to_string(c[d]));
+        x = e.xorConst(thread[d], c[d]);
         args.push_back({"%d", x, 4});
       }
       PrintArg a = printValue(e, op, t.elementType(), e.regs(v)[i], hex, sgn);

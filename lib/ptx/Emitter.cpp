@@ -119,7 +119,23 @@ std::string Emitter::constPred(bool value) {
 // Values and layouts
 //===----------------------------------------------------------------------===//
 
+void Emitter::bindDeferred(Value v, Regs r, std::function<void()> materialize) {
+  bind(v, std::move(r));
+  deferred_[v.impl()] = std::move(materialize);
+}
+
+void Emitter::flushDeferred() {
+  auto pending = std::move(deferred_);
+  deferred_.clear();
+  for (auto& [value, materialize] : pending) materialize();
+}
+
 const Regs& Emitter::regs(Value v) {
+  if (auto d = deferred_.find(v.impl()); d != deferred_.end()) {
+    std::function<void()> materialize = std::move(d->second);
+    deferred_.erase(d);
+    materialize();
+  }
   auto it = values_.find(v.impl());
   if (it == values_.end()) {
     Operation* def = v.definingOp();
@@ -166,12 +182,14 @@ std::string Emitter::threadCoord(const gpu::LinearLayout& ll, int dim) {
   auto it = threadCoords_.find(key);
   if (it != threadCoords_.end()) return it->second;
   std::string coord = constInt(Type::i32(), 0);
+  int64_t bits = 0;
   for (HwDim d : {HwDim::Lane, HwDim::Warp}) {
     const auto& bases = ll.bases(d);
     std::string id = d == HwDim::Lane ? laneId() : warpId();
     for (size_t b = 0; b < bases.size(); ++b) {
       int64_t v = bases[b][dim];
       if (v == 0) continue;
+      bits |= v;
       std::string bit = reg(RegClass::B32), term = reg(RegClass::B32), next = reg(RegClass::B32);
       prologue("bfe.u32 " + bit + ", " + id + ", " + std::to_string(b) + ", 1");
       prologue("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(v));
@@ -180,7 +198,17 @@ std::string Emitter::threadCoord(const gpu::LinearLayout& ll, int dim) {
     }
   }
   threadCoords_[key] = coord;
+  noteBits(coord, bits);
   return coord;
+}
+
+std::string Emitter::xorConst(const std::string& r, int64_t c) {
+  if (c == 0) return r;
+  auto it = knownBits_.find(r);
+  bool disjoint = it != knownBits_.end() && (it->second & c) == 0;
+  std::string d = reg(RegClass::B32);
+  ins(std::string(disjoint ? "add.s32 " : "xor.b32 ") + d + ", " + r + ", " + std::to_string(c));
+  return d;
 }
 
 std::vector<int64_t> Emitter::registerCoords(const gpu::LinearLayout& ll, int64_t i) {
@@ -259,6 +287,8 @@ void Emitter::emitOp(Operation* op) {
 }
 
 void Emitter::emitControlFlow(Operation* op) {
+  // Deferred definitions must not land inside a branch or loop body.
+  flushDeferred();
   switch (op->code()) {
     case OpCode::For: return emitFor(op);
     case OpCode::If: return emitIf(op);
@@ -268,22 +298,28 @@ void Emitter::emitControlFlow(Operation* op) {
   }
 }
 
-/// Fresh registers shaped like `like` (one per register of the value).
+/// Fresh registers shaped like a value of type t: one per layout register
+/// of a tensor; [base, shape..., strides..., offsets...] for a block pointer.
 static Regs freshLike(Emitter& e, Type t) {
   Regs r;
+  if (t.isBlockPointer()) {
+    int64_t rank = t.pointeeType().rank();
+    r.push_back(e.reg(RegClass::B64));
+    for (int64_t i = 0; i < 2 * rank; ++i) r.push_back(e.reg(RegClass::B64));
+    for (int64_t i = 0; i < rank; ++i) r.push_back(e.reg(RegClass::B32));
+    return r;
+  }
   int64_t n = e.numRegs(t);
   for (int64_t i = 0; i < n; ++i) r.push_back(e.reg(t.elementType()));
   return r;
 }
 
-static std::string movType(RegClass c) {
-  switch (c) {
-    case RegClass::Pred: return "mov.pred";
-    case RegClass::B16: return "mov.b16";
-    case RegClass::B32: return "mov.b32";
-    case RegClass::B64: return "mov.b64";
-  }
-  return "mov.b32";
+/// The mov for a register, from its name (%p, %h, %r, %rd).
+static std::string movFor(const std::string& reg) {
+  if (reg.rfind("%rd", 0) == 0) return "mov.b64";
+  if (reg.rfind("%r", 0) == 0) return "mov.b32";
+  if (reg.rfind("%h", 0) == 0) return "mov.b16";
+  return "mov.pred";
 }
 
 /// dst[i] = src[i] for every register, through temporaries when `parallel`
@@ -294,17 +330,19 @@ static void moveAll(Emitter& e, const std::vector<Regs>& dst, const std::vector<
   if (parallel) {
     for (size_t v = 0; v < src.size(); ++v)
       for (size_t i = 0; i < dst[v].size(); ++i) {
-        std::string t = e.reg(types[v].elementType());
-        e.ins(movType(Emitter::regClass(types[v].elementType())) + " " + t + ", " +
-              src[v][src[v].size() == 1 ? 0 : i]);
+        const std::string& from = src[v][src[v].size() == 1 ? 0 : i];
+        std::string t = e.reg(dst[v][i].rfind("%rd", 0) == 0 ? RegClass::B64
+                              : dst[v][i].rfind("%r", 0) == 0  ? RegClass::B32
+                              : dst[v][i].rfind("%h", 0) == 0  ? RegClass::B16
+                                                               : RegClass::Pred);
+        e.ins(movFor(t) + " " + t + ", " + from);
         staged[v].resize(dst[v].size());
         staged[v][i] = t;
       }
   }
   for (size_t v = 0; v < dst.size(); ++v)
     for (size_t i = 0; i < dst[v].size(); ++i)
-      e.ins(movType(Emitter::regClass(types[v].elementType())) + " " + dst[v][i] + ", " +
-            staged[v][staged[v].size() == 1 ? 0 : i]);
+      e.ins(movFor(dst[v][i]) + " " + dst[v][i] + ", " + staged[v][staged[v].size() == 1 ? 0 : i]);
 }
 
 static std::vector<Regs> regsOf(Emitter& e, const std::vector<Value>& values) {
@@ -325,7 +363,7 @@ void Emitter::emitFor(Operation* op) {
   Type ivType = lb.type();
   std::string sfx = ivType.bitWidth() == 64 ? "s64" : ivType.bitWidth() == 16 ? "s16" : "s32";
   std::string iv = reg(ivType);
-  ins(movType(regClass(ivType)) + " " + iv + ", " + regs(lb)[0]);
+  ins(movFor(iv) + " " + iv + ", " + regs(lb)[0]);
   bind(body.argument(0), {iv});
   std::vector<Value> inits;
   for (unsigned i = 3; i < op->numOperands(); ++i) inits.push_back(op->operand(i));
@@ -482,7 +520,9 @@ gpu::PtxKernel Emitter::emit() {
   ptx << globals_;
   ptx << ".extern .shared .align 16 .b8 global_smem[];\n\n";
   ptx << ".visible .entry " << out.name << "(\n" << params << "\n)\n.maxntid " << 32 * options_.numWarps
-      << ", 1, 1\n{\n";
+      << ", 1, 1\n";
+  if (options_.maxNumRegisters > 0) ptx << ".maxnreg " << options_.maxNumRegisters << "\n";
+  ptx << "{\n";
   ptx << "\t.reg .pred %p<" << counters_[0] + 1 << ">;\n";
   ptx << "\t.reg .b16 %h<" << counters_[1] + 1 << ">;\n";
   ptx << "\t.reg .b32 %r<" << counters_[2] + 1 << ">;\n";

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,6 +68,12 @@ class Emitter {
   // ---- values ------------------------------------------------------------------
   const Regs& regs(Value v);
   void bind(Value v, Regs r);
+  /// Binds v to registers whose defining instructions are emitted only when
+  /// v is first used (or before the next nested region): a 16-bit load stays
+  /// packed in 32-bit words until its elements are needed, which keeps
+  /// register pressure like Triton's (LLVM sinks the unpack there).
+  void bindDeferred(Value v, Regs r, std::function<void()> materialize);
+  void flushDeferred();
   bool bound(Value v) const { return values_.count(v.impl()) != 0; }
   /// Register i of v, or v's only register for scalars (broadcast).
   const std::string& at(Value v, size_t i);
@@ -82,6 +89,11 @@ class Emitter {
   std::string threadCoord(const gpu::LinearLayout& ll, int dim);
   /// Coordinates of register i with lane = warp = 0.
   std::vector<int64_t> registerCoords(const gpu::LinearLayout& ll, int64_t i);
+  /// reg XOR c as a b32 register. When the bits `reg` may have (recorded by
+  /// noteBits; threadCoord records them) are disjoint from c's, this is an
+  /// add, which ptxas folds into address offsets; XOR only when needed.
+  std::string xorConst(const std::string& reg, int64_t c);
+  void noteBits(const std::string& reg, int64_t mayBeSet) { knownBits_[reg] = mayBeSet; }
 
   // ---- shared memory ---------------------------------------------------------
   /// The 32-bit shared address of the scratch buffer (offset 0); every op
@@ -120,9 +132,11 @@ class Emitter {
   int counters_[4] = {0, 0, 0, 0};
   int labels_ = 0;
   std::map<ir::ValueImpl*, Regs> values_;
+  std::map<ir::ValueImpl*, std::function<void()>> deferred_;
   std::map<const ir::TypeStorage*, gpu::LinearLayout> layouts_;
   std::map<std::string, std::string> constants_;
   std::map<std::string, std::string> threadCoords_;
+  std::map<std::string, int64_t> knownBits_;
   std::string laneId_, warpId_, smemBase_;
   int64_t scratchBytes_ = 0;
   std::vector<gpu::ExternFunction> externs_;

@@ -68,12 +68,14 @@ std::string threadFlatOffset(Emitter& e, const LinearLayout& ll, const CoordMap&
                              const std::vector<int64_t>& srcShape) {
   std::vector<int64_t> strides = rowMajorStrides(srcShape);
   std::string acc = e.constInt(Type::i32(), 0);
+  int64_t bits = 0;
   for (HwDim d : {HwDim::Lane, HwDim::Warp}) {
     const auto& bases = ll.bases(d);
     std::string id = d == HwDim::Lane ? e.laneId() : e.warpId();
     for (size_t b = 0; b < bases.size(); ++b) {
       int64_t v = flat(f.apply(bases[b], false), strides);
       if (v == 0) continue;
+      bits |= v;
       std::string bit = e.reg(RegClass::B32), term = e.reg(RegClass::B32), next = e.reg(RegClass::B32);
       e.ins("bfe.u32 " + bit + ", " + id + ", " + std::to_string(b) + ", 1");
       e.ins("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(v));
@@ -81,6 +83,7 @@ std::string threadFlatOffset(Emitter& e, const LinearLayout& ll, const CoordMap&
       acc = next;
     }
   }
+  e.noteBits(acc, bits);
   return acc;
 }
 
@@ -117,7 +120,7 @@ void storeToScratch(Emitter& e, const Regs& values, const LinearLayout& ll, Type
     std::string v = values[i];
     if (elem.isInteger(1)) v = predToB16(e, v);
     std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
-    e.ins("xor.b32 " + idx + ", " + thread + ", " + std::to_string(off));
+    idx = e.xorConst(thread, off);
     e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
     e.ins("st.shared." + bitsOf(bytes) + " [" + addr + "+" + std::to_string(baseOffsetBytes) + "], " + v);
   }
@@ -162,7 +165,7 @@ Regs move(Emitter& e, const Regs& src, const LinearLayout& srcLL, const std::vec
   for (int64_t j = 0; j < n; ++j) {
     int64_t off = flat(f.apply(dstLL.apply(HwDim::Register, j), true), strides);
     std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
-    e.ins("xor.b32 " + idx + ", " + thread + ", " + std::to_string(off));
+    idx = e.xorConst(thread, off);
     e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
     out.push_back(loadScratch(e, elem, addr));
   }
@@ -187,7 +190,11 @@ void emitMakeRange(Emitter& e, Operation* op) {
   for (int64_t i = 0; i < ll.inDimSize(HwDim::Register); ++i) {
     int64_t c = ll.apply(HwDim::Register, i)[0];
     std::string x = e.reg(RegClass::B32), d = e.reg(RegClass::B32);
-    e.ins("xor.b32 " + x + ", " + thread + ", " + std::to_string(c));
+    x = e.xorConst(thread, c);
+    if (start == 0) {
+      out.push_back(x);
+      continue;
+    }
     e.ins("add.s32 " + d + ", " + x + ", " + std::to_string(start));
     out.push_back(d);
   }
@@ -228,7 +235,7 @@ void emitGather(Emitter& e, Operation* op) {
         coord = it.bitWidth() == 32 ? e.at(index, j) : emitCast(e, op, e.at(index, j), it, Type::i32());
       } else {
         coord = e.reg(RegClass::B32);
-        e.ins("xor.b32 " + coord + ", " + thread[d] + ", " + std::to_string(c[d]));
+        coord = e.xorConst(thread[d], c[d]);
       }
       std::string next = e.reg(RegClass::B32);
       e.ins("mad.lo.s32 " + next + ", " + coord + ", " + std::to_string(strides[d]) + ", " + acc);
@@ -293,7 +300,7 @@ void emitHistogram(Emitter& e, Operation* op) {
   Regs out;
   for (int64_t j = 0; j < rl.inDimSize(HwDim::Register); ++j) {
     std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
-    e.ins("xor.b32 " + idx + ", " + thread + ", " + std::to_string(rl.apply(HwDim::Register, j)[0]));
+    idx = e.xorConst(thread, rl.apply(HwDim::Register, j)[0]);
     e.ins("mad.lo.u32 " + addr + ", " + idx + ", 4, " + e.smemBase());
     out.push_back(loadScratch(e, Type::i32(), addr));
   }

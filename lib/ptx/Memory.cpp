@@ -208,6 +208,7 @@ void emitTensorLoad(Emitter& e, Operation* op) {
   Access a = accessFor(vec, elem);
   std::string ld = op->boolAttr("volatile") ? "ld.volatile.global." : "ld.global" + cacheSuffix(op, true) + ".";
   Regs out;
+  std::vector<Regs> packed;
   for (int64_t i = 0; i < n; i += vec) {
     std::string pred = mask ? e.at(mask, i) : "";
     // Initial words: `other` packed, or zeros.
@@ -230,6 +231,10 @@ void emitTensorLoad(Emitter& e, Operation* op) {
       words.push_back(w);
     }
     e.ins((pred.empty() ? "" : "@" + pred + " ") + ld + a.type + " " + list(words) + ", [" + e.at(ptr, i) + "]");
+    if (a.wordBytes >= 4 && eb < 4 && !elem.isInteger(1)) {
+      packed.push_back(words);
+      continue;
+    }
     Regs vals = a.wordBytes >= 4 ? unpackWords(e, words, elem, vec) : words;
     for (auto& v : vals) {
       if (elem.isInteger(1)) {
@@ -244,7 +249,22 @@ void emitTensorLoad(Emitter& e, Operation* op) {
     }
     out.insert(out.end(), vals.begin(), vals.end());
   }
-  e.bind(op->result(), out);
+  if (packed.empty()) return e.bind(op->result(), out);
+  // Sub-word elements stay packed in their words until first used.
+  Regs names;
+  for (int64_t i = 0; i < n; ++i) names.push_back(e.reg(elem));
+  Emitter* em = &e;
+  e.bindDeferred(op->result(), names, [em, packed, names, elem, vec]() {
+    size_t at = 0;
+    for (const Regs& words : packed) {
+      Regs vals = unpackWords(*em, words, elem, vec);
+      for (const auto& v : vals) {
+        std::string d = names[at++];
+        if (elem.isInteger(8)) em->ins("cvt.s16.s8 " + d + ", " + v);
+        else em->ins("mov.b16 " + d + ", " + v);
+      }
+    }
+  });
 }
 
 void emitTensorStore(Emitter& e, Operation* op) {
@@ -415,7 +435,7 @@ void blockAddresses(Emitter& e, Operation* op, const Regs& bp, Type tensorType, 
     for (int d = 0; d < rank; ++d) {
       std::string x = e.reg(RegClass::B32), idx = e.reg(RegClass::B32), wide = e.reg(RegClass::B64),
                   next = e.reg(RegClass::B64), scaled = e.reg(RegClass::B64);
-      e.ins("xor.b32 " + x + ", " + thread[d] + ", " + std::to_string(c[d]));
+      x = e.xorConst(thread[d], c[d]);
       e.ins("add.s32 " + idx + ", " + x + ", " + bp[1 + 2 * rank + d]);
       e.ins("cvt.s64.s32 " + wide + ", " + idx);
       e.ins("mul.lo.s64 " + scaled + ", " + bp[1 + rank + d] + ", " + std::to_string(eb));

@@ -144,7 +144,10 @@ void emitReduce(Emitter& e, Operation* op) {
       acc = combineWith(acc, other);
     }
   }
-  // 3. Warps.
+  // 3. Warps. Each thread's partial goes to scratch entry
+  // (partial p = the warp's index along the axis, group g, slot s), where the
+  // slot tells apart threads that hold different groups: the lane and warp
+  // bits that do not move along the axis (duplicate lanes share a slot).
   const auto& warpBases = ll.bases(HwDim::Warp);
   std::vector<int> axisWarpBits;
   for (size_t b = 0; b < warpBases.size(); ++b)
@@ -152,75 +155,100 @@ void emitReduce(Emitter& e, Operation* op) {
   if (!axisWarpBits.empty()) {
     int64_t numGroups = static_cast<int64_t>(keys.size());
     int64_t partials = int64_t{1} << axisWarpBits.size();
-    // Slot of this thread's groups: (warp index along the axis) x group.
-    // Groups are told apart by the non-axis coordinates of the thread,
-    // which other threads along the axis share; so index by thread-free
-    // group number plus the thread's non-axis identity: we use the lane and
-    // the warp bits that do not move along the axis.
-    int64_t threadSlots = 32 << (warpBases.size() - axisWarpBits.size());
-    int64_t bytesPerPartial = 0;
-    for (Type el : elems) bytesPerPartial += bytesOf(el);
-    int64_t stride = numGroups * threadSlots;  // entries per partial
-    e.needScratch(partials * stride * bytesPerPartial);
-    // thread slot = lane + 32 * (non-axis warp bits compressed)
-    std::string slot = e.laneId();
-    std::string axisIdx = e.constInt(Type::i32(), 0);
-    {
-      int nonAxis = 0, axisPos = 0;
-      for (size_t b = 0; b < warpBases.size(); ++b) {
-        std::string bit = e.reg(RegClass::B32);
-        e.ins("bfe.u32 " + bit + ", " + e.warpId() + ", " + std::to_string(b) + ", 1");
-        std::string next = e.reg(RegClass::B32);
-        if (warpBases[b][axis] != 0) {
-          e.ins("mad.lo.u32 " + next + ", " + bit + ", " + std::to_string(1 << axisPos++) + ", " + axisIdx);
-          axisIdx = next;
-        } else {
-          e.ins("mad.lo.u32 " + next + ", " + bit + ", " + std::to_string(32 << nonAxis++) + ", " + slot);
-          slot = next;
-        }
-      }
+    std::string slot = e.constInt(Type::i32(), 0), axisIdx = e.constInt(Type::i32(), 0);
+    int slotBits = 0, axisPos = 0, nonAxisLaneBits = 0;
+    int64_t axisLaneMask = 0;
+    auto deposit = [&](const std::string& id, int bit, std::string& acc, int to) {
+      std::string b = e.reg(RegClass::B32), next = e.reg(RegClass::B32);
+      e.ins("bfe.u32 " + b + ", " + id + ", " + std::to_string(bit) + ", 1");
+      e.ins("mad.lo.u32 " + next + ", " + b + ", " + std::to_string(int64_t{1} << to) + ", " + acc);
+      acc = next;
+    };
+    for (size_t b = 0; b < laneBases.size(); ++b) {
+      bool zero = true;
+      for (int64_t v : laneBases[b]) zero = zero && v == 0;
+      if (laneBases[b][axis] != 0) axisLaneMask |= int64_t{1} << b;
+      else if (!zero) deposit(e.laneId(), static_cast<int>(b), slot, slotBits++), ++nonAxisLaneBits;
     }
-    e.barrier();
-    // Layout of scratch: for operand k (its own region), entry
-    // (partial p, group g, slot s) at ((p * numGroups + g) * threadSlots + s).
+    for (size_t b = 0; b < warpBases.size(); ++b) {
+      bool zero = true;
+      for (int64_t v : warpBases[b]) zero = zero && v == 0;
+      if (warpBases[b][axis] != 0) deposit(e.warpId(), static_cast<int>(b), axisIdx, axisPos++);
+      else if (!zero) deposit(e.warpId(), static_cast<int>(b), slot, slotBits++);
+    }
+    int64_t threadSlots = int64_t{1} << slotBits;
+    int64_t stride = numGroups * threadSlots;  // entries per partial
     std::vector<int64_t> regionOffset;
     int64_t off = 0;
     for (Type el : elems) {
       regionOffset.push_back(off);
       off += partials * stride * bytesOf(el);
     }
-    for (int64_t g = 0; g < numGroups; ++g) {
-      const Regs& acc = groups[keys[g]];
-      std::string entry = e.reg(RegClass::B32);
-      e.ins("mad.lo.u32 " + entry + ", " + axisIdx + ", " + std::to_string(stride) + ", " + slot);
-      for (unsigned k = 0; k < n; ++k) {
-        std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
-        e.ins("add.u32 " + idx + ", " + entry + ", " + std::to_string(g * threadSlots));
-        e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytesOf(elems[k])) + ", " + e.smemBase());
-        int bits = bytesOf(elems[k]) * 8;
-        e.ins("st.shared.b" + std::to_string(bits) + " [" + addr + "+" + std::to_string(regionOffset[k]) + "], " +
-              toStorable(e, elems[k], acc[k]));
-      }
+    e.needScratch(off);
+    auto entryAddress = [&](const std::string& entry, unsigned k) {
+      std::string addr = e.reg(RegClass::B32);
+      e.ins("mad.lo.u32 " + addr + ", " + entry + ", " + std::to_string(bytesOf(elems[k])) + ", " + e.smemBase());
+      return addr;
+    };
+    // Only lanes at the start of their axis run write (the others hold the
+    // same value after the butterfly).
+    std::string writer;
+    if (axisLaneMask) {
+      std::string m = e.reg(RegClass::B32);
+      writer = e.reg(RegClass::Pred);
+      e.ins("and.b32 " + m + ", " + e.laneId() + ", " + std::to_string(axisLaneMask));
+      e.ins("setp.eq.u32 " + writer + ", " + m + ", 0");
     }
     e.barrier();
     for (int64_t g = 0; g < numGroups; ++g) {
-      Regs acc;
-      for (int64_t p = 0; p < partials; ++p) {
-        Regs vals;
-        for (unsigned k = 0; k < n; ++k) {
-          std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
-          e.ins("add.u32 " + idx + ", " + slot + ", " + std::to_string(p * stride + g * threadSlots));
-          e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytesOf(elems[k])) + ", " +
-                e.smemBase());
-          int bits = bytesOf(elems[k]) * 8;
-          std::string d = e.reg(bits == 64 ? RegClass::B64 : bits == 32 ? RegClass::B32 : RegClass::B16);
-          e.ins("ld.shared.b" + std::to_string(bits) + " " + d + ", [" + addr + "+" +
-                std::to_string(regionOffset[k]) + "]");
-          vals.push_back(fromStorable(e, elems[k], d));
-        }
-        acc = p == 0 ? vals : combineWith(acc, vals);
+      const Regs& acc = groups[keys[g]];
+      std::string entry = e.reg(RegClass::B32), idx = e.reg(RegClass::B32);
+      e.ins("mad.lo.u32 " + entry + ", " + axisIdx + ", " + std::to_string(stride) + ", " + slot);
+      e.ins("add.u32 " + idx + ", " + entry + ", " + std::to_string(g * threadSlots));
+      for (unsigned k = 0; k < n; ++k) {
+        int bits = bytesOf(elems[k]) * 8;
+        e.ins((writer.empty() ? "" : "@" + writer + " ") + "st.shared.b" + std::to_string(bits) + " [" +
+              entryAddress(idx, k) + "+" + std::to_string(regionOffset[k]) + "], " + toStorable(e, elems[k], acc[k]));
       }
-      groups[keys[g]] = acc;
+    }
+    e.barrier();
+    auto loadEntry = [&](const std::string& idx, unsigned k) {
+      int bits = bytesOf(elems[k]) * 8;
+      std::string d = e.reg(bits == 64 ? RegClass::B64 : bits == 32 ? RegClass::B32 : RegClass::B16);
+      e.ins("ld.shared.b" + std::to_string(bits) + " " + d + ", [" + entryAddress(idx, k) + "+" +
+            std::to_string(regionOffset[k]) + "]");
+      return fromStorable(e, elems[k], d);
+    };
+    if (nonAxisLaneBits == 0 && partials <= 32) {
+      // Every lane of a warp needs the same groups: lane l fetches partial
+      // l % P, a butterfly over the low lane bits combines the P partials.
+      std::string p = e.reg(RegClass::B32);
+      e.ins("and.b32 " + p + ", " + e.laneId() + ", " + std::to_string(partials - 1));
+      for (int64_t g = 0; g < numGroups; ++g) {
+        std::string entry = e.reg(RegClass::B32), idx = e.reg(RegClass::B32);
+        e.ins("mad.lo.u32 " + entry + ", " + p + ", " + std::to_string(stride) + ", " + slot);
+        e.ins("add.u32 " + idx + ", " + entry + ", " + std::to_string(g * threadSlots));
+        Regs acc;
+        for (unsigned k = 0; k < n; ++k) acc.push_back(loadEntry(idx, k));
+        for (int64_t m = 1; m < partials; m *= 2) {
+          Regs other;
+          for (unsigned k = 0; k < n; ++k) other.push_back(shuffleXor(e, elems[k], acc[k], static_cast<int>(m)));
+          acc = combineWith(acc, other);
+        }
+        groups[keys[g]] = acc;
+      }
+    } else {
+      for (int64_t g = 0; g < numGroups; ++g) {
+        Regs acc;
+        for (int64_t q = 0; q < partials; ++q) {
+          std::string idx = e.reg(RegClass::B32);
+          e.ins("add.u32 " + idx + ", " + slot + ", " + std::to_string(q * stride + g * threadSlots));
+          Regs vals;
+          for (unsigned k = 0; k < n; ++k) vals.push_back(loadEntry(idx, k));
+          acc = q == 0 ? vals : combineWith(acc, vals);
+        }
+        groups[keys[g]] = acc;
+      }
     }
   }
   // Results.
@@ -322,13 +350,13 @@ void emitScan(Emitter& e, Operation* op) {
       for (int d = rank - 1; d >= 0; --d) {
         if (d == axis) continue;
         std::string x = e.reg(RegClass::B32), next = e.reg(RegClass::B32);
-        e.ins("xor.b32 " + x + ", " + thread[d] + ", " + std::to_string(c[d]));
+        x = e.xorConst(thread[d], c[d]);
         e.ins("mad.lo.u32 " + next + ", " + x + ", " + std::to_string(rowStride * chunks) + ", " + acc);
         acc = next;
         rowStride *= shape[d];
       }
       std::string x = e.reg(RegClass::B32), q = e.reg(RegClass::B32), next = e.reg(RegClass::B32);
-      e.ins("xor.b32 " + x + ", " + thread[axis] + ", " + std::to_string(c[axis]));
+      x = e.xorConst(thread[axis], c[axis]);
       e.ins("shr.u32 " + q + ", " + x + ", " + std::to_string(__builtin_ctzll(chunk)));
       if (reverse) {
         std::string r = e.reg(RegClass::B32);

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <cctype>
+#include <map>
 #include <cmath>
 
 #include "ir/FloatFormats.h"
@@ -565,7 +566,32 @@ void emitElementwise(Emitter& e, Operation* op) {
   int64_t n = e.numRegs(rt);
   std::vector<Regs> results(op->numResults());
   Regs in(op->numOperands());
+  // Like Triton: where axis info proves groups of elements equal (a mask
+  // `offs < n` with n % 16 == 0 is constant over 16 elements), compute one
+  // register per group and reuse it for the others.
+  std::map<std::vector<int64_t>, int64_t> groupFirst;
+  std::vector<int64_t> shifts;
+  if (rt.isTensor() && op->numResults() == 1 && !rt.elementType().isFloat()) {
+    const gpu::AxisInfo& info = e.axisInfo().get(op->result(0));
+    bool any = false;
+    for (int64_t c : info.constancy) {
+      int64_t sh = 0;
+      while ((int64_t{2} << sh) <= c) ++sh;
+      shifts.push_back(sh);
+      any = any || sh > 0;
+    }
+    if (!any || static_cast<int64_t>(shifts.size()) != rt.rank()) shifts.clear();
+  }
   for (int64_t i = 0; i < n; ++i) {
+    if (!shifts.empty()) {
+      std::vector<int64_t> key = e.layout(rt).apply(HwDim::Register, i);
+      for (size_t d = 0; d < key.size(); ++d) key[d] >>= shifts[d];
+      auto [it, inserted] = groupFirst.emplace(key, i);
+      if (!inserted) {
+        results[0].push_back(results[0][it->second]);
+        continue;
+      }
+    }
     for (unsigned k = 0; k < op->numOperands(); ++k) in[k] = e.at(op->operand(k), i);
     Regs out = emitScalarOp(e, op, in);
     for (unsigned r = 0; r < out.size() && r < results.size(); ++r) results[r].push_back(out[r]);

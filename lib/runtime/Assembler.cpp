@@ -182,7 +182,9 @@ bool toolkitAvailable(std::string* why) {
 // Assembling
 //===----------------------------------------------------------------------===//
 
-Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
+namespace {
+
+Cubin assembleOnce(const gpu::PtxKernel& kernel, const gpu::Target& target) {
   const JitLinkApi& api = jitLinkApi();
   const std::string prefix = "kernel '" + kernel.name + "': ";
   if (!api.error.empty()) throw Error(prefix + "cannot assemble the PTX: " + api.error);
@@ -220,6 +222,46 @@ Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
   if (r != 0) fail(r, "producing the cubin");
   cubin.infoLog = session.log(/*error=*/false);
   parseAssemblerReport(cubin.infoLog, kernel.name, cubin);
+  return cubin;
+}
+
+/// Resident CTAs per multiprocessor for `registers` per thread (Hopper and
+/// Ampere: 64K registers, allocated per warp in units of 256, i.e. per
+/// thread in multiples of 8; at most 2048 threads and 32 CTAs).
+int residentCtas(int registers, int threads) {
+  int perThread = (std::max(registers, 1) + 7) / 8 * 8;
+  return std::min({65536 / (perThread * threads), 2048 / threads, 32});
+}
+
+}  // namespace
+
+/// Assembles, then tries for one more resident CTA per multiprocessor: when
+/// ptxas used enough registers to cost a CTA (it optimizes one thread's
+/// schedule, not occupancy), the PTX is assembled again with `.maxnreg` at the
+/// next occupancy step and kept if it spills at most a few bytes. For
+/// memory-bound kernels more resident warps mean more loads in flight (the
+/// fp16 layernorm of the benchmark: 114 registers and 2 CTAs -> 80 and 3).
+Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
+  Cubin cubin = assembleOnce(kernel, target);
+  if (kernel.ptx.find("\n.maxnreg") != std::string::npos || cubin.registers <= 0) return cubin;
+  int threads = 32 * std::max(kernel.numWarps, 1);
+  int now = residentCtas(cubin.registers, threads);
+  if (now >= std::min(2048 / threads, 32)) return cubin;
+  int cap = 65536 / ((now + 1) * threads) / 8 * 8;
+  cap = std::min(cap, 255);
+  if (cap < 32 || cap >= cubin.registers) return cubin;
+  size_t at = kernel.ptx.find("\n.maxntid");
+  if (at == std::string::npos) return cubin;
+  size_t lineEnd = kernel.ptx.find('\n', at + 1);
+  if (lineEnd == std::string::npos) return cubin;
+  gpu::PtxKernel capped = kernel;
+  capped.ptx.insert(lineEnd, "\n.maxnreg " + std::to_string(cap));
+  try {
+    Cubin tighter = assembleOnce(capped, target);
+    if (tighter.spillStoreBytes + tighter.spillLoadBytes <= 32) return tighter;
+  } catch (const Error&) {
+    // nvJitLink refuses .maxnreg with some linked calls: keep the first cubin.
+  }
   return cubin;
 }
 

@@ -33,6 +33,7 @@ struct GpuOptions {
   int numStages = 3;
   Target target;
   bool debug = false;  ///< device_assert active (TESSERA_DEBUG / @jit(debug=True))
+  int maxNumRegisters = 0;  ///< `.maxnreg` cap per thread (triton.Config maxnreg); 0: ptxas decides
 };
 
 /// A libdevice-style function the PTX calls but does not define

@@ -1,0 +1,48 @@
+"""Dumps what Triton 3.6 makes of a kernel of bench/gpu/kernels.py, for
+side-by-side reading with `tessera compile --emit ptx` (GPU machine only).
+
+  python3 bench/gpu/inspect_triton.py OUTDIR KERNEL 'SIG' NUM_WARPS CONST=V ...
+
+SIG is Triton's AOT signature of the non-constexpr parameters, e.g.
+'*fp16:16,*fp16:16,i32:16'; CONST=V are the constexprs. Writes
+OUTDIR/KERNEL.{ttgir,ptx} and prints registers / spills / shared memory.
+"""
+import os
+import sys
+
+import triton
+from triton.backends.compiler import GPUTarget
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernels  # noqa: E402
+
+
+def main():
+    out, name, sig, warps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    consts = {}
+    for kv in sys.argv[5:]:
+        k, v = kv.split("=")
+        consts[k] = int(v) if v.lstrip("-").isdigit() else float(v)
+    fn = getattr(kernels, name)
+    params = [p for p in fn.arg_names if p not in consts]
+    types = [s.strip() for s in sig.split(",")]
+    signature, attrs = {}, {}
+    for i, (p, t) in enumerate(zip(params, types)):
+        base, _, div = t.partition(":")
+        signature[p] = base
+        if div == "16":
+            attrs[(fn.arg_names.index(p),)] = [["tt.divisibility", 16]]
+    for k in consts:
+        signature[k] = "constexpr"
+    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts, attrs=attrs)
+    k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    k._init_handles()
+    os.makedirs(out, exist_ok=True)
+    for stage in ("ttgir", "ptx"):
+        with open(os.path.join(out, f"{name}.{stage}"), "w") as f:
+            f.write(k.asm[stage])
+    print(f"{name}: registers {k.n_regs}, spills {k.n_spills}, shared {k.metadata.shared}")
+
+
+if __name__ == "__main__":
+    main()
