@@ -246,7 +246,9 @@ Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
   if (kernel.ptx.find("\n.maxnreg") != std::string::npos || cubin.registers <= 0) return cubin;
   int threads = 32 * std::max(kernel.numWarps, 1);
   int now = residentCtas(cubin.registers, threads);
-  if (now >= std::min(2048 / threads, 32)) return cubin;
+  // Only below half occupancy (32 of 64 warps): above it another CTA buys
+  // little and a tighter cap can cost more than it gives.
+  if (now >= std::min(2048 / threads, 32) || now * threads >= 1024) return cubin;
   int cap = 65536 / ((now + 1) * threads) / 8 * 8;
   cap = std::min(cap, 255);
   if (cap < 32 || cap >= cubin.registers) return cubin;
