@@ -1,11 +1,16 @@
 //===- Casts.cpp - Conversions between scalar types ------------------------===//
 //
 // Integer widening/narrowing (8-bit values kept sign-extended in 16-bit
-// registers), int <-> float with round-to-nearest-even / toward zero, and
-// float <-> float with Triton's rounding: fp16 and bf16 from f32 with cvt.rn
-// (or rtz), bf16 -> f32 as a 16-bit shift (exact, any arch), fp8 e4m3/e5m2
-// with the satfinite conversions of sm_89+ (what Triton emits on Hopper).
-// Conversions without a direct instruction go through f32.
+// registers), int <-> float, float <-> float. Every narrowing rounds ONCE,
+// like the interpreter (the executable specification, lib/interpreter/
+// Cast.cpp): f32 -> f16/bf16 and f64 -> f16/f32 are single cvt
+// instructions (rn or rz); f64 -> bf16 and 32/64-bit int -> f16/bf16 first
+// round to f32 with round-to-odd (truncate, then set the lowest mantissa bit
+// when inexact), which makes the second rounding to <= 22 bits correct.
+// bf16 -> f32 is a 16-bit shift (exact, any arch); bf16 rtz keeps the sign
+// of a NaN. fp8 e4m3/e5m2 use the satfinite conversions of sm_89+ (what
+// Triton emits on Hopper). Conversions without a direct instruction go
+// through f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +29,23 @@ class Caster {
   std::string un(const std::string& opcode, Type t, const std::string& a) {
     std::string d = e_.reg(t);
     e_.ins(opcode + " " + d + ", " + a);
+    return d;
+  }
+
+  /// d = opcode a, b on b32 registers (b may be an immediate).
+  std::string bin(const std::string& opcode, const std::string& a, const std::string& b) {
+    std::string d = e_.reg(RegClass::B32);
+    e_.ins(opcode + " " + d + ", " + a + ", " + b);
+    return d;
+  }
+  std::string pred(const std::string& cmp, const std::string& a, const std::string& b) {
+    std::string d = e_.reg(RegClass::Pred);
+    e_.ins("setp." + cmp + " " + d + ", " + a + ", " + b);
+    return d;
+  }
+  std::string sel(const std::string& t, const std::string& f, const std::string& p) {
+    std::string d = e_.reg(RegClass::B32);
+    e_.ins("selp.b32 " + d + ", " + t + ", " + f + ", " + p);
     return d;
   }
 
@@ -87,6 +109,29 @@ class Caster {
 
   bool rtz() const { return op_ && op_->strAttr("rounding") == "rtz"; }
 
+  // ---- round-to-odd f32 -------------------------------------------------------
+
+  /// x32 | (x32 inexact ? 1 : 0): the lowest mantissa bit becomes sticky.
+  std::string stickyLowBit(const std::string& x32, const std::string& inexact) {
+    return sel(bin("or.b32", x32, "1"), x32, inexact);
+  }
+
+  /// f64 -> f32 with round-to-odd (NaN stays NaN, beyond the f32 range:
+  /// +-FLT_MAX, which any narrower rounding treats like the true value).
+  std::string f64ToF32Odd(const std::string& v) {
+    std::string t = un("cvt.rz.f32.f64", Type::f32(), v);
+    std::string back = un("cvt.f64.f32", Type::f64(), t);
+    return stickyLowBit(t, pred("neu.f64", back, v));
+  }
+
+  /// A 32/64-bit integer -> f32 with round-to-odd (exact below 2^24).
+  std::string intToF32Odd(const std::string& v, unsigned bits, bool sgn) {
+    std::string ty = it(bits, sgn);
+    std::string t = un("cvt.rz.f32." + ty, Type::f32(), v);
+    std::string back = un("cvt.rzi." + ty + ".f32", Type::integer(bits), t);
+    return stickyLowBit(t, pred("ne." + ty, back, v));
+  }
+
   void needFp8Hardware(Type t) {
     if (e_.options().target.capability < 89)
       e_.fail(op_, "conversions of " + t.str() + " need sm_89 or newer on the GPU (target " +
@@ -122,14 +167,10 @@ class Caster {
       case TypeKind::F16: return un(rtz() ? "cvt.rz.f16.f32" : "cvt.rn.f16.f32", to, v);
       case TypeKind::BF16: {
         if (!rtz()) return un("cvt.rn.bf16.f32", to, v);
-        // Truncate the low 16 bits; NaNs stay (quiet) NaNs.
-        std::string hi = e_.reg(RegClass::B32), nan = e_.reg(RegClass::Pred), d = e_.reg(RegClass::B16);
-        std::string h = e_.reg(RegClass::B16);
-        e_.ins("shr.u32 " + hi + ", " + v + ", 16");
-        e_.ins("cvt.u16.u32 " + h + ", " + hi);
-        e_.ins("setp.nan.f32 " + nan + ", " + v + ", " + v);
-        e_.ins("selp.b16 " + d + ", 0x7FC0, " + h + ", " + nan);
-        return d;
+        // Truncate the low 16 bits; a NaN becomes the quiet NaN of its sign.
+        std::string top = bin("shr.u32", v, "16");
+        std::string nan = bin("or.b32", bin("and.b32", top, "0x8000"), "0x7FC0");
+        return un("cvt.u16.u32", Type::i16(), sel(nan, top, pred("nan.f32", v, v)));
       }
       default: return f32ToFp8(v, to);
     }
@@ -150,6 +191,10 @@ class Caster {
       e_.ins("and.b16 " + low + ", " + d + ", 0x00FF");
       return low;
     }
+    // f64 -> bf16: round-to-odd f32 first, so the bf16 rounding is the only
+    // one (rtz composes exactly without it).
+    if (from.kind() == TypeKind::F64 && to.kind() == TypeKind::BF16 && !rtz())
+      return un("cvt.rn.bf16.f32", to, f64ToF32Odd(v));
     return f32ToFloat(floatToF32(v, from), to);
   }
 
@@ -167,9 +212,13 @@ class Caster {
     switch (to.kind()) {
       case TypeKind::F32: return un("cvt.rn.f32." + srcType, to, src);
       case TypeKind::F64: return un("cvt.rn.f64." + srcType, to, src);
-      case TypeKind::F16: return un("cvt.rn.f16." + srcType, to, src);
-      default: return f32ToFloat(un("cvt.rn.f32." + srcType, Type::f32(), src), to);
+      default: break;
     }
+    // f16/bf16/fp8: an exact f32 (8/16-bit sources) or a round-to-odd one,
+    // then the one rounding to the target.
+    std::string f = fb <= 16 ? un("cvt.rn.f32." + srcType, Type::f32(), src) : intToF32Odd(src, fb, sgn);
+    if (to.kind() == TypeKind::F16) return un("cvt.rn.f16.f32", to, f);
+    return f32ToFloat(f, to);
   }
 
   std::string floatToInt(const std::string& v, Type from, Type to) {

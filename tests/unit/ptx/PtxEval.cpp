@@ -1,0 +1,400 @@
+//===- PtxEval.cpp - A CPU model of straight-line PTX for one thread ------===//
+//
+// Each instruction is parsed once into a closure over register indices;
+// run() executes the closures in order. Floats are modelled exactly in long
+// double (64-bit mantissa: every f64, int64 and f32 x f32 product is exact)
+// and rounded to the destination format by roundTo, written here from the
+// IEEE definition independently of the interpreter's codecs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PtxEval.h"
+
+#include <cmath>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace tessera::ptxeval {
+
+namespace {
+
+struct Fmt {
+  int e, m;
+};
+
+bool floatFmt(const std::string& t, Fmt& f) {
+  if (t == "f16") f = {5, 10};
+  else if (t == "bf16") f = {8, 7};
+  else if (t == "f32") f = {8, 23};
+  else if (t == "f64") f = {11, 52};
+  else return false;
+  return true;
+}
+
+int typeBits(const std::string& t) {
+  if (t == "pred") return 1;
+  if (t == "bf16") return 16;
+  std::string digits = t.substr(1);
+  return std::stoi(digits);
+}
+
+uint64_t maskBits(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
+long double decode(uint64_t bits, Fmt f) {
+  int bias = (1 << (f.e - 1)) - 1;
+  bool neg = (bits >> (f.e + f.m)) & 1;
+  uint64_t ex = (bits >> f.m) & maskBits(f.e), man = bits & maskBits(f.m);
+  long double v;
+  if (ex == maskBits(f.e)) v = man ? NAN : INFINITY;
+  else if (ex == 0) v = std::ldexp(static_cast<long double>(man), 1 - bias - f.m);
+  else v = std::ldexp(static_cast<long double>(man | (1ull << f.m)), static_cast<int>(ex) - bias - f.m);
+  return neg ? -v : v;
+}
+
+/// x rounded to format f (nearest even, or toward zero); NaN -> the
+/// canonical all-ones NaN.
+uint64_t roundTo(long double x, Fmt f, bool rz) {
+  int total = 1 + f.e + f.m;
+  uint64_t signBit = 1ull << (total - 1);
+  if (std::isnan(x)) return signBit - 1;
+  uint64_t sign = std::signbit(x) ? signBit : 0;
+  uint64_t infBits = maskBits(f.e) << f.m, maxBits = infBits - 1;
+  long double a = std::fabs(x);
+  if (std::isinf(a)) return sign | infBits;
+  if (a == 0) return sign;
+  int bias = (1 << (f.e - 1)) - 1, emin = 1 - bias;
+  int e = std::ilogb(a);
+  int ulpExp = std::max(e, emin) - f.m;
+  long double q = std::ldexp(a, -ulpExp);
+  if (q >= std::ldexp(1.0L, 62)) return sign | (rz ? maxBits : infBits);
+  long double r = rz ? std::trunc(q) : std::nearbyint(q);
+  uint64_t k = static_cast<uint64_t>(r);
+  if (k == 0) return sign;
+  int ee = ulpExp + f.m;
+  if (k >= (2ull << f.m)) {
+    k >>= 1;
+    ++ee;
+  }
+  uint64_t bits = k < (1ull << f.m) ? k : (static_cast<uint64_t>(ee + bias) << f.m) | (k - (1ull << f.m));
+  if (bits > maxBits) return sign | (rz ? maxBits : infBits);
+  return sign | bits;
+}
+
+int64_t signExtend(uint64_t v, int bits) {
+  if (bits >= 64) return static_cast<int64_t>(v);
+  uint64_t m = 1ull << (bits - 1);
+  v &= maskBits(bits);
+  return static_cast<int64_t>((v ^ m) - m);
+}
+
+std::vector<std::string> split(const std::string& s, char c) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, c)) out.push_back(cur);
+  return out;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.erase(s.begin());
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == ';')) s.pop_back();
+  return s;
+}
+
+/// Splits operands at top-level commas.
+std::vector<std::string> operands(const std::string& s) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : s) {
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!trim(cur).empty()) out.push_back(trim(cur));
+  return out;
+}
+
+}  // namespace
+
+int PtxEval::regIndex(const std::string& name) {
+  auto it = regNames_.find(name);
+  if (it != regNames_.end()) return it->second;
+  int bits = name.rfind("%rd", 0) == 0 ? 64 : name.rfind("%r", 0) == 0 ? 32 : name.rfind("%h", 0) == 0 ? 16 : 1;
+  int idx = static_cast<int>(regBits_.size());
+  regBits_.push_back(bits);
+  regNames_[name] = idx;
+  return idx;
+}
+
+PtxEval::PtxEval(const std::string& ptx) {
+  size_t entry = ptx.find(".entry");
+  if (entry == std::string::npos) throw std::runtime_error("no .entry");
+  size_t open = ptx.find("\n{", entry);
+  size_t close = ptx.rfind("\n}");
+  std::istringstream body(ptx.substr(open + 2, close - open - 2));
+  std::string line;
+  while (std::getline(body, line)) {
+    line = trim(line);
+    if (line.empty() || line[0] == '.' || line.rfind("//", 0) == 0 || line == "ret") continue;
+    steps_.push_back(compile(line));
+  }
+}
+
+std::vector<PtxEval::Store> PtxEval::run(uint64_t input) {
+  State s;
+  s.regs.assign(regBits_.size(), 0);
+  s.input = input;
+  for (auto& step : steps_) step(s);
+  return s.stores;
+}
+
+PtxEval::Step PtxEval::compile(const std::string& text) {
+  static const std::regex kReg("^%(p|h|r|rd)[0-9]+$");
+  std::string line = text;
+  int guard = -1;
+  bool negate = false;
+  if (line[0] == '@') {
+    size_t sp = line.find(' ');
+    std::string g = line.substr(1, sp - 1);
+    negate = g[0] == '!';
+    guard = regIndex(negate ? g.substr(1) : g);
+    line = trim(line.substr(sp + 1));
+  }
+  size_t sp = line.find_first_of(" \t");
+  std::string opcode = line.substr(0, sp);
+  std::vector<std::string> ops = sp == std::string::npos ? std::vector<std::string>{} : operands(line.substr(sp + 1));
+  std::vector<std::string> parts = split(opcode, '.');
+  const std::string& op = parts[0];
+  if (parts.size() < 2) throw std::runtime_error("PtxEval: unsupported instruction: " + text);
+  auto fail = [&]() -> Step { throw std::runtime_error("PtxEval: unsupported instruction: " + text); };
+
+  // Source operand -> getter of its bits.
+  using Get = std::function<uint64_t(const State&)>;
+  auto src = [&](const std::string& o) -> Get {
+    if (std::regex_match(o, kReg)) {
+      int r = regIndex(o);
+      return [r](const State& s) { return s.regs[r]; };
+    }
+    if (o.rfind("0f", 0) == 0 || o.rfind("0d", 0) == 0 || o.rfind("0x", 0) == 0 || o.rfind("0X", 0) == 0) {
+      uint64_t v = std::stoull(o.substr(2), nullptr, 16);
+      return [v](const State&) { return v; };
+    }
+    if (!o.empty() && (std::isdigit(static_cast<unsigned char>(o[0])) || o[0] == '-')) {
+      uint64_t v = static_cast<uint64_t>(std::stoll(o));
+      return [v](const State&) { return v; };
+    }
+    if (o[0] == '{') {
+      auto regs = operands(o.substr(1, o.size() - 2));
+      if (regs.size() != 2) fail();
+      int lo = regIndex(regs[0]), hi = regIndex(regs[1]);
+      int w = regBits_[lo];
+      return [lo, hi, w](const State& s) { return s.regs[lo] | (s.regs[hi] << w); };
+    }
+    return [](const State&) { return uint64_t{0}; };  // %tid.x, %ctaid.x, parameter names: 0
+  };
+  auto dst = [&](const std::string& o) {
+    if (!std::regex_match(o, kReg)) fail();
+    return regIndex(o);
+  };
+  auto wrap = [guard, negate, this](int d, std::function<uint64_t(const State&)> f) -> Step {
+    uint64_t mask = maskBits(regBits_[d]);
+    return [guard, negate, d, f, mask](State& s) {
+      if (guard >= 0 && ((s.regs[guard] != 0) == negate)) return;
+      s.regs[d] = f(s) & mask;
+    };
+  };
+  const std::string& type = parts.back();
+
+  if (op == "ld") {
+    // Parameters read as 1: sizes (n) admit element 0, addresses are ignored.
+    if (parts[1] == "param") return wrap(dst(ops[0]), [](const State&) { return uint64_t{1}; });
+    if (parts[1] != "global") fail();
+    int bits = typeBits(type);
+    bool sgn = type[0] == 's';
+    return wrap(dst(ops[0]), [bits, sgn](const State& s) {
+      uint64_t v = s.input & maskBits(bits);
+      return sgn ? static_cast<uint64_t>(signExtend(v, bits)) : v;
+    });
+  }
+  if (op == "st") {
+    if (parts[1] != "global") fail();
+    int bytes = typeBits(type) / 8;
+    Get v = src(ops[1]);
+    int g = guard;
+    bool n = negate;
+    return [g, n, bytes, v](State& s) {
+      if (g >= 0 && ((s.regs[g] != 0) == n)) return;
+      s.stores.push_back({bytes, v(s) & maskBits(bytes * 8)});
+    };
+  }
+  if (op == "mov") {
+    if (ops[0][0] == '{') {  // unpack
+      auto regs = operands(ops[0].substr(1, ops[0].size() - 2));
+      int lo = dst(regs[0]), hi = dst(regs[1]);
+      Get v = src(ops[1]);
+      int w = regBits_[lo];
+      Step a = wrap(lo, v), b = wrap(hi, [v, w](const State& s) { return v(s) >> w; });
+      return [a, b](State& s) {
+        a(s);
+        b(s);
+      };
+    }
+    return wrap(dst(ops[0]), src(ops[1]));
+  }
+  if (op == "and" || op == "or" || op == "xor") {
+    Get a = src(ops[1]), b = src(ops[2]);
+    if (op == "and") return wrap(dst(ops[0]), [a, b](const State& s) { return a(s) & b(s); });
+    if (op == "or") return wrap(dst(ops[0]), [a, b](const State& s) { return a(s) | b(s); });
+    return wrap(dst(ops[0]), [a, b](const State& s) { return a(s) ^ b(s); });
+  }
+  if (op == "not") {
+    Get a = src(ops[1]);
+    if (type == "pred") return wrap(dst(ops[0]), [a](const State& s) { return uint64_t{a(s) == 0}; });
+    return wrap(dst(ops[0]), [a](const State& s) { return ~a(s); });
+  }
+  if (op == "shl" || op == "shr") {
+    int bits = typeBits(type);
+    bool sgn = type[0] == 's';
+    Get a = src(ops[1]), b = src(ops[2]);
+    if (op == "shl")
+      return wrap(dst(ops[0]), [a, b, bits](const State& s) {
+        uint64_t n = b(s);
+        return n >= static_cast<uint64_t>(bits) ? 0 : (a(s) << n) & maskBits(bits);
+      });
+    return wrap(dst(ops[0]), [a, b, bits, sgn](const State& s) {
+      uint64_t n = std::min<uint64_t>(b(s), bits);
+      if (sgn) return static_cast<uint64_t>(signExtend(a(s), bits) >> std::min<uint64_t>(n, 63));
+      return n >= static_cast<uint64_t>(bits) ? 0 : (a(s) & maskBits(bits)) >> n;
+    });
+  }
+  Fmt ff;
+  bool isFloat = floatFmt(type, ff);
+  if ((op == "add" || op == "sub" || op == "min" || op == "max") && !isFloat) {
+    int bits = typeBits(type);
+    bool sgn = type[0] == 's';
+    Get a = src(ops[1]), b = src(ops[2]);
+    std::string o = op;
+    return wrap(dst(ops[0]), [a, b, bits, sgn, o](const State& s) -> uint64_t {
+      uint64_t x = a(s) & maskBits(bits), y = b(s) & maskBits(bits);
+      if (o == "add") return x + y;
+      if (o == "sub") return x - y;
+      bool less = sgn ? signExtend(x, bits) < signExtend(y, bits) : x < y;
+      return (o == "min") == less ? x : y;
+    });
+  }
+  if ((op == "mad" || op == "mul") && (parts[1] == "wide" || parts[1] == "lo") && !isFloat) {
+    // Address arithmetic: sources sign- or zero-extended, 64-bit result.
+    int bits = typeBits(type);
+    bool sgn = type[0] == 's';
+    Get a = src(ops[1]), b = src(ops[2]);
+    Get c = op == "mad" ? src(ops[3]) : Get([](const State&) { return uint64_t{0}; });
+    return wrap(dst(ops[0]), [a, b, c, bits, sgn](const State& s) {
+      auto ext = [&](uint64_t v) { return sgn ? static_cast<uint64_t>(signExtend(v, bits)) : v & maskBits(bits); };
+      return ext(a(s)) * ext(b(s)) + c(s);
+    });
+  }
+  if ((op == "add" || op == "sub" || op == "mul") && isFloat) {
+    if (parts.size() > 2 && parts[1] != "rn") fail();
+    Get a = src(ops[1]), b = src(ops[2]);
+    std::string o = op;
+    return wrap(dst(ops[0]), [a, b, ff, o](const State& s) {
+      long double x = decode(a(s), ff), y = decode(b(s), ff);
+      return roundTo(o == "add" ? x + y : o == "sub" ? x - y : x * y, ff, false);
+    });
+  }
+  if (op == "setp") {
+    std::string cmp = parts[1];
+    Get a = src(ops[1]), b = src(ops[2]);
+    if (isFloat) {
+      return wrap(dst(ops[0]), [a, b, ff, cmp](const State& s) -> uint64_t {
+        long double x = decode(a(s), ff), y = decode(b(s), ff);
+        bool unord = std::isnan(x) || std::isnan(y);
+        if (cmp == "nan") return unord;
+        if (cmp == "num") return !unord;
+        bool u = cmp.size() == 3 && cmp.back() == 'u';
+        std::string c = u ? cmp.substr(0, 2) : cmp;
+        if (unord) return u;
+        if (c == "eq") return x == y;
+        if (c == "ne") return x != y;
+        if (c == "lt") return x < y;
+        if (c == "le") return x <= y;
+        if (c == "gt") return x > y;
+        if (c == "ge") return x >= y;
+        throw std::runtime_error("PtxEval: setp." + cmp);
+      });
+    }
+    int bits = typeBits(type);
+    bool sgn = type[0] == 's';
+    if (cmp != "eq" && cmp != "ne" && cmp != "lt" && cmp != "le" && cmp != "gt" && cmp != "ge") fail();
+    return wrap(dst(ops[0]), [a, b, bits, sgn, cmp](const State& s) -> uint64_t {
+      uint64_t x = a(s) & maskBits(bits), y = b(s) & maskBits(bits);
+      int c = sgn ? (signExtend(x, bits) < signExtend(y, bits) ? -1 : signExtend(x, bits) > signExtend(y, bits))
+                  : (x < y ? -1 : x > y);
+      if (cmp == "eq") return c == 0;
+      if (cmp == "ne") return c != 0;
+      if (cmp == "lt") return c < 0;
+      if (cmp == "le") return c <= 0;
+      if (cmp == "gt") return c > 0;
+      return c >= 0;
+    });
+  }
+  if (op == "selp") {
+    Get a = src(ops[1]), b = src(ops[2]), p = src(ops[3]);
+    return wrap(dst(ops[0]), [a, b, p](const State& s) { return p(s) ? a(s) : b(s); });
+  }
+  if (op == "cvt") {
+    if (parts.size() < 3) fail();
+    std::string to = parts[parts.size() - 2], from = parts.back();
+    std::string rnd;
+    for (size_t i = 1; i + 2 < parts.size(); ++i) {
+      if (parts[i] == "ftz" || parts[i] == "sat") fail();
+      rnd = parts[i];
+    }
+    Fmt tf, sf;
+    bool toF = floatFmt(to, tf), fromF = floatFmt(from, sf);
+    int tb = typeBits(to), sb = typeBits(from);
+    bool toS = to[0] == 's', fromS = from[0] == 's';
+    Get a = src(ops[1]);
+    if (!toF && !fromF) {
+      return wrap(dst(ops[0]), [a, sb, fromS](const State& s) {
+        uint64_t v = a(s) & maskBits(sb);
+        return fromS ? static_cast<uint64_t>(signExtend(v, sb)) : v;
+      });
+    }
+    if (toF) {
+      bool rz = rnd == "rz";
+      if (!rnd.empty() && rnd != "rn" && rnd != "rz") fail();
+      return wrap(dst(ops[0]), [a, tf, sf, fromF, sb, fromS, rz](const State& s) {
+        long double x;
+        uint64_t v = a(s) & maskBits(sb);
+        if (fromF) x = decode(v, sf);
+        else if (fromS) x = static_cast<long double>(signExtend(v, sb));
+        else x = static_cast<long double>(v);
+        return roundTo(x, tf, rz);
+      });
+    }
+    // float -> int: round, saturate, NaN -> 0.
+    if (rnd != "rni" && rnd != "rzi") fail();
+    bool nearest = rnd == "rni";
+    return wrap(dst(ops[0]), [a, sf, sb, tb, toS, nearest](const State& s) -> uint64_t {
+      long double x = decode(a(s) & maskBits(sb), sf);
+      if (std::isnan(x)) return 0;
+      long double r = nearest ? std::nearbyint(x) : std::trunc(x);
+      long double lo = toS ? -std::ldexp(1.0L, tb - 1) : 0.0L;
+      long double hi = toS ? std::ldexp(1.0L, tb - 1) - 1 : std::ldexp(1.0L, tb) - 1;
+      if (r <= lo) return static_cast<uint64_t>(static_cast<int64_t>(lo));
+      if (r >= hi) return toS ? static_cast<uint64_t>(static_cast<int64_t>(hi)) : static_cast<uint64_t>(hi);
+      return toS ? static_cast<uint64_t>(static_cast<int64_t>(r)) : static_cast<uint64_t>(r);
+    });
+  }
+  return fail();
+}
+
+}  // namespace tessera::ptxeval
