@@ -4,9 +4,11 @@
 // bits. Without a GPU, these tests run the PTX the emitter writes for one
 // element (BLOCK=1: straight-line code) in PtxEval, a CPU model of the
 // instructions, and compare every result with the interpreter running the
-// same kernel on the same inputs. Covered: the narrowings that must round
-// once (f64 -> bf16 near bf16 ties, 32/64-bit integers -> bf16/f16) and
-// bf16 rtz of NaNs. The same PTX is also assembled for sm_80 and sm_90a.
+// same kernel on the same inputs. Covered: every fp8 kind in both
+// directions (exhaustively from f16, bf16 and the 256 codes; specials,
+// ties, overflow and random bit patterns from f32 and f64; rtne and rtz),
+// and the narrowings that must round once: f64 -> bf16 and 32/64-bit
+// integers -> bf16/f16. The same PTX is also assembled for sm_80 and sm_90a.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +43,23 @@ def rounded(x_ptr, out_ptr, n, DT: tl.constexpr, RND: tl.constexpr, BLOCK: tl.co
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m)
     tl.store(out_ptr + offs, x.to(DT, fp_downcast_rounding=RND), mask=m)
+
+@triton.jit
+def to_fp8(x_ptr, out_ptr, n, DT: tl.constexpr, RND: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x.to(DT, fp_downcast_rounding=RND).to(tl.uint8, bitcast=True), mask=m)
+
+@triton.jit
+def from_fp8(b_ptr, out_ptr, n, SRC: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    b = tl.load(b_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, b.to(SRC, bitcast=True).to(out_ptr.dtype.element_ty), mask=m)
 )";
+
+const char* kFp8Kinds[] = {"fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15"};
 
 struct DT {
   const char* sig;  ///< signature spelling ("fp32")
@@ -126,9 +144,9 @@ void expectSameAsInterpreter(const Case& c, const std::vector<uint64_t>& inputs)
 uint64_t f32Bits(float f) { return ir::floats::floatToBits(f); }
 uint64_t f64Bits(double d) { return ir::floats::doubleToBits(d); }
 
-/// f32 inputs: specials, every fp8 value of every kind with its neighbours
-/// and the midpoints (ties) between codes and one f32 ulp around them, the
-/// edges of the f32 range, random bit patterns.
+/// f32 inputs for fp8: specials, every fp8 value of every kind with its
+/// neighbours and the midpoints (ties) between codes and one f32 ulp around
+/// them, the edges of the f32 range, random bit patterns.
 std::vector<uint64_t> f32Inputs(std::mt19937_64& rng) {
   std::vector<float> xs = {0.0f, -0.0f, INFINITY, -INFINITY, 3.4028235e38f, -3.4028235e38f, 1e-45f, -1e-45f,
                            1.17549435e-38f, 1e30f, -1e-30f};
@@ -151,6 +169,18 @@ std::vector<uint64_t> f32Inputs(std::mt19937_64& rng) {
   for (uint32_t nan : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu, 0x7FBFFFFFu}) out.push_back(nan);
   for (int i = 0; i < 20000; ++i) out.push_back(static_cast<uint32_t>(rng()));
   return out;
+}
+
+std::vector<uint64_t> all16() {
+  std::vector<uint64_t> v(65536);
+  for (int i = 0; i < 65536; ++i) v[i] = static_cast<uint64_t>(i);
+  return v;
+}
+
+std::vector<uint64_t> all8() {
+  std::vector<uint64_t> v(256);
+  for (int i = 0; i < 256; ++i) v[i] = static_cast<uint64_t>(i);
+  return v;
 }
 
 /// f64 inputs where rounding through f32 would differ from one rounding:
@@ -197,6 +227,35 @@ std::vector<uint64_t> intInputs(std::mt19937_64& rng, int bits) {
   if (bits == 32)
     for (auto& v : out) v &= 0xFFFFFFFFull;
   return out;
+}
+
+TEST(PtxCasts, F32ToEveryFp8KindRoundsLikeTheInterpreter) {
+  std::mt19937_64 rng(1);
+  auto xs = f32Inputs(rng);
+  for (const char* kind : kFp8Kinds)
+    for (const char* rnd : {"rtne", "rtz"})
+      expectSameAsInterpreter({"to_fp8", kF32, kU8, {{"DT", std::string(kind)}, {"RND", std::string(rnd)}}}, xs);
+}
+
+TEST(PtxCasts, F16AndBf16ToEveryFp8KindExhaustively) {
+  for (const char* kind : kFp8Kinds)
+    for (const DT& src : {kF16, kBF16})
+      expectSameAsInterpreter({"to_fp8", src, kU8, {{"DT", std::string(kind)}, {"RND", std::string("rtne")}}},
+                              all16());
+}
+
+TEST(PtxCasts, F64ToEveryFp8KindRoundsOnce) {
+  std::mt19937_64 rng(2);
+  auto xs = f64Inputs(rng);
+  for (const char* kind : kFp8Kinds)
+    for (const char* rnd : {"rtne", "rtz"})
+      expectSameAsInterpreter({"to_fp8", kF64, kU8, {{"DT", std::string(kind)}, {"RND", std::string(rnd)}}}, xs);
+}
+
+TEST(PtxCasts, EveryFp8CodeDecodesExactly) {
+  for (const char* kind : kFp8Kinds)
+    for (const DT& dst : {kF32, kF16, kBF16, kF64})
+      expectSameAsInterpreter({"from_fp8", kU8, dst, {{"SRC", std::string(kind)}}}, all8());
 }
 
 TEST(PtxCasts, F64ToBf16RoundsOnce) {
