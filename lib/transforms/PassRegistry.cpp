@@ -4,17 +4,23 @@
 // with their defaults, factory. runPasses() parses a pipeline spec such as
 // "inline,canonicalize{fold=false},cse", builds each pass with its options
 // merged over the defaults, and runs the verifier after every pass so a
-// broken rewrite is reported by the pass that made it.
+// broken rewrite is reported by the pass that made it. registerPasses()
+// appends the tables of higher layers (lib/gpu) without this layer
+// depending on them.
 //
 //===----------------------------------------------------------------------===//
+
+#include <cassert>
 
 #include "tessera/Error.h"
 #include "transforms/PassDetail.h"
 
 namespace tessera::transforms {
 
-const std::vector<PassInfo>& passRegistry() {
-  static const std::vector<PassInfo> registry = {
+namespace {
+
+std::vector<PassInfo>& mutableRegistry() {
+  static std::vector<PassInfo> registry = {
       {"inline",
        "Inlines tt.call of functions of the module (unless noinline) and removes functions "
        "that are no longer called.",
@@ -40,6 +46,21 @@ const std::vector<PassInfo>& passRegistry() {
        createLICMPass},
   };
   return registry;
+}
+
+}  // namespace
+
+const std::vector<PassInfo>& passRegistry() { return mutableRegistry(); }
+
+void registerPasses(const std::vector<PassInfo>& passes) {
+  for (const PassInfo& info : passes) {
+    assert(info.create && "a registered pass needs a factory");
+    if (const PassInfo* known = findPass(info.name)) {
+      if (known->summary == info.summary) continue;
+      throw Error("cannot register pass '" + info.name + "': the name is taken by another pass");
+    }
+    mutableRegistry().push_back(info);
+  }
 }
 
 const PassInfo* findPass(std::string_view name) {

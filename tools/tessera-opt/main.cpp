@@ -1,4 +1,4 @@
-//===- tessera-opt/main.cpp - Run Tile IR passes on IR text ---------------===//
+//===- tessera-opt/main.cpp - Run Tile IR and Tile GPU IR passes on IR text ===//
 //
 //   tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-locations] [-o OUT]
 //   tessera-opt --list-passes
@@ -6,6 +6,8 @@
 // Parses Tile IR text (stdin when FILE is "-" or missing), verifies it, runs
 // the passes (each followed by the verifier, inside runPasses), verifies
 // again and prints the result. Every error goes to stderr with exit code 1.
+// The Tile GPU IR passes (tessera/gpu/Passes.h: convert-to-gpu, ...) are
+// registered at start-up next to the Tile IR ones.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include <sstream>
 
 #include "tessera/Error.h"
+#include "tessera/gpu/Passes.h"
 #include "tessera/ir/IR.h"
 #include "tessera/transforms/Passes.h"
 
@@ -110,6 +113,7 @@ int main(int argc, char** argv) {
   Options opts;
   if (!parseArgs(argc, argv, opts)) return 1;
   try {
+    tessera::gpu::registerGpuPasses();
     return run(opts);
   } catch (const tessera::Error& e) {
     std::cerr << e.what() << "\n";

@@ -2,7 +2,9 @@
 //
 // One registry (STYLE.md §3): every pass has a command-line name, a summary,
 // options with defaults, and a factory. `tessera-opt --pass=inline,cse` runs
-// any pass alone; the compiler runs tileIRPipeline().
+// any pass alone; the compiler runs tileIRPipeline(). Layers above this one
+// (lib/gpu) keep their own table and add it with registerPasses(), so this
+// library never depends on them.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -31,9 +33,19 @@ struct PassInfo {
   std::function<std::unique_ptr<Pass>(const std::map<std::string, std::string>& options)> create;
 };
 
-/// All registered passes, in a stable order.
+/// All registered passes, in a stable order: the Tile IR passes, then those
+/// added by registerPasses() in the order they were added.
 const std::vector<PassInfo>& passRegistry();
 const PassInfo* findPass(std::string_view name);
+
+/// Appends the passes of a higher layer (e.g. gpu::gpuPasses()) to the
+/// registry so runPasses() and findPass() know them. Call it explicitly at
+/// start-up (tessera-opt's main does), before passes run: it is not
+/// synchronized with concurrent runPasses() and invalidates references into
+/// passRegistry(). Adding a pass whose name is taken by a pass with the same
+/// summary does nothing (registering twice is harmless); a different pass
+/// under a taken name throws tessera::Error.
+void registerPasses(const std::vector<PassInfo>& passes);
 
 /// Runs passes by spec "a,b{opt=1},c" with the verifier after each one.
 /// Throws tessera::Error on unknown passes or verification failures.

@@ -1,0 +1,179 @@
+//===- GpuPassRegistry.cpp - The Tile GPU IR passes as registry entries ---===//
+//
+// Wraps each pass of GpuPasses.h (and the whole lowerToGpuIR pipeline) in a
+// transforms::Pass with a command-line name, so tessera-opt runs any of them
+// alone on IR text and lit tests check them IR in, IR out. The table lives
+// here, not in lib/transforms, because transforms must not depend on gpu;
+// registerGpuPasses() adds it to the one registry at start-up.
+//
+// Which functions a pass touches: convert-to-gpu and lower-to-gpu work on
+// the kernels (functions with `kernel = true`); when the module marks none
+// (hand-written tests), convert-to-gpu takes every function and lower-to-gpu
+// every function no tt.call names. Both refuse a kernel with tensor
+// parameters or results (its signature would keep no encoding). The local
+// rewrites (rematerialize-converts, fold-converts, sink-casts,
+// rematerialize-at-uses) run on every function: they only touch converts,
+// casts and index math.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cassert>
+#include <charconv>
+#include <functional>
+#include <set>
+#include <variant>
+
+#include "gpu/GpuPasses.h"
+#include "tessera/Error.h"
+#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Passes.h"
+
+namespace tessera::gpu {
+
+using namespace ir;
+using transforms::Pass;
+using transforms::PassInfo;
+using Options = std::map<std::string, std::string>;
+
+namespace {
+
+/// The functions marked `kernel = true`; if none is, all of them
+/// (convert-to-gpu) or those no tt.call names (lower-to-gpu inlines the
+/// others into them).
+std::vector<Operation*> kernelsOf(const Module& module, bool uncalledOnly) {
+  std::vector<Operation*> kernels;
+  for (Operation* f : module.functions())
+    if (f->boolAttr("kernel")) kernels.push_back(f);
+  if (!kernels.empty()) return kernels;
+  std::set<std::string> called;
+  if (uncalledOnly)
+    module.walk([&](Operation* op) {
+      if (op->is(OpCode::Call)) called.insert(op->strAttr("callee"));
+    });
+  for (Operation* f : module.functions())
+    if (!called.count(funcName(f))) kernels.push_back(f);
+  return kernels;
+}
+
+/// Layouts are given to kernels: their parameters are pointers and scalars
+/// and they return nothing, so no tensor crosses the function boundary
+/// without an encoding. Anything else is refused with a clear message
+/// (assignLayouts would leave the signature without encodings).
+void checkKernelSignature(Operation* f, const std::string& pass) {
+  bool tensors = false;
+  for (Value arg : funcBody(f).arguments()) tensors = tensors || arg.type().isTensor();
+  if (const Attribute* r = f->attr("result_types"))
+    if (const auto* types = std::get_if<std::vector<Type>>(r))
+      for (Type t : *types) tensors = tensors || t.isTensor();
+  if (tensors)
+    throw Error("pass '" + pass + "': function @" + funcName(f) +
+                " takes or returns tensors; layouts are assigned to kernels, whose parameters are pointers and "
+                "scalars (inline it into its caller first, or mark the kernels with `kernel = true`)");
+}
+
+int numWarpsOption(const Options& options, const std::string& pass) {
+  auto it = options.find("num-warps");
+  if (it == options.end()) return 4;
+  const std::string& text = it->second;
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value <= 0 || (value & (value - 1)) != 0)
+    throw Error("pass '" + pass + "': option 'num-warps' expects a power of two, got '" + text + "'");
+  return value;
+}
+
+/// A pass that applies `fn` to each kernel (kernelsOf) or to every function.
+class FunctionPass : public Pass {
+ public:
+  using Fn = std::function<void(Operation*)>;
+  FunctionPass(Fn fn, bool kernelsOnly) : fn_(std::move(fn)), kernelsOnly_(kernelsOnly) {}
+  void run(Module& module) override {
+    for (Operation* f : kernelsOnly_ ? kernelsOf(module, /*uncalledOnly=*/false) : module.functions()) fn_(f);
+  }
+
+ private:
+  Fn fn_;
+  bool kernelsOnly_;
+};
+
+std::unique_ptr<Pass> createConvertToGpu(const Options& options) {
+  int numWarps = numWarpsOption(options, "convert-to-gpu");
+  return std::make_unique<FunctionPass>(
+      [numWarps](Operation* f) {
+        checkKernelSignature(f, "convert-to-gpu");
+        f->setAttr("num_warps", int64_t{numWarps});
+        assignLayouts(f, numWarps);
+      },
+      /*kernelsOnly=*/true);
+}
+
+std::unique_ptr<Pass> createFunctionPass(void (*fn)(Operation*)) {
+  return std::make_unique<FunctionPass>(fn, /*kernelsOnly=*/false);
+}
+
+/// lowerToGpuIR for each kernel; the module is replaced by the lowered
+/// kernels (helpers are inlined into them and dropped, as for the PTX).
+class LowerToGpuPass : public Pass {
+ public:
+  explicit LowerToGpuPass(int numWarps) { options_.numWarps = numWarps; }
+  void run(Module& module) override {
+    std::vector<std::unique_ptr<Module>> lowered;
+    for (Operation* k : kernelsOf(module, /*uncalledOnly=*/true)) {
+      checkKernelSignature(k, "lower-to-gpu");
+      lowered.push_back(lowerToGpuIR(module, funcName(k), options_));
+    }
+    std::vector<Operation*> old = module.functions();
+    for (Operation* f : old) module.eraseFunction(f);
+    for (const auto& m : lowered) {
+      assert(m->functions().size() == 1 && "lowerToGpuIR keeps only the kernel");
+      IRMapping mapping;
+      module.addFunction(m->functions().front()->clone(mapping));
+    }
+  }
+
+ private:
+  GpuOptions options_;
+};
+
+}  // namespace
+
+const std::vector<PassInfo>& gpuPasses() {
+  static const std::vector<PassInfo> passes = {
+      {"convert-to-gpu",
+       "Gives every tensor of each kernel an encoding (coalesced blocked layout per rank, slices, linear "
+       "layouts) and inserts ttg.convert_layout where an op needs another one.",
+       {{"num-warps", "4"}},
+       createConvertToGpu},
+      {"rematerialize-converts",
+       "Replaces converts of cheap chains (ranges, splats, constants, index arithmetic) by copies of the "
+       "chain built in the target layout.",
+       {},
+       [](const Options&) { return createFunctionPass(rematerializeConversions); }},
+      {"fold-converts",
+       "Removes converts to the same encoding and collapses convert(convert(x)) into one convert.",
+       {},
+       [](const Options&) { return createFunctionPass(foldConversions); }},
+      {"sink-casts",
+       "Moves widening casts (ext*, *tofp, bitcast) down to just before their first user in the same "
+       "block.",
+       {},
+       [](const Options&) { return createFunctionPass(sinkWideningCasts); }},
+      {"rematerialize-at-uses",
+       "Copies cheap index values (ranges, splats, masks, offset arithmetic) right before each later user "
+       "in the same block.",
+       {},
+       [](const Options&) { return createFunctionPass(rematerializeAtUses); }},
+      {"lower-to-gpu",
+       "Runs the whole Tile IR -> Tile GPU IR pipeline (inline, simplify, layouts, converts, cse/dce, "
+       "sink-casts, rematerialize-at-uses) on each kernel; other functions are dropped.",
+       {{"num-warps", "4"}},
+       [](const Options& options) {
+         return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"));
+       }},
+  };
+  return passes;
+}
+
+void registerGpuPasses() { transforms::registerPasses(gpuPasses()); }
+
+}  // namespace tessera::gpu
