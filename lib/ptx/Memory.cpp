@@ -309,9 +309,77 @@ std::string semScope(Operation* op) {
   return "." + sem + "." + scope;
 }
 
+// Semantics against the interpreter (lib/interpreter/Memory.cpp):
+//  * fmax/fmin order floats as sign-magnitude integers, choosing by the sign
+//    bit of the NEW value: non-negative -> signed max (min), negative ->
+//    unsigned min (max). The interpreter does exactly this on the bits, so
+//    both agree for -0.0 (sign bit set: 0x80000000 as unsigned is the
+//    smallest negative, as signed the smallest value of all: max(-0, +0) =
+//    +0, max(+0, -0) = +0, min(+0, -0) = -0, min(-0, +0) = -0) and for
+//    NaN (a NaN is ordered by its bits: +NaN beats +inf in fmax and loses
+//    to every non-negative value in fmin; -NaN the mirror), not like
+//    IEEE maxNum.
+//  * fadd rounds once per update like the interpreter's CAS loop (f16/bf16
+//    sums are exact in f32, so rounding the f32 sum is one rounding). The
+//    PTX ISA lets atom.add.f32 flush subnormal inputs and results to zero;
+//    the interpreter keeps them (Triton's GPU code flushes the same way).
+//  * 16-bit atomics without an instruction on the target run as a CAS loop
+//    on atom.cas.b16 (sm_70+): bf16 add before sm_90, f16/bf16 fmax/fmin
+//    and exchange.
+
+/// Whether `kind` on `elem` is one atom instruction on the target.
+bool nativeAtomic(Emitter& e, const std::string& kind, Type elem) {
+  if (kind == "cas" || elem.bitWidth() != 16) return true;
+  if (kind == "fadd") return elem.kind() == TypeKind::F16 || e.options().target.capability >= 90;
+  return false;
+}
+
+/// The new 16-bit value of a CAS-loop atomic from the current one.
+std::string casUpdate(Emitter& e, Operation* op, const std::string& kind, Type elem, const std::string& cur,
+                      const std::string& v) {
+  if (kind == "xchg") return v;
+  std::string d = e.reg(RegClass::B16);
+  if (kind == "fadd") {  // bf16 (f16 has atom.add.noftz.f16)
+    std::string a = e.reg(RegClass::B32), b = e.reg(RegClass::B32), sum = e.reg(RegClass::B32);
+    e.ins("mov.b32 " + a + ", {" + e.constInt(Type::i16(), 0) + ", " + cur + "}");
+    e.ins("mov.b32 " + b + ", {" + e.constInt(Type::i16(), 0) + ", " + v + "}");
+    e.ins("add.rn.f32 " + sum + ", " + a + ", " + b);
+    e.ins("cvt.rn.bf16.f32 " + d + ", " + sum);
+    return d;
+  }
+  if (kind != "fmax" && kind != "fmin") e.fail(op, "atomic " + kind + " on " + elem.str() + " is not supported on the GPU");
+  bool max = kind == "fmax";
+  std::string neg = e.reg(RegClass::Pred), s = e.reg(RegClass::B16), u = e.reg(RegClass::B16);
+  e.ins("setp.lt.s16 " + neg + ", " + v + ", 0");
+  e.ins(std::string(max ? "max" : "min") + ".s16 " + s + ", " + cur + ", " + v);
+  e.ins(std::string(max ? "min" : "max") + ".u16 " + u + ", " + cur + ", " + v);
+  e.ins("selp.b16 " + d + ", " + u + ", " + s + ", " + neg);
+  return d;
+}
+
+/// A 16-bit read-modify-write as a compare-and-swap loop; returns the old
+/// value (0 where `pred` is false).
+std::string casLoopAtomic(Emitter& e, Operation* op, const std::string& kind, Type elem, const std::string& pred,
+                          const std::string& ptr, const std::string& v) {
+  std::string cur = e.reg(RegClass::B16), seen = e.reg(RegClass::B16), again = e.reg(RegClass::Pred);
+  std::string loop = e.newLabel("cas_loop"), done = e.newLabel("cas_done");
+  e.ins("mov.b16 " + cur + ", " + e.constInt(Type::i16(), 0));
+  if (!pred.empty()) e.ins("@!" + pred + " bra " + done);
+  e.ins("ld.relaxed.gpu.global.b16 " + cur + ", [" + ptr + "]");
+  e.raw(loop + ":");
+  std::string next = casUpdate(e, op, kind, elem, cur, v);
+  e.ins("atom" + semScope(op) + ".global.cas.b16 " + seen + ", [" + ptr + "], " + cur + ", " + next);
+  e.ins("setp.ne.b16 " + again + ", " + seen + ", " + cur);
+  e.ins("mov.b16 " + cur + ", " + seen);
+  e.ins("@" + again + " bra " + loop);
+  e.raw(done + ":");
+  return cur;
+}
+
 std::string atomicOne(Emitter& e, Operation* op, Type elem, const std::string& pred, const std::string& ptr,
                       const Regs& vals) {
   std::string kind = op->is(OpCode::AtomicCAS) ? "cas" : op->strAttr("kind");
+  if (!nativeAtomic(e, kind, elem)) return casLoopAtomic(e, op, kind, elem, pred, ptr, vals[0]);
   std::string ss = semScope(op);
   unsigned bits = elem.bitWidth();
   std::string b = "b" + std::to_string(bits), u = "u" + std::to_string(bits), s = "s" + std::to_string(bits);
@@ -321,8 +389,7 @@ std::string atomicOne(Emitter& e, Operation* op, Type elem, const std::string& p
     // Floats ordered as sign-magnitude: non-negative values by signed max,
     // negative ones by unsigned min (and the reverse for fmin).
     Type it = Type::integer(bits);
-    std::string neg = e.reg(RegClass::Pred), pos = e.reg(RegClass::Pred), pn = e.reg(RegClass::Pred),
-                pp = e.reg(RegClass::Pred);
+    std::string neg = e.reg(RegClass::Pred), pos = e.reg(RegClass::Pred);
     e.ins("setp.lt." + s + " " + neg + ", " + vals[0] + ", 0");
     e.ins("not.pred " + pos + ", " + neg);
     std::string gp = pred.empty() ? pos : andPred(e, pred, pos);
@@ -333,8 +400,6 @@ std::string atomicOne(Emitter& e, Operation* op, Type elem, const std::string& p
           vals[0]);
     e.ins("@" + gn + " atom" + ss + ".global." + (max ? "min." : "max.") + u + " " + d + ", [" + ptr + "], " +
           vals[0]);
-    (void)pn;
-    (void)pp;
     return d;
   }
   std::string opname;
@@ -361,8 +426,9 @@ void emitAtomic(Emitter& e, Operation* op) {
   Value mask = !cas && op->numOperands() > 2 ? op->operand(2) : Value();
   Type rt = op->result().type();
   Type elem = rt.elementType();
-  if (elem.bitWidth() < 32 && !(elem.kind() == TypeKind::F16 || elem.kind() == TypeKind::BF16))
-    e.fail(op, "atomics on " + elem.str() + " are not supported on the GPU");
+  // 16-bit: f16/bf16 read-modify-writes, and compare-and-swap of any 16-bit type.
+  bool ok16 = elem.kind() == TypeKind::F16 || elem.kind() == TypeKind::BF16 || (cas && elem.bitWidth() == 16);
+  if (elem.bitWidth() < 32 && !ok16) e.fail(op, "atomics on " + elem.str() + " are not supported on the GPU");
   bool tensor = ptr.type().isTensor();
   if (!tensor) {
     std::string owner = threadZeroPredicate(e);

@@ -126,6 +126,52 @@ TEST(PtxEmit, MixedTypesLoopsMathAtomics) {
   EXPECT_ASSEMBLES(kMisc, "misc", "*fp32:16, *i32:16, *fp16:16, *fp32:16, *i32:16, i32, BLOCK=512", 4);
 }
 
+const char* kAtomics16 = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def atomics16(x_ptr, acc_ptr, cas_ptr, old_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.atomic_add(acc_ptr + offs % 8, x, mask=m)
+    old = tl.atomic_cas(cas_ptr + offs % 4, x, x + 1)
+    tl.store(old_ptr + offs, old, mask=m)
+    tl.atomic_add(acc_ptr, 1)
+)";
+
+// 16-bit atomics: bf16 add has an instruction from sm_90 on and is a CAS
+// loop on atom.cas.b16 before; f16 add is atom.add.noftz.f16; CAS of any
+// 16-bit type is atom.cas.b16.
+TEST(PtxEmit, SixteenBitAtomicsAssembleOnEveryTarget) {
+  const char* bf16 = "*bf16:16, *bf16:16, *bf16:16, *bf16:16, i32, BLOCK=256";
+  gpu::PtxKernel k80 = compile(kAtomics16, "atomics16", bf16, 4, "sm_80");
+  EXPECT_EQ(k80.ptx.find("atom.add.noftz.bf16"), std::string::npos);
+  EXPECT_NE(k80.ptx.find(".global.cas.b16"), std::string::npos);
+  gpu::PtxKernel k90 = compile(kAtomics16, "atomics16", bf16, 4, "sm_90a");
+  EXPECT_NE(k90.ptx.find("atom.acq_rel.gpu.global.add.noftz.bf16"), std::string::npos);
+  EXPECT_ASSEMBLES(kAtomics16, "atomics16", bf16, 4);
+  EXPECT_ASSEMBLES(kAtomics16, "atomics16", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32, BLOCK=256", 4);
+}
+
+const char* kCasI16 = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def cas16(p_ptr, old_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    old = tl.atomic_cas(p_ptr + offs % 2, offs.to(tl.int16), (offs + 1).to(tl.int16), sem="relaxed")
+    tl.store(old_ptr + offs, old)
+)";
+
+TEST(PtxEmit, Int16CompareAndSwap) {
+  gpu::PtxKernel k = compile(kCasI16, "cas16", "*i16:16, *i16:16, BLOCK=64", 2, "sm_80");
+  EXPECT_NE(k.ptx.find("atom.relaxed.gpu.global.cas.b16"), std::string::npos) << k.ptx;
+  EXPECT_ASSEMBLES(kCasI16, "cas16", "*i16:16, *i16:16, BLOCK=64", 2);
+}
+
 TEST(PtxEmit, DotIsRejectedWithAClearError) {
   const char* src = R"(
 import triton
