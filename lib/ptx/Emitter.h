@@ -155,6 +155,7 @@ std::string emitCast(Emitter& e, Operation* op, const std::string& value, Type f
 void emitMemory(Emitter& e, Operation* op);        // Memory.cpp
 void emitLayoutOp(Emitter& e, Operation* op);      // Layouts.cpp: make_range, splat, shape ops, convert_layout
 void emitReduction(Emitter& e, Operation* op);     // Reduce.cpp: reduce, scan
+void emitSort(Emitter& e, Operation* op);          // Sort.cpp: tt.sort (bitonic network in shared memory)
 void emitDebugOp(Emitter& e, Operation* op);       // Debug.cpp: print, assert, barrier
 /// Moves `values` (layout `from`) into layout `to` of the same shape:
 /// in-thread when possible, else through shared memory.

@@ -414,8 +414,7 @@ void emitLayoutOp(Emitter& e, Operation* op) {
     }
     case OpCode::Gather: return emitGather(e, op);
     case OpCode::Histogram: return emitHistogram(e, op);
-    case OpCode::Sort:
-      e.fail(op, "tl.sort is not supported by the GPU backend yet");
+    case OpCode::Sort: return emitSort(e, op);
     default:
       e.fail(op, "unexpected layout op");
   }

@@ -1,16 +1,19 @@
-//===- PtxEval.cpp - A CPU model of straight-line PTX for one thread ------===//
+//===- PtxEval.cpp - A CPU model of the PTX the emitter writes ------------===//
 //
-// Each instruction is parsed once into a closure over register indices;
-// run() executes the closures in order. Floats are modelled exactly in long
-// double (64-bit mantissa: every f64, int64 and f32 x f32 product is exact)
-// and rounded to the destination format by roundTo, written here from the
-// IEEE definition independently of the interpreter's codecs.
+// Each instruction is parsed once into a closure over register indices that
+// returns the next pc; threads run the closures from pc 0. Floats are
+// modelled exactly in long double (64-bit mantissa: every f64, int64 and
+// f32 x f32 product is exact) and rounded to the destination format by
+// roundTo, written here from the IEEE definition independently of the
+// interpreter's codecs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PtxEval.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -123,6 +126,33 @@ std::vector<std::string> operands(const std::string& s) {
 
 }  // namespace
 
+
+struct PtxEval::Machine {
+  bool inputMode = true;  ///< run(): loads return `input`, stores recorded
+  uint64_t input = 0;
+  std::vector<Store> stores;
+  std::vector<uint64_t> params;
+  const std::vector<std::pair<uint64_t, std::vector<uint8_t>*>>* buffers = nullptr;
+  std::vector<uint8_t> shared;
+  int ctaid = 0;
+
+  uint8_t* at(bool sharedSpace, uint64_t addr, int bytes) {
+    if (sharedSpace) {
+      if (addr + bytes > shared.size()) throw std::runtime_error("PtxEval: shared access out of bounds");
+      return shared.data() + addr;
+    }
+    for (const auto& [base, buf] : *buffers)
+      if (addr >= base && addr + bytes <= base + buf->size()) return buf->data() + (addr - base);
+    throw std::runtime_error("PtxEval: global access outside every buffer");
+  }
+};
+
+struct PtxEval::Thread {
+  std::vector<uint64_t> regs;
+  int tid = 0;
+  Machine* m = nullptr;
+};
+
 int PtxEval::regIndex(const std::string& name) {
   auto it = regNames_.find(name);
   if (it != regNames_.end()) return it->second;
@@ -140,22 +170,85 @@ PtxEval::PtxEval(const std::string& ptx) {
   size_t close = ptx.rfind("\n}");
   std::istringstream body(ptx.substr(open + 2, close - open - 2));
   std::string line;
+  std::vector<std::string> lines;
+  std::map<std::string, int> labels;
   while (std::getline(body, line)) {
     line = trim(line);
-    if (line.empty() || line[0] == '.' || line.rfind("//", 0) == 0 || line == "ret") continue;
-    steps_.push_back(compile(line));
+    if (line.empty() || line[0] == '.' || line.rfind("//", 0) == 0) continue;
+    if (line.back() == ':') {
+      labels[line.substr(0, line.size() - 1)] = static_cast<int>(lines.size());
+      continue;
+    }
+    lines.push_back(line);
   }
+  for (const auto& l : lines) steps_.push_back(compile(l, labels));
+}
+
+uint64_t PtxEval::addBuffer(std::vector<uint8_t>* bytes) {
+  uint64_t base = (static_cast<uint64_t>(buffers_.size()) + 1) << 40;
+  buffers_.push_back({base, bytes});
+  return base;
 }
 
 std::vector<PtxEval::Store> PtxEval::run(uint64_t input) {
-  State s;
-  s.regs.assign(regBits_.size(), 0);
-  s.input = input;
-  for (auto& step : steps_) step(s);
-  return s.stores;
+  Machine m;
+  m.input = input;
+  Thread t;
+  t.regs.assign(regBits_.size(), 0);
+  t.m = &m;
+  for (int pc = 0; pc < static_cast<int>(steps_.size());) {
+    int next = steps_[pc](t);
+    if (next == kExit) break;
+    if (next == kBarrier) throw std::runtime_error("PtxEval: bar.sync in a single-thread run");
+    pc = next == kNext ? pc + 1 : next;
+  }
+  return m.stores;
 }
 
-PtxEval::Step PtxEval::compile(const std::string& text) {
+void PtxEval::runBlock(const std::vector<uint64_t>& params, int threads, int sharedBytes, int ctaid) {
+  Machine m;
+  m.inputMode = false;
+  m.params = params;
+  m.buffers = &buffers_;
+  m.shared.assign(static_cast<size_t>(sharedBytes), 0xA5);  // garbage, not zeros
+  m.ctaid = ctaid;
+  std::vector<Thread> ts(threads);
+  std::vector<int> pcs(threads, 0);
+  std::vector<bool> exited(threads, false);
+  for (int i = 0; i < threads; ++i) {
+    ts[i].regs.assign(regBits_.size(), 0);
+    ts[i].tid = i;
+    ts[i].m = &m;
+  }
+  int64_t budget = int64_t{1} << 31;
+  for (int live = threads; live > 0;) {
+    // Every thread runs to its next barrier (or its end).
+    for (int i = 0; i < threads; ++i) {
+      if (exited[i]) continue;
+      for (;;) {
+        if (--budget < 0) throw std::runtime_error("PtxEval: step budget exhausted (a loop that never ends?)");
+        if (pcs[i] >= static_cast<int>(steps_.size())) {
+          exited[i] = true;
+          --live;
+          break;
+        }
+        int next = steps_[pcs[i]](ts[i]);
+        if (next == kExit) {
+          exited[i] = true;
+          --live;
+          break;
+        }
+        if (next == kBarrier) {
+          ++pcs[i];
+          break;
+        }
+        pcs[i] = next == kNext ? pcs[i] + 1 : next;
+      }
+    }
+  }
+}
+
+PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, int>& labels) {
   static const std::regex kReg("^%(p|h|r|rd)[0-9]+$");
   std::string line = text;
   int guard = -1;
@@ -172,66 +265,131 @@ PtxEval::Step PtxEval::compile(const std::string& text) {
   std::vector<std::string> ops = sp == std::string::npos ? std::vector<std::string>{} : operands(line.substr(sp + 1));
   std::vector<std::string> parts = split(opcode, '.');
   const std::string& op = parts[0];
-  if (parts.size() < 2) throw std::runtime_error("PtxEval: unsupported instruction: " + text);
   auto fail = [&]() -> Step { throw std::runtime_error("PtxEval: unsupported instruction: " + text); };
+  auto guarded = [guard, negate](const Thread& t) { return guard < 0 || ((t.regs[guard] != 0) != negate); };
+
+  if (op == "ret") return [](Thread&) { return kExit; };
+  if (op == "bar") {
+    if (guard >= 0) fail();
+    return [](Thread&) { return kBarrier; };
+  }
+  if (op == "bra") {
+    auto it = labels.find(ops.at(0));
+    if (it == labels.end()) fail();
+    int target = it->second;
+    return [guarded, target](Thread& t) { return guarded(t) ? target : kNext; };
+  }
+  if (parts.size() < 2) fail();
 
   // Source operand -> getter of its bits.
-  using Get = std::function<uint64_t(const State&)>;
+  using Get = std::function<uint64_t(const Thread&)>;
   auto src = [&](const std::string& o) -> Get {
     if (std::regex_match(o, kReg)) {
       int r = regIndex(o);
-      return [r](const State& s) { return s.regs[r]; };
+      return [r](const Thread& t) { return t.regs[r]; };
     }
     if (o.rfind("0f", 0) == 0 || o.rfind("0d", 0) == 0 || o.rfind("0x", 0) == 0 || o.rfind("0X", 0) == 0) {
       uint64_t v = std::stoull(o.substr(2), nullptr, 16);
-      return [v](const State&) { return v; };
+      return [v](const Thread&) { return v; };
     }
     if (!o.empty() && (std::isdigit(static_cast<unsigned char>(o[0])) || o[0] == '-')) {
       uint64_t v = static_cast<uint64_t>(std::stoll(o));
-      return [v](const State&) { return v; };
+      return [v](const Thread&) { return v; };
     }
     if (o[0] == '{') {
       auto regs = operands(o.substr(1, o.size() - 2));
       if (regs.size() != 2) fail();
       int lo = regIndex(regs[0]), hi = regIndex(regs[1]);
       int w = regBits_[lo];
-      return [lo, hi, w](const State& s) { return s.regs[lo] | (s.regs[hi] << w); };
+      return [lo, hi, w](const Thread& t) { return t.regs[lo] | (t.regs[hi] << w); };
     }
-    return [](const State&) { return uint64_t{0}; };  // %tid.x, %ctaid.x, parameter names: 0
+    if (o == "%tid.x") return [](const Thread& t) { return static_cast<uint64_t>(t.tid); };
+    if (o == "%ctaid.x") return [](const Thread& t) { return static_cast<uint64_t>(t.m->ctaid); };
+    if (o == "%tid.y" || o == "%tid.z" || o == "%ctaid.y" || o == "%ctaid.z" || o == "global_smem")
+      return [](const Thread&) { return uint64_t{0}; };
+    fail();
+    return {};
   };
   auto dst = [&](const std::string& o) {
     if (!std::regex_match(o, kReg)) fail();
     return regIndex(o);
   };
-  auto wrap = [guard, negate, this](int d, std::function<uint64_t(const State&)> f) -> Step {
+  auto wrap = [guarded, this](int d, std::function<uint64_t(const Thread&)> f) -> Step {
     uint64_t mask = maskBits(regBits_[d]);
-    return [guard, negate, d, f, mask](State& s) {
-      if (guard >= 0 && ((s.regs[guard] != 0) == negate)) return;
-      s.regs[d] = f(s) & mask;
+    return [guarded, d, f, mask](Thread& t) {
+      if (guarded(t)) t.regs[d] = f(t) & mask;
+      return kNext;
     };
   };
   const std::string& type = parts.back();
 
-  if (op == "ld") {
-    // Parameters read as 1: sizes (n) admit element 0, addresses are ignored.
-    if (parts[1] == "param") return wrap(dst(ops[0]), [](const State&) { return uint64_t{1}; });
-    if (parts[1] != "global") fail();
-    int bits = typeBits(type);
-    bool sgn = type[0] == 's';
-    return wrap(dst(ops[0]), [bits, sgn](const State& s) {
-      uint64_t v = s.input & maskBits(bits);
-      return sgn ? static_cast<uint64_t>(signExtend(v, bits)) : v;
-    });
-  }
-  if (op == "st") {
-    if (parts[1] != "global") fail();
-    int bytes = typeBits(type) / 8;
-    Get v = src(ops[1]);
-    int g = guard;
-    bool n = negate;
-    return [g, n, bytes, v](State& s) {
-      if (g >= 0 && ((s.regs[g] != 0) == n)) return;
-      s.stores.push_back({bytes, v(s) & maskBits(bytes * 8)});
+  if (op == "ld" || op == "st") {
+    bool load = op == "ld";
+    std::string space;
+    int vec = 1;
+    for (size_t i = 1; i + 1 < parts.size(); ++i) {
+      if (parts[i] == "global" || parts[i] == "shared" || parts[i] == "param") space = parts[i];
+      if (parts[i] == "v2") vec = 2;
+      if (parts[i] == "v4") vec = 4;
+    }
+    const std::string& addrOp = load ? ops.at(1) : ops.at(0);
+    const std::string& valOp = load ? ops.at(0) : ops.at(1);
+    std::string inner = addrOp.substr(1, addrOp.size() - 2);
+    if (space == "param") {
+      size_t at = inner.rfind("_param_");
+      if (!load || at == std::string::npos) fail();
+      size_t index = std::stoul(inner.substr(at + 7));
+      int bits = typeBits(type);
+      return wrap(dst(valOp), [index, bits](const Thread& t) -> uint64_t {
+        if (t.m->inputMode) return 1;  // sizes admit element 0; addresses unused
+        return t.m->params.at(index) & maskBits(bits);
+      });
+    }
+    if (space.empty()) fail();
+    int64_t offset = 0;
+    if (size_t plus = inner.find('+'); plus != std::string::npos) {
+      offset = std::stoll(inner.substr(plus + 1));
+      inner = trim(inner.substr(0, plus));
+    }
+    Get base = src(inner);
+    int bits = typeBits(type), bytes = bits / 8;
+    bool sgn = type[0] == 's', shared = space == "shared";
+    std::vector<int> regs;
+    std::vector<Get> vals;
+    if (valOp[0] == '{') {
+      for (const auto& r : operands(valOp.substr(1, valOp.size() - 2))) {
+        if (load) regs.push_back(dst(r));
+        else vals.push_back(src(r));
+      }
+    } else if (load) {
+      regs.push_back(dst(valOp));
+    } else {
+      vals.push_back(src(valOp));
+    }
+    if (static_cast<int>(std::max(regs.size(), vals.size())) != vec) fail();
+    std::vector<uint64_t> regMasks;
+    for (int r : regs) regMasks.push_back(maskBits(regBits_[r]));
+    return [=](Thread& t) {
+      if (!guarded(t)) return kNext;
+      uint64_t addr = base(t) + static_cast<uint64_t>(offset);
+      if (shared) addr &= 0xFFFFFFFFull;
+      for (int k = 0; k < vec; ++k) {
+        if (load) {
+          uint64_t v = 0;
+          if (!shared && t.m->inputMode) {
+            v = t.m->input & maskBits(bits);
+          } else {
+            std::memcpy(&v, t.m->at(shared, addr + k * bytes, bytes), bytes);
+          }
+          if (sgn) v = static_cast<uint64_t>(signExtend(v, bits));
+          t.regs[regs[k]] = v & regMasks[k];
+        } else {
+          uint64_t v = vals[k](t) & maskBits(bits);
+          if (!shared && t.m->inputMode) t.m->stores.push_back({bytes, v});
+          else std::memcpy(t.m->at(shared, addr + k * bytes, bytes), &v, bytes);
+        }
+      }
+      return kNext;
     };
   }
   if (op == "mov") {
@@ -240,72 +398,85 @@ PtxEval::Step PtxEval::compile(const std::string& text) {
       int lo = dst(regs[0]), hi = dst(regs[1]);
       Get v = src(ops[1]);
       int w = regBits_[lo];
-      Step a = wrap(lo, v), b = wrap(hi, [v, w](const State& s) { return v(s) >> w; });
-      return [a, b](State& s) {
-        a(s);
-        b(s);
+      Step a = wrap(lo, v), b = wrap(hi, [v, w](const Thread& t) { return v(t) >> w; });
+      return [a, b](Thread& t) {
+        a(t);
+        return b(t);
       };
     }
     return wrap(dst(ops[0]), src(ops[1]));
   }
   if (op == "and" || op == "or" || op == "xor") {
     Get a = src(ops[1]), b = src(ops[2]);
-    if (op == "and") return wrap(dst(ops[0]), [a, b](const State& s) { return a(s) & b(s); });
-    if (op == "or") return wrap(dst(ops[0]), [a, b](const State& s) { return a(s) | b(s); });
-    return wrap(dst(ops[0]), [a, b](const State& s) { return a(s) ^ b(s); });
+    if (op == "and") return wrap(dst(ops[0]), [a, b](const Thread& t) { return a(t) & b(t); });
+    if (op == "or") return wrap(dst(ops[0]), [a, b](const Thread& t) { return a(t) | b(t); });
+    return wrap(dst(ops[0]), [a, b](const Thread& t) { return a(t) ^ b(t); });
   }
   if (op == "not") {
     Get a = src(ops[1]);
-    if (type == "pred") return wrap(dst(ops[0]), [a](const State& s) { return uint64_t{a(s) == 0}; });
-    return wrap(dst(ops[0]), [a](const State& s) { return ~a(s); });
+    if (type == "pred") return wrap(dst(ops[0]), [a](const Thread& t) { return uint64_t{a(t) == 0}; });
+    return wrap(dst(ops[0]), [a](const Thread& t) { return ~a(t); });
+  }
+  if (op == "bfe") {
+    int bits = typeBits(type);
+    bool sgn = type[0] == 's';
+    Get a = src(ops[1]), b = src(ops[2]), c = src(ops[3]);
+    return wrap(dst(ops[0]), [a, b, c, bits, sgn](const Thread& t) -> uint64_t {
+      uint64_t pos = b(t) & 0xFF, len = c(t) & 0xFF;
+      if (len == 0) return 0;
+      uint64_t v = a(t) & maskBits(bits);
+      uint64_t field = pos >= static_cast<uint64_t>(bits) ? 0 : (v >> pos) & maskBits(static_cast<int>(len));
+      if (sgn) throw std::runtime_error("PtxEval: signed bfe");
+      return field;
+    });
   }
   if (op == "shl" || op == "shr") {
     int bits = typeBits(type);
     bool sgn = type[0] == 's';
     Get a = src(ops[1]), b = src(ops[2]);
     if (op == "shl")
-      return wrap(dst(ops[0]), [a, b, bits](const State& s) {
-        uint64_t n = b(s);
-        return n >= static_cast<uint64_t>(bits) ? 0 : (a(s) << n) & maskBits(bits);
+      return wrap(dst(ops[0]), [a, b, bits](const Thread& t) {
+        uint64_t n = b(t);
+        return n >= static_cast<uint64_t>(bits) ? 0 : (a(t) << n) & maskBits(bits);
       });
-    return wrap(dst(ops[0]), [a, b, bits, sgn](const State& s) {
-      uint64_t n = std::min<uint64_t>(b(s), bits);
-      if (sgn) return static_cast<uint64_t>(signExtend(a(s), bits) >> std::min<uint64_t>(n, 63));
-      return n >= static_cast<uint64_t>(bits) ? 0 : (a(s) & maskBits(bits)) >> n;
+    return wrap(dst(ops[0]), [a, b, bits, sgn](const Thread& t) {
+      uint64_t n = std::min<uint64_t>(b(t), bits);
+      if (sgn) return static_cast<uint64_t>(signExtend(a(t), bits) >> std::min<uint64_t>(n, 63));
+      return n >= static_cast<uint64_t>(bits) ? 0 : (a(t) & maskBits(bits)) >> n;
     });
   }
   Fmt ff;
   bool isFloat = floatFmt(type, ff);
+  if ((op == "mad" || op == "mul") && (parts[1] == "wide" || parts[1] == "lo") && !isFloat) {
+    // Sources sign- or zero-extended; the destination keeps its width.
+    int bits = typeBits(type);
+    bool sgn = type[0] == 's';
+    Get a = src(ops[1]), b = src(ops[2]);
+    Get c = op == "mad" ? src(ops[3]) : Get([](const Thread&) { return uint64_t{0}; });
+    return wrap(dst(ops[0]), [a, b, c, bits, sgn](const Thread& t) {
+      auto ext = [&](uint64_t v) { return sgn ? static_cast<uint64_t>(signExtend(v, bits)) : v & maskBits(bits); };
+      return ext(a(t)) * ext(b(t)) + c(t);
+    });
+  }
   if ((op == "add" || op == "sub" || op == "min" || op == "max") && !isFloat) {
     int bits = typeBits(type);
     bool sgn = type[0] == 's';
     Get a = src(ops[1]), b = src(ops[2]);
     std::string o = op;
-    return wrap(dst(ops[0]), [a, b, bits, sgn, o](const State& s) -> uint64_t {
-      uint64_t x = a(s) & maskBits(bits), y = b(s) & maskBits(bits);
+    return wrap(dst(ops[0]), [a, b, bits, sgn, o](const Thread& t) -> uint64_t {
+      uint64_t x = a(t) & maskBits(bits), y = b(t) & maskBits(bits);
       if (o == "add") return x + y;
       if (o == "sub") return x - y;
       bool less = sgn ? signExtend(x, bits) < signExtend(y, bits) : x < y;
       return (o == "min") == less ? x : y;
     });
   }
-  if ((op == "mad" || op == "mul") && (parts[1] == "wide" || parts[1] == "lo") && !isFloat) {
-    // Address arithmetic: sources sign- or zero-extended, 64-bit result.
-    int bits = typeBits(type);
-    bool sgn = type[0] == 's';
-    Get a = src(ops[1]), b = src(ops[2]);
-    Get c = op == "mad" ? src(ops[3]) : Get([](const State&) { return uint64_t{0}; });
-    return wrap(dst(ops[0]), [a, b, c, bits, sgn](const State& s) {
-      auto ext = [&](uint64_t v) { return sgn ? static_cast<uint64_t>(signExtend(v, bits)) : v & maskBits(bits); };
-      return ext(a(s)) * ext(b(s)) + c(s);
-    });
-  }
   if ((op == "add" || op == "sub" || op == "mul") && isFloat) {
     if (parts.size() > 2 && parts[1] != "rn") fail();
     Get a = src(ops[1]), b = src(ops[2]);
     std::string o = op;
-    return wrap(dst(ops[0]), [a, b, ff, o](const State& s) {
-      long double x = decode(a(s), ff), y = decode(b(s), ff);
+    return wrap(dst(ops[0]), [a, b, ff, o](const Thread& t) {
+      long double x = decode(a(t), ff), y = decode(b(t), ff);
       return roundTo(o == "add" ? x + y : o == "sub" ? x - y : x * y, ff, false);
     });
   }
@@ -313,8 +484,8 @@ PtxEval::Step PtxEval::compile(const std::string& text) {
     std::string cmp = parts[1];
     Get a = src(ops[1]), b = src(ops[2]);
     if (isFloat) {
-      return wrap(dst(ops[0]), [a, b, ff, cmp](const State& s) -> uint64_t {
-        long double x = decode(a(s), ff), y = decode(b(s), ff);
+      return wrap(dst(ops[0]), [a, b, ff, cmp](const Thread& t) -> uint64_t {
+        long double x = decode(a(t), ff), y = decode(b(t), ff);
         bool unord = std::isnan(x) || std::isnan(y);
         if (cmp == "nan") return unord;
         if (cmp == "num") return !unord;
@@ -333,8 +504,8 @@ PtxEval::Step PtxEval::compile(const std::string& text) {
     int bits = typeBits(type);
     bool sgn = type[0] == 's';
     if (cmp != "eq" && cmp != "ne" && cmp != "lt" && cmp != "le" && cmp != "gt" && cmp != "ge") fail();
-    return wrap(dst(ops[0]), [a, b, bits, sgn, cmp](const State& s) -> uint64_t {
-      uint64_t x = a(s) & maskBits(bits), y = b(s) & maskBits(bits);
+    return wrap(dst(ops[0]), [a, b, bits, sgn, cmp](const Thread& t) -> uint64_t {
+      uint64_t x = a(t) & maskBits(bits), y = b(t) & maskBits(bits);
       int c = sgn ? (signExtend(x, bits) < signExtend(y, bits) ? -1 : signExtend(x, bits) > signExtend(y, bits))
                   : (x < y ? -1 : x > y);
       if (cmp == "eq") return c == 0;
@@ -347,7 +518,7 @@ PtxEval::Step PtxEval::compile(const std::string& text) {
   }
   if (op == "selp") {
     Get a = src(ops[1]), b = src(ops[2]), p = src(ops[3]);
-    return wrap(dst(ops[0]), [a, b, p](const State& s) { return p(s) ? a(s) : b(s); });
+    return wrap(dst(ops[0]), [a, b, p](const Thread& t) { return p(t) ? a(t) : b(t); });
   }
   if (op == "cvt") {
     if (parts.size() < 3) fail();
@@ -363,17 +534,17 @@ PtxEval::Step PtxEval::compile(const std::string& text) {
     bool toS = to[0] == 's', fromS = from[0] == 's';
     Get a = src(ops[1]);
     if (!toF && !fromF) {
-      return wrap(dst(ops[0]), [a, sb, fromS](const State& s) {
-        uint64_t v = a(s) & maskBits(sb);
+      return wrap(dst(ops[0]), [a, sb, fromS](const Thread& t) {
+        uint64_t v = a(t) & maskBits(sb);
         return fromS ? static_cast<uint64_t>(signExtend(v, sb)) : v;
       });
     }
     if (toF) {
       bool rz = rnd == "rz";
       if (!rnd.empty() && rnd != "rn" && rnd != "rz") fail();
-      return wrap(dst(ops[0]), [a, tf, sf, fromF, sb, fromS, rz](const State& s) {
+      return wrap(dst(ops[0]), [a, tf, sf, fromF, sb, fromS, rz](const Thread& t) {
         long double x;
-        uint64_t v = a(s) & maskBits(sb);
+        uint64_t v = a(t) & maskBits(sb);
         if (fromF) x = decode(v, sf);
         else if (fromS) x = static_cast<long double>(signExtend(v, sb));
         else x = static_cast<long double>(v);
@@ -383,8 +554,8 @@ PtxEval::Step PtxEval::compile(const std::string& text) {
     // float -> int: round, saturate, NaN -> 0.
     if (rnd != "rni" && rnd != "rzi") fail();
     bool nearest = rnd == "rni";
-    return wrap(dst(ops[0]), [a, sf, sb, tb, toS, nearest](const State& s) -> uint64_t {
-      long double x = decode(a(s) & maskBits(sb), sf);
+    return wrap(dst(ops[0]), [a, sf, sb, tb, toS, nearest](const Thread& t) -> uint64_t {
+      long double x = decode(a(t) & maskBits(sb), sf);
       if (std::isnan(x)) return 0;
       long double r = nearest ? std::nearbyint(x) : std::trunc(x);
       long double lo = toS ? -std::ldexp(1.0L, tb - 1) : 0.0L;
