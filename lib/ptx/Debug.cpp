@@ -146,12 +146,8 @@ void emitPrint(Emitter& e, Operation* op) {
   }
   std::string head = "pid (%u, %u, %u)";
   std::string threadZero;
-  {
-    std::string o = e.reg(RegClass::B32);
-    threadZero = e.reg(RegClass::Pred);
-    e.ins("or.b32 " + o + ", " + e.laneId() + ", " + e.warpId());
-    e.ins("setp.eq.u32 " + threadZero + ", " + o + ", 0");
-  }
+  threadZero = e.reg(RegClass::Pred);
+  e.ins("setp.eq.u32 " + threadZero + ", " + e.threadId() + ", 0");
   if (op->numOperands() == 0) return callPrintf(e, head + prefix + "\n", pid, threadZero);
   for (unsigned k = 0; k < op->numOperands(); ++k) {
     Value v = op->operand(k);
@@ -167,15 +163,7 @@ void emitPrint(Emitter& e, Operation* op) {
     }
     const gpu::LinearLayout& ll = e.layout(t);
     auto free = ll.freeVariableMasks();
-    std::string owner;
-    {
-      std::string l = e.reg(RegClass::B32), w = e.reg(RegClass::B32), o = e.reg(RegClass::B32);
-      owner = e.reg(RegClass::Pred);
-      e.ins("and.b32 " + l + ", " + e.laneId() + ", " + std::to_string(free[1]));
-      e.ins("and.b32 " + w + ", " + e.warpId() + ", " + std::to_string(free[2]));
-      e.ins("or.b32 " + o + ", " + l + ", " + w);
-      e.ins("setp.eq.u32 " + owner + ", " + o + ", 0");
-    }
+    std::string owner = e.threadBitsZero(free[1], free[2]);
     int rank = static_cast<int>(t.rank());
     std::string idxFormat = " idx (";
     for (int d = 0; d < rank; ++d) {

@@ -160,14 +160,27 @@ const gpu::LinearLayout& Emitter::layout(Type t) {
 
 int64_t Emitter::numRegs(Type t) { return t.isTensor() ? layout(t).inDimSize(HwDim::Register) : 1; }
 
+std::string Emitter::threadId() {
+  if (tid_.empty()) {
+    tid_ = reg(RegClass::B32);
+    prologue("mov.u32 " + tid_ + ", %tid.x");
+  }
+  return tid_;
+}
+
+std::string Emitter::threadBitsZero(int64_t laneMask, int64_t warpMask) {
+  std::string m = reg(RegClass::B32), p = reg(RegClass::Pred);
+  ins("and.b32 " + m + ", " + threadId() + ", " + std::to_string((laneMask & 31) | (warpMask << 5)));
+  ins("setp.eq.u32 " + p + ", " + m + ", 0");
+  return p;
+}
+
 std::string Emitter::laneId() {
   if (laneId_.empty()) {
-    std::string tid = reg(RegClass::B32);
     laneId_ = reg(RegClass::B32);
     warpId_ = reg(RegClass::B32);
-    prologue("mov.u32 " + tid + ", %tid.x");
-    prologue("and.b32 " + laneId_ + ", " + tid + ", 31");
-    prologue("shr.u32 " + warpId_ + ", " + tid + ", 5");
+    prologue("and.b32 " + laneId_ + ", " + threadId() + ", 31");
+    prologue("shr.u32 " + warpId_ + ", " + threadId() + ", 5");
   }
   return laneId_;
 }
@@ -177,29 +190,99 @@ std::string Emitter::warpId() {
   return warpId_;
 }
 
+namespace {
+
+/// One term of a thread coordinate: thread-id bits [first, first + count)
+/// land on the coordinate bits starting at log2(value) when `run`, else the
+/// single bit `first` contributes `value` (a basis vector with several bits).
+struct CoordTerm {
+  int first = 0;
+  int count = 1;
+  int64_t value = 0;
+  bool run = true;
+};
+
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int log2Exact(int64_t v) {
+  int k = 0;
+  while ((int64_t{1} << k) < v) ++k;
+  return k;
+}
+
+}  // namespace
+
 std::string Emitter::threadCoord(const gpu::LinearLayout& ll, int dim) {
   std::string key = ll.str() + "#" + std::to_string(dim);
   auto it = threadCoords_.find(key);
   if (it != threadCoords_.end()) return it->second;
-  std::string coord = constInt(Type::i32(), 0);
-  int64_t bits = 0;
+  std::string coord = threadLinear(ll, [dim](const std::vector<int64_t>& basis) { return basis[dim]; }, true);
+  threadCoords_[key] = coord;
+  return coord;
+}
+
+std::string Emitter::threadLinear(const gpu::LinearLayout& ll,
+                                  const std::function<int64_t(const std::vector<int64_t>&)>& value,
+                                  bool inPrologue) {
+  auto emit = [&](const std::string& text) { inPrologue ? prologue(text) : ins(text); };
+  // Lane bit b is bit b of %tid.x and warp bit b is bit 5 + b, so the bases
+  // of both read as one list over the thread id. Blocked layouts map runs of
+  // consecutive thread-id bits to consecutive bits of the result: each run
+  // is one shift and one mask (Triton's `(tid << 2) & 508`), not a bit
+  // extract and a multiply per bit.
+  std::vector<CoordTerm> terms;
   for (HwDim d : {HwDim::Lane, HwDim::Warp}) {
     const auto& bases = ll.bases(d);
-    std::string id = d == HwDim::Lane ? laneId() : warpId();
     for (size_t b = 0; b < bases.size(); ++b) {
-      int64_t v = bases[b][dim];
+      int64_t v = value(bases[b]);
       if (v == 0) continue;
-      bits |= v;
-      std::string bit = reg(RegClass::B32), term = reg(RegClass::B32), next = reg(RegClass::B32);
-      prologue("bfe.u32 " + bit + ", " + id + ", " + std::to_string(b) + ", 1");
-      prologue("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(v));
-      prologue("xor.b32 " + next + ", " + coord + ", " + term);
-      coord = next;
+      int bit = static_cast<int>(b) + (d == HwDim::Warp ? 5 : 0);
+      CoordTerm* last = terms.empty() ? nullptr : &terms.back();
+      if (isPowerOfTwo(v) && last && last->run && last->first + last->count == bit &&
+          v == last->value << last->count) {
+        ++last->count;
+        continue;
+      }
+      terms.push_back({bit, 1, v, isPowerOfTwo(v)});
     }
   }
-  threadCoords_[key] = coord;
-  noteBits(coord, bits);
-  return coord;
+  int64_t bits = 0, overlap = 0;
+  for (const CoordTerm& t : terms) {
+    int64_t covers = t.run ? ((int64_t{1} << t.count) - 1) * t.value : t.value;
+    overlap |= bits & covers;
+    bits |= covers;
+  }
+  std::string acc;
+  for (const CoordTerm& t : terms) {
+    std::string term = reg(RegClass::B32);
+    if (t.run) {
+      int shift = log2Exact(t.value) - t.first;
+      int64_t mask = ((int64_t{1} << t.count) - 1) * t.value;
+      std::string shifted = threadId();
+      if (shift != 0) {
+        shifted = reg(RegClass::B32);
+        emit(std::string(shift > 0 ? "shl.b32 " : "shr.u32 ") + shifted + ", " + threadId() + ", " +
+             std::to_string(shift > 0 ? shift : -shift));
+      }
+      emit("and.b32 " + term + ", " + shifted + ", " + std::to_string(mask));
+    } else {
+      std::string bit = reg(RegClass::B32);
+      emit("bfe.u32 " + bit + ", " + threadId() + ", " + std::to_string(t.first) + ", 1");
+      emit("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(t.value));
+    }
+    if (acc.empty()) {
+      acc = term;
+      continue;
+    }
+    // Disjoint terms combine with OR (ptxas merges it into LOP3s and address
+    // arithmetic); overlapping bits of a GF(2) layout need XOR.
+    std::string next = reg(RegClass::B32);
+    emit(std::string(overlap ? "xor.b32 " : "or.b32 ") + next + ", " + acc + ", " + term);
+    acc = next;
+  }
+  if (acc.empty()) acc = constInt(Type::i32(), 0);
+  noteBits(acc, bits);
+  return acc;
 }
 
 std::string Emitter::xorConst(const std::string& r, int64_t c) {

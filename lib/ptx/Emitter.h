@@ -82,11 +82,21 @@ class Emitter {
   const gpu::LinearLayout& layout(Type tensor);
   /// Number of registers of a value of this type (1 for scalars).
   int64_t numRegs(Type t);
+  std::string threadId();  ///< %tid.x
+  /// A predicate: (lane & laneMask) == 0 && (warp & warpMask) == 0, i.e. the
+  /// thread-id bits those masks name are all zero (one and + setp).
+  std::string threadBitsZero(int64_t laneMask, int64_t warpMask);
   std::string laneId();
   std::string warpId();
   /// The lane/warp part of the coordinate along `dim` for `ll` (XOR of the
   /// bases of the thread's lane and warp bits), a b32 register; cached.
   std::string threadCoord(const gpu::LinearLayout& ll, int dim);
+  /// XOR over the thread's lane and warp bits of value(basis) (a linear
+  /// function of one basis vector of `ll`), as a b32 register; runs of
+  /// thread-id bits that land on consecutive bits become shift + mask.
+  /// Emitted in the prologue or at the current point.
+  std::string threadLinear(const gpu::LinearLayout& ll,
+                           const std::function<int64_t(const std::vector<int64_t>&)>& value, bool inPrologue);
   /// Coordinates of register i with lane = warp = 0.
   std::vector<int64_t> registerCoords(const gpu::LinearLayout& ll, int64_t i);
   /// reg XOR c as a b32 register. When the bits `reg` may have (recorded by
@@ -137,7 +147,7 @@ class Emitter {
   std::map<std::string, std::string> constants_;
   std::map<std::string, std::string> threadCoords_;
   std::map<std::string, int64_t> knownBits_;
-  std::string laneId_, warpId_, smemBase_;
+  std::string tid_, laneId_, warpId_, smemBase_;
   int64_t scratchBytes_ = 0;
   std::vector<gpu::ExternFunction> externs_;
   std::map<std::string, std::string> strings_;

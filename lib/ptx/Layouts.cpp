@@ -67,24 +67,8 @@ std::string bitsOf(int bytes) { return "b" + std::to_string(bytes * 8); }
 std::string threadFlatOffset(Emitter& e, const LinearLayout& ll, const CoordMap& f,
                              const std::vector<int64_t>& srcShape) {
   std::vector<int64_t> strides = rowMajorStrides(srcShape);
-  std::string acc = e.constInt(Type::i32(), 0);
-  int64_t bits = 0;
-  for (HwDim d : {HwDim::Lane, HwDim::Warp}) {
-    const auto& bases = ll.bases(d);
-    std::string id = d == HwDim::Lane ? e.laneId() : e.warpId();
-    for (size_t b = 0; b < bases.size(); ++b) {
-      int64_t v = flat(f.apply(bases[b], false), strides);
-      if (v == 0) continue;
-      bits |= v;
-      std::string bit = e.reg(RegClass::B32), term = e.reg(RegClass::B32), next = e.reg(RegClass::B32);
-      e.ins("bfe.u32 " + bit + ", " + id + ", " + std::to_string(b) + ", 1");
-      e.ins("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(v));
-      e.ins("xor.b32 " + next + ", " + acc + ", " + term);
-      acc = next;
-    }
-  }
-  e.noteBits(acc, bits);
-  return acc;
+  return e.threadLinear(ll, [&](const std::vector<int64_t>& basis) { return flat(f.apply(basis, false), strides); },
+                        false);
 }
 
 /// A 16-bit container for predicates in shared memory.
@@ -256,8 +240,7 @@ void emitHistogram(Emitter& e, Operation* op) {
   e.needScratch(bins * 4);
   e.barrier();
   // Zero the bins cooperatively.
-  std::string tid = e.reg(RegClass::B32);
-  e.ins("mad.lo.u32 " + tid + ", " + e.warpId() + ", 32, " + e.laneId());
+  std::string tid = e.threadId();
   for (int64_t k = 0; k < bins; k += threads) {
     std::string idx = e.reg(RegClass::B32), p = e.reg(RegClass::Pred), addr = e.reg(RegClass::B32);
     e.ins("add.u32 " + idx + ", " + tid + ", " + std::to_string(k));
@@ -269,16 +252,7 @@ void emitHistogram(Emitter& e, Operation* op) {
   const LinearLayout& ll = e.layout(x.type());
   auto freeMasks = ll.freeVariableMasks();
   // Each element counts once: only the owner of duplicated elements adds.
-  std::string owner = e.reg(RegClass::Pred);
-  {
-    std::string l = e.reg(RegClass::B32), w = e.reg(RegClass::B32), pl = e.reg(RegClass::Pred),
-                pw = e.reg(RegClass::Pred);
-    e.ins("and.b32 " + l + ", " + e.laneId() + ", " + std::to_string(freeMasks[1]));
-    e.ins("and.b32 " + w + ", " + e.warpId() + ", " + std::to_string(freeMasks[2]));
-    e.ins("setp.eq.u32 " + pl + ", " + l + ", 0");
-    e.ins("setp.eq.u32 " + pw + ", " + w + ", 0");
-    e.ins("and.pred " + owner + ", " + pl + ", " + pw);
-  }
+  std::string owner = e.threadBitsZero(freeMasks[1], freeMasks[2]);
   Type it = x.type().elementType();
   for (int64_t i = 0; i < ll.inDimSize(HwDim::Register); ++i) {
     if (i & freeMasks[0]) continue;

@@ -47,19 +47,12 @@ std::string cacheSuffix(Operation* op, bool isLoad) {
 std::string ownerPredicate(Emitter& e, const LinearLayout& ll) {
   auto free = ll.freeVariableMasks();
   if (free[1] == 0 && free[2] == 0) return "";
-  std::string l = e.reg(RegClass::B32), w = e.reg(RegClass::B32), o = e.reg(RegClass::B32),
-              p = e.reg(RegClass::Pred);
-  e.ins("and.b32 " + l + ", " + e.laneId() + ", " + std::to_string(free[1]));
-  e.ins("and.b32 " + w + ", " + e.warpId() + ", " + std::to_string(free[2]));
-  e.ins("or.b32 " + o + ", " + l + ", " + w);
-  e.ins("setp.eq.u32 " + p + ", " + o + ", 0");
-  return p;
+  return e.threadBitsZero(free[1], free[2]);
 }
 
 std::string threadZeroPredicate(Emitter& e) {
-  std::string o = e.reg(RegClass::B32), p = e.reg(RegClass::Pred);
-  e.ins("or.b32 " + o + ", " + e.laneId() + ", " + e.warpId());
-  e.ins("setp.eq.u32 " + p + ", " + o + ", 0");
+  std::string p = e.reg(RegClass::Pred);
+  e.ins("setp.eq.u32 " + p + ", " + e.threadId() + ", 0");
   return p;
 }
 

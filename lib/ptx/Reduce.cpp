@@ -394,8 +394,7 @@ void emitScan(Emitter& e, Operation* op) {
     // Hillis-Steele over each row's chunk totals, in the scan direction
     // (entries were stored reversed for reverse scans).
     int threads = 32 * e.options().numWarps;
-    std::string tid = e.reg(RegClass::B32);
-    e.ins("mad.lo.u32 " + tid + ", " + e.warpId() + ", 32, " + e.laneId());
+    std::string tid = e.threadId();
     int buffer = 0;
     for (int64_t stride = 1; stride < chunks; stride *= 2) {
       for (int64_t first = 0; first < entries; first += threads) {

@@ -16,6 +16,7 @@
 
 #include <cctype>
 #include <map>
+#include <optional>
 #include <cmath>
 
 #include "ir/FloatFormats.h"
@@ -559,6 +560,80 @@ void emitInlineAsm(Emitter& e, Operation* op) {
 
 }  // namespace
 
+namespace {
+
+/// Pointer tensors `ptr + offsets` whose registers lie at constant distances.
+/// Where axis info proves the offsets contiguous along a dim in aligned
+/// groups of G whose first value is a multiple of G, two registers of one
+/// thread in the same group differ by a constant that fits below the group's
+/// alignment, so sext(offset) differs by that constant too (no wrap inside a
+/// group: every multiple of 2^31 is a multiple of G). Such a register's
+/// address is the group leader's plus an immediate, which ptxas folds into
+/// the load/store (`[%rd + 2048]`), as LLVM does for Triton through its
+/// known-bits `or disjoint`. The base pointer must be the same register for
+/// both, and the register bits that differ must be disjoint from the
+/// thread's (lane/warp) bits so the distance does not depend on the thread.
+struct AddressSteps {
+  bool active = false;
+  std::vector<int> groupShift;     ///< per dim: log2 of the aligned group size
+  std::vector<int64_t> threadBits; ///< per dim: coordinate bits lanes/warps set
+  std::map<std::vector<int64_t>, int64_t> leaders;  ///< group key -> first register
+  int64_t elementBytes = 1;
+
+  AddressSteps(Emitter& e, Operation* op, bool enabled) {
+    if (!enabled || !op->is(OpCode::AddPtr)) return;
+    Type rt = op->result(0).type();
+    Type offType = op->operand(1).type();
+    if (!rt.isTensor() || !offType.isTensor()) return;
+    int width = offType.elementType().bitWidth();
+    if (!offType.elementType().isInteger() || (width != 32 && width != 64)) return;
+    Type pointee = rt.elementType().pointeeType();
+    if (pointee.isTensor()) return;
+    elementBytes = pointee.byteWidth();
+    const gpu::AxisInfo& info = e.axisInfo().get(op->operand(1));
+    if (static_cast<int64_t>(info.contiguity.size()) != rt.rank()) return;
+    const gpu::LinearLayout& ll = e.layout(rt);
+    for (int64_t d = 0; d < rt.rank(); ++d) {
+      int64_t g = std::min(info.contiguity[d], info.divisibility[d]);
+      int sh = 0;
+      while ((int64_t{2} << sh) <= g) ++sh;
+      groupShift.push_back(sh);
+      int64_t bits = 0;
+      for (HwDim h : {HwDim::Lane, HwDim::Warp})
+        for (const auto& basis : ll.bases(h)) bits |= basis[d];
+      threadBits.push_back(bits);
+      active = active || sh > 0;
+    }
+  }
+
+  /// Register i as leader + immediate, or nullopt (then i is emitted as usual
+  /// and may lead its group).
+  std::optional<std::string> fromLeader(Emitter& e, Operation* op, int64_t i, const Regs& done) {
+    std::vector<int64_t> coords = e.layout(op->result(0).type()).apply(HwDim::Register, i);
+    std::vector<int64_t> key = coords;
+    for (size_t d = 0; d < key.size(); ++d) key[d] >>= groupShift[d];
+    auto [it, inserted] = leaders.emplace(key, i);
+    if (inserted) return std::nullopt;
+    int64_t lead = it->second;
+    std::vector<int64_t> leadCoords = e.layout(op->result(0).type()).apply(HwDim::Register, lead);
+    int64_t distance = 0;
+    int differing = 0;
+    for (size_t d = 0; d < coords.size(); ++d) {
+      if (coords[d] == leadCoords[d]) continue;
+      ++differing;
+      if (((coords[d] | leadCoords[d]) & threadBits[d]) != 0) return std::nullopt;
+      distance = coords[d] - leadCoords[d];
+    }
+    if (differing > 1 || e.at(op->operand(0), i) != e.at(op->operand(0), lead)) return std::nullopt;
+    if (differing == 0) return done[lead];
+    std::string r = e.reg(RegClass::B64);
+    e.ins("add.s64 " + r + ", " + done[lead] + ", " + std::to_string(distance * elementBytes));
+    return r;
+  }
+};
+
+}  // namespace
+
 void emitElementwise(Emitter& e, Operation* op) {
   if (op->numResults() == 0) return;
   if (op->is(OpCode::InlineAsm)) return emitInlineAsm(e, op);
@@ -582,6 +657,7 @@ void emitElementwise(Emitter& e, Operation* op) {
     }
     if (!any || static_cast<int64_t>(shifts.size()) != rt.rank()) shifts.clear();
   }
+  AddressSteps addressSteps(e, op, shifts.empty());
   for (int64_t i = 0; i < n; ++i) {
     if (!shifts.empty()) {
       std::vector<int64_t> key = e.layout(rt).apply(HwDim::Register, i);
@@ -589,6 +665,12 @@ void emitElementwise(Emitter& e, Operation* op) {
       auto [it, inserted] = groupFirst.emplace(key, i);
       if (!inserted) {
         results[0].push_back(results[0][it->second]);
+        continue;
+      }
+    }
+    if (addressSteps.active) {
+      if (std::optional<std::string> near = addressSteps.fromLeader(e, op, i, results[0])) {
+        results[0].push_back(*near);
         continue;
       }
     }

@@ -176,8 +176,7 @@ void SortEmitter::network() {
   int threads = 32 * e_.options().numWarps;
   int64_t pairs = numel_ / 2;
   std::string base = e_.smemBase();
-  std::string tid = r32();
-  e_.ins("mad.lo.u32 " + tid + ", " + e_.warpId() + ", 32, " + e_.laneId());
+  std::string tid = e_.threadId();
   // Loop registers (updated in place).
   std::string k = r32(), j = r32(), pair = r32(), jm1 = r32(), notJm1 = r32();
   std::string lk = e_.newLabel("sort_k"), lj = e_.newLabel("sort_j"), lp = e_.newLabel("sort_pair"),

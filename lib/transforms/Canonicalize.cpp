@@ -14,6 +14,8 @@
 //   - shapes: splat/broadcast/expand_dims/reshape/trans of a constant -> a
 //     constant tensor; broadcast/expand_dims/reshape/trans of a splat -> one
 //     splat; broadcast or reshape to the operand's own type -> the operand;
+//   - uniform values: a pure elementwise op on splats only -> the scalar op
+//     and one splat of its result;
 //   - control flow: scf.if on a constant condition -> the taken region
 //     inlined; scf.for with constant bounds and lb >= ub -> its inits;
 //   - ops without side effects whose results became unused are erased.
@@ -165,7 +167,40 @@ class Canonicalizer {
     if (op->is(OpCode::For)) return options_.regions && simplifyFor(op);
     if (op->numResults() != 1 || op->is(OpCode::Constant) || op->is(OpCode::Hint)) return false;
     if (options_.fold && foldConstants(op)) return true;
-    return simplifyIdentity(op) || simplifyShape(op);
+    return simplifyIdentity(op) || simplifyShape(op) || scalarizeUniform(op);
+  }
+
+  /// A pure elementwise op whose tensor operands are all splats (of a scalar
+  /// or a constant) computes one value for every element: compute it once as
+  /// a scalar and splat the result. Triton's frontend keeps such values
+  /// scalar from the start (the Philox key schedule of tl.rand is uniform in
+  /// a program); here tensors built from scalars would otherwise cost one
+  /// instruction per element on the GPU and one per lane in the interpreter.
+  bool scalarizeUniform(Operation* op) {
+    Type type = op->result(0).type();
+    if (!type.isTensor() || !hasTrait(op->code(), Pure) || !hasTrait(op->code(), Elementwise) ||
+        op->numRegions() > 0 || op->numOperands() == 0)
+      return false;
+    std::vector<Value> scalars;
+    for (unsigned i = 0; i < op->numOperands(); ++i) {
+      Value v = op->operand(i);
+      if (!v.type().isTensor()) return false;
+      if (Operation* def = v.definingOp(); def && def->is(OpCode::Splat)) {
+        scalars.push_back(def->operand(0));
+        continue;
+      }
+      std::optional<ConstantValue> c = constantOf(v);
+      if (!c) return false;
+      if (v.type().elementType().isFloat() && std::holds_alternative<int64_t>(*c))
+        c = ConstantValue(static_cast<double>(std::get<int64_t>(*c)));
+      scalars.push_back(constantBefore(op, v.type().elementType(), *c));
+    }
+    OpBuilder b;
+    b.setInsertionPoint(op);
+    b.setLoc(op->loc());
+    Operation* scalar = b.create(op->code(), {type.elementType()}, scalars, op->attrs());
+    push(scalar);
+    return replaceWithNew(op, OpCode::Splat, {scalar->result()});
   }
 
   bool foldConstants(Operation* op) {
