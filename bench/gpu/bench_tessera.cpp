@@ -21,8 +21,11 @@
 //
 //   bench_gpu [--interpreter] [--check] [--quick] [--only K1,K2,...]
 //             [--json FILE] [--kernels FILE] [--rows FILE] [--sms N]
-//             [--warmup MS] [--rep MS]
+//             [--warmup MS] [--rep MS] [--flush-memset]
 //
+// --flush-memset clears do_bench's L2 flush buffer with cuMemsetD8Async
+// instead of a kernel of 16-byte stores (torch's zero_(), which Triton's
+// do_bench uses; the default).
 // --check runs every kernel on small odd shapes (correctness only, no
 // timing), also on the interpreter, where it is the quick test of this
 // benchmark on a machine without a GPU. --only takes kernel names and the
@@ -75,6 +78,7 @@ struct Options {
   int warmupMs = 25;
   int repMs = 100;
   int launches = 10000;
+  bool flushMemset = false;   ///< clear the L2 flush buffer with cuMemsetD8Async instead of a kernel
 };
 
 std::string jsonEscape(const std::string& s) {
@@ -596,6 +600,7 @@ void runRow(Context& ctx, const RowSpec& row, bool time, Sink& sink, int& failur
       tessera::testing::BenchOptions bo;
       bo.warmup_ms = ctx.opt.warmupMs;
       bo.rep_ms = ctx.opt.repMs;
+      bo.flush_with_kernel = !ctx.opt.flushMemset;
       tessera::testing::BenchResult r = tessera::testing::do_bench(ctx.dev, c.launch, bo);
       double gbps = c.bytes / (r.median_ms * 1e-3) / 1e9;
       j.num("ms", r.median_ms).num("gbps", gbps).integer("runs", r.runs);
@@ -799,7 +804,8 @@ std::vector<RowSpec> checkRows() {
 
 const char* kUsage =
     "usage: bench_gpu [--interpreter] [--check] [--quick] [--only K1,K2,...] [--json FILE]\n"
-    "                 [--kernels FILE] [--rows FILE] [--sms N] [--warmup MS] [--rep MS] [--launches N]\n";
+    "                 [--kernels FILE] [--rows FILE] [--sms N] [--warmup MS] [--rep MS] [--launches N]\n"
+    "                 [--flush-memset]\n";
 
 Options parseOptions(int argc, char** argv) {
   Options o;
@@ -826,6 +832,7 @@ Options parseOptions(int argc, char** argv) {
     else if (a == "--warmup") o.warmupMs = integer();
     else if (a == "--rep") o.repMs = integer();
     else if (a == "--launches") o.launches = integer();
+    else if (a == "--flush-memset") o.flushMemset = true;
     else if (a == "--cold") o.coldMode = value();
     else if (a == "--only") {
       std::stringstream list(value());

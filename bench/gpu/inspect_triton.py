@@ -5,8 +5,9 @@ side-by-side reading with `tessera compile --emit ptx` (GPU machine only).
 
 SIG is Triton's AOT signature of the non-constexpr parameters, e.g.
 '*fp16:16,*fp16:16,i32:16'; CONST=V are the constexprs. Writes
-OUTDIR/KERNEL.{ttgir,ptx} and prints registers / spills / shared memory.
+OUTDIR/TAG.{ttgir,ptx,cubin,json} (TAG: $INSPECT_TAG, default KERNEL) and prints registers / spills / shared memory.
 """
+import json
 import os
 import sys
 
@@ -38,9 +39,15 @@ def main():
     k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
     k._init_handles()
     os.makedirs(out, exist_ok=True)
+    tag = os.environ.get("INSPECT_TAG", name)
     for stage in ("ttgir", "ptx"):
-        with open(os.path.join(out, f"{name}.{stage}"), "w") as f:
+        with open(os.path.join(out, f"{tag}.{stage}"), "w") as f:
             f.write(k.asm[stage])
+    with open(os.path.join(out, f"{tag}.cubin"), "wb") as f:
+        f.write(k.asm["cubin"])
+    with open(os.path.join(out, f"{tag}.json"), "w") as f:
+        json.dump({"name": k.metadata.name, "num_warps": warps, "shared_bytes": k.metadata.shared,
+                   "registers": k.n_regs, "spills": k.n_spills}, f)
     print(f"{name}: registers {k.n_regs}, spills {k.n_spills}, shared {k.metadata.shared}")
 
 

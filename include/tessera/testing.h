@@ -19,6 +19,9 @@ struct BenchOptions {
   int warmup_ms = 25;
   int rep_ms = 100;
   bool flush_l2 = true;
+  /// Clear the flush buffer with a kernel of 16-byte stores, as torch's
+  /// zero_() does in Triton's do_bench (true), or with cuMemsetD8Async.
+  bool flush_with_kernel = true;
   std::vector<double> quantiles;  ///< e.g. {0.2, 0.8}
 };
 

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <memory>
 #include <numeric>
 
 #include "Internal.h"
@@ -60,6 +61,64 @@ runtime::DevicePtr flushBuffer(runtime::CudaDevice& device) {
   return p;
 }
 
+/// Clears the flush buffer the way Triton's do_bench does (torch's zero_():
+/// a kernel of 16-byte stores), so both leave the L2 in the same state: full
+/// of dirty lines of the buffer that the timed kernel must write back. PTX
+/// for the driver's JIT, so no toolkit is needed.
+constexpr char kFlushPtx[] = R"(.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry tessera_l2_flush(.param .u64 buf, .param .u64 chunks)
+{
+  .reg .pred %p;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u64 %rd2, [chunks];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mov.u32 %r4, %nctaid.x;
+  mul.wide.u32 %rd3, %r1, %r2;
+  cvt.u64.u32 %rd4, %r3;
+  add.u64 %rd3, %rd3, %rd4;
+  mul.wide.u32 %rd5, %r4, %r2;
+  mov.u32 %r1, 0;
+LOOP:
+  setp.ge.u64 %p, %rd3, %rd2;
+  @%p bra DONE;
+  shl.b64 %rd6, %rd3, 4;
+  add.u64 %rd7, %rd1, %rd6;
+  st.global.v4.u32 [%rd7], {%r1, %r1, %r1, %r1};
+  add.u64 %rd3, %rd3, %rd5;
+  bra LOOP;
+DONE:
+  ret;
+}
+)";
+
+/// Clears `bytes` (a multiple of 16) at `buffer` on the default stream.
+void clearWithKernel(runtime::CudaDevice& device, runtime::DevicePtr buffer, size_t bytes) {
+  static std::mutex mutex;
+  static std::map<int, runtime::LoadedKernel*> kernels;  // kept for the process
+  runtime::LoadedKernel* kernel;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    runtime::LoadedKernel*& k = kernels[device.ordinal()];
+    if (!k) {
+      auto fresh = std::make_unique<runtime::LoadedKernel>();
+      device.loadKernel(*fresh, std::vector<char>(kFlushPtx, kFlushPtx + sizeof kFlushPtx), "tessera_l2_flush", 0, 0);
+      k = fresh.release();
+    }
+    kernel = k;
+  }
+  constexpr int kThreads = 256;
+  uint64_t chunks = bytes / 16;
+  const int64_t grid[3] = {static_cast<int64_t>((chunks + kThreads - 1) / kThreads), 1, 1};
+  void* params[] = {&buffer, &chunks};
+  device.launch(*kernel, grid, kThreads, 0, nullptr, params);
+}
+
 /// CUDA events that are destroyed however the benchmark ends.
 struct Events {
   runtime::CudaDevice& device;
@@ -83,7 +142,11 @@ BenchResult do_bench(Device& device, const std::function<void()>& fn, const Benc
   runtime::CudaDevice& cuda = *device.impl()->cuda;
   runtime::DevicePtr cache = options.flush_l2 ? flushBuffer(cuda) : 0;
   auto flush = [&] {
-    if (cache) cuda.memset8Async(cache, 0, kL2FlushBytes, nullptr);
+    if (!cache) return;
+    if (options.flush_with_kernel)
+      clearWithKernel(cuda, cache, kL2FlushBytes);
+    else
+      cuda.memset8Async(cache, 0, kL2FlushBytes, nullptr);
   };
   Events events{cuda, {}};
   cuda.synchronize();

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
     "          [--num-warps N] [--num-stages N] [--arch ARCH] --emit STAGE [-o OUT]\n"
-    "      STAGE: ttir | ttgir | ptx (no toolkit needed) | cubin | sass (need the CUDA toolkit)\n"
+    "      STAGE: ttir | ttgir | ptx (no toolkit needed) | cubin | sass | metadata (need the CUDA toolkit)\n"
     "      ARCH:  sm_80, sm_90, sm_90a, ... (default: GPU 0's architecture, else sm_90a)\n"
     "  tessera list FILE\n"
     "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
@@ -103,8 +104,9 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
   if (c.file.empty()) throw UsageError("compile: missing FILE");
   if (c.kernel.empty()) throw UsageError("compile: missing --kernel NAME");
   if (!c.haveSignature) throw UsageError("compile: missing --signature SIG");
-  if (c.emit != "ttir" && c.emit != "ttgir" && c.emit != "ptx" && c.emit != "cubin" && c.emit != "sass")
-    throw UsageError("--emit must be one of ttir, ttgir, ptx, cubin, sass; got '" + c.emit + "'");
+  if (c.emit != "ttir" && c.emit != "ttgir" && c.emit != "ptx" && c.emit != "cubin" && c.emit != "sass" &&
+      c.emit != "metadata")
+    throw UsageError("--emit must be one of ttir, ttgir, ptx, cubin, sass, metadata; got '" + c.emit + "'");
   if (c.options.num_warps < 1 || c.options.num_warps > 32 || (c.options.num_warps & (c.options.num_warps - 1)))
     throw UsageError("--num-warps must be a power of two from 1 to 32, got " + std::to_string(c.options.num_warps));
   if (c.options.num_stages < 1) throw UsageError("--num-stages must be at least 1");
@@ -125,13 +127,25 @@ void writeOutput(const std::string& out, const std::string& bytes) {
   if (!o) throw tessera::Error("cannot write '" + out + "': " + std::strerror(errno));
 }
 
+/// The assembler's report as one JSON object (what Triton keeps as n_regs,
+/// n_spills and shared), for scripts.
+std::string metadataJson(const tessera::KernelMetadata& m) {
+  std::ostringstream o;
+  o << "{\"name\": \"" << m.name << "\", \"target\": \"" << m.target << "\", \"num_warps\": " << m.num_warps
+    << ", \"num_stages\": " << m.num_stages << ", \"shared_bytes\": " << m.shared_bytes
+    << ", \"static_shared_bytes\": " << m.static_shared_bytes << ", \"registers\": " << m.registers
+    << ", \"spill_store_bytes\": " << m.spill_store_bytes << ", \"spill_load_bytes\": " << m.spill_load_bytes
+    << ", \"stack_frame_bytes\": " << m.stack_frame_bytes << "}\n";
+  return o.str();
+}
+
 int compileCommand(const std::vector<std::string>& args) {
   CompileArgs c = parseCompileArgs(args);
   bool toStdout = c.out.empty() || c.out == "-";
   // A cubin is binary: refuse to spray it on a terminal (pipes are fine).
   if (c.emit == "cubin" && toStdout && isatty(STDOUT_FILENO))
     throw UsageError("--emit cubin writes a binary file: give -o FILE (or redirect stdout)");
-  if (c.emit == "cubin" || c.emit == "sass") {
+  if (c.emit == "cubin" || c.emit == "sass" || c.emit == "metadata") {
     std::string why;
     if (!tessera::runtime::toolkitAvailable(&why))
       throw tessera::Error("--emit " + c.emit + " needs the CUDA toolkit to assemble the PTX (nvJitLink" +
@@ -140,7 +154,7 @@ int compileCommand(const std::vector<std::string>& args) {
   }
   tessera::Program program = tessera::Program::from_file(c.file);
   tessera::CompiledKernel compiled = program.kernel(c.kernel).compile(c.signature, c.defines, c.options, c.arch);
-  writeOutput(c.out, compiled.asm_text(c.emit));
+  writeOutput(c.out, c.emit == "metadata" ? metadataJson(compiled.metadata()) : compiled.asm_text(c.emit));
   return 0;
 }
 
