@@ -202,7 +202,8 @@ static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& 
       .field(k.specializationKey)
       .field("num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
              " debug=" + std::to_string(k.debug))
-      .field(target.name());
+      .field(target.name())
+      .field(runtime::assemblerIdentity());
   return h.hexDigest();
 }
 

@@ -146,6 +146,12 @@ const Regs& Emitter::regs(Value v) {
 
 void Emitter::bind(Value v, Regs r) { values_[v.impl()] = std::move(r); }
 
+Regs& Emitter::bindSlots(Value v, size_t n) {
+  Regs& slots = values_[v.impl()];
+  slots.assign(n, std::string());
+  return slots;
+}
+
 const std::string& Emitter::at(Value v, size_t i) {
   const Regs& r = regs(v);
   return r.size() == 1 ? r[0] : r[i];
@@ -338,8 +344,82 @@ std::string Emitter::globalString(const std::string& text) {
 // Dispatch and control flow
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// An elementwise op with tensor results, emitted register by register.
+bool isRunTensorOp(Operation* op) {
+  return op->numResults() > 0 && op->result(0).type().isTensor() && hasTrait(op->code(), ir::Elementwise) &&
+         !op->is(OpCode::InlineAsm);
+}
+
+/// An op a run may contain that is emitted whole, when the run reaches it
+/// for register 0: it reads no tensor value (scalar ops, splats, ranges,
+/// constants), so no partly emitted value of the run.
+bool isRunWholeOp(Operation* op) {
+  if (op->is(OpCode::Splat) || op->is(OpCode::MakeRange) || op->is(OpCode::Constant)) return true;
+  if (op->numRegions() > 0 || op->numResults() == 0 || !hasTrait(op->code(), ir::Pure)) return false;
+  for (unsigned i = 0; i < op->numResults(); ++i)
+    if (op->result(i).type().isTensor()) return false;
+  for (unsigned i = 0; i < op->numOperands(); ++i)
+    if (op->operand(i).type().isTensor()) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<Operation*> Emitter::elementwiseRun(Operation* first) {
+  std::vector<Operation*> run;
+  if (!isRunTensorOp(first)) return run;
+  const gpu::LinearLayout& ll = layout(first->result(0).type());
+  size_t lastTensor = 0;
+  int tensorOps = 0;
+  for (Operation* op = first; op; op = op->nextOp()) {
+    if (isRunTensorOp(op)) {
+      bool sameLayout = true;
+      for (unsigned r = 0; r < op->numResults() && sameLayout; ++r)
+        sameLayout = layout(op->result(r).type()) == ll;
+      if (!sameLayout) break;
+      run.push_back(op);
+      lastTensor = run.size();
+      ++tensorOps;
+    } else if (isRunWholeOp(op)) {
+      run.push_back(op);
+    } else {
+      break;
+    }
+  }
+  run.resize(lastTensor);
+  if (tensorOps < 2) run.clear();
+  return run;
+}
+
 void Emitter::emitBlock(Block& block) {
-  for (Operation* op = block.front(); op; op = op->nextOp()) emitOp(op);
+  for (Operation* op = block.front(); op;) {
+    std::vector<Operation*> run = elementwiseRun(op);
+    if (run.empty()) {
+      emitOp(op);
+      op = op->nextOp();
+      continue;
+    }
+    // Register-major: every op of the run for register 0, then for register
+    // 1, ... Emitting op by op keeps all registers of every intermediate
+    // live at once (16 Philox states of 4 words for a 16-element thread);
+    // one element's chain at a time keeps a few, and ptxas interleaves the
+    // chains as far as registers allow.
+    int64_t n = numRegs(run.front()->result(0).type());
+    std::vector<RegisterEmitter> emitters(run.size());
+    for (int64_t i = 0; i < n; ++i) {
+      for (size_t k = 0; k < run.size(); ++k) {
+        if (!isRunTensorOp(run[k])) {
+          if (i == 0) emitOp(run[k]);
+          continue;
+        }
+        if (i == 0) emitters[k] = beginElementwise(*this, run[k]);
+        emitters[k](i);
+      }
+    }
+    op = run.back()->nextOp();
+  }
 }
 
 void Emitter::emitOp(Operation* op) {

@@ -68,6 +68,9 @@ class Emitter {
   // ---- values ------------------------------------------------------------------
   const Regs& regs(Value v);
   void bind(Value v, Regs r);
+  /// Binds v to n empty registers that its emission fills in one at a time
+  /// (the reference stays valid while the emitter lives).
+  Regs& bindSlots(Value v, size_t n);
   /// Binds v to registers whose defining instructions are emitted only when
   /// v is first used (or before the next nested region): a 16-bit load stays
   /// packed in 32-bit words until its elements are needed, which keeps
@@ -127,6 +130,10 @@ class Emitter {
 
   // ---- op emission (one file per family) ---------------------------------------
   void emitBlock(ir::Block& block);
+  /// The ops from `first` on that emitBlock emits register-major: at least
+  /// two elementwise tensor ops of one layout, with the scalar ops, splats,
+  /// ranges and constants between them; empty when `first` starts none.
+  std::vector<Operation*> elementwiseRun(Operation* first);
   void emitOp(Operation* op);
 
  private:
@@ -158,6 +165,12 @@ class Emitter {
 
 // Families (each in its own file).
 void emitElementwise(Emitter& e, Operation* op);   // ScalarOps.cpp
+/// Emits register i of an elementwise op's results.
+using RegisterEmitter = std::function<void(int64_t)>;
+/// Binds the results of elementwise `op` (not inline asm) and returns the
+/// function that emits each register; emitElementwise calls it for every
+/// register in turn, emitBlock interleaves it with the next ops of a run.
+RegisterEmitter beginElementwise(Emitter& e, Operation* op);
 /// One scalar op on scalar registers -> result registers (one per result).
 Regs emitScalarOp(Emitter& e, Operation* op, const Regs& operands);
 /// Converts a scalar register between two element types (casts).

@@ -16,6 +16,7 @@
 
 #include <cctype>
 #include <map>
+#include <memory>
 #include <optional>
 #include <cmath>
 
@@ -634,51 +635,68 @@ struct AddressSteps {
 
 }  // namespace
 
-void emitElementwise(Emitter& e, Operation* op) {
-  if (op->numResults() == 0) return;
-  if (op->is(OpCode::InlineAsm)) return emitInlineAsm(e, op);
-  Type rt = op->result(0).type();
-  int64_t n = e.numRegs(rt);
-  std::vector<Regs> results(op->numResults());
-  Regs in(op->numOperands());
-  // Like Triton: where axis info proves groups of elements equal (a mask
-  // `offs < n` with n % 16 == 0 is constant over 16 elements), compute one
-  // register per group and reuse it for the others.
-  std::map<std::vector<int64_t>, int64_t> groupFirst;
-  std::vector<int64_t> shifts;
+RegisterEmitter beginElementwise(Emitter& e, Operation* op) {
+  struct State {
+    Operation* op;
+    Type rt;
+    std::vector<Regs*> results;
+    Regs in;
+    // Like Triton: where axis info proves groups of elements equal (a mask
+    // `offs < n` with n % 16 == 0 is constant over 16 elements), compute one
+    // register per group and reuse it for the others.
+    std::map<std::vector<int64_t>, int64_t> groupFirst;
+    std::vector<int64_t> shifts;
+    std::optional<AddressSteps> addressSteps;
+  };
+  auto st = std::make_shared<State>();
+  st->op = op;
+  st->rt = op->result(0).type();
+  int64_t n = e.numRegs(st->rt);
+  for (unsigned r = 0; r < op->numResults(); ++r) st->results.push_back(&e.bindSlots(op->result(r), n));
+  st->in.resize(op->numOperands());
+  Type rt = st->rt;
   if (rt.isTensor() && op->numResults() == 1 && !rt.elementType().isFloat()) {
     const gpu::AxisInfo& info = e.axisInfo().get(op->result(0));
     bool any = false;
     for (int64_t c : info.constancy) {
       int64_t sh = 0;
       while ((int64_t{2} << sh) <= c) ++sh;
-      shifts.push_back(sh);
+      st->shifts.push_back(sh);
       any = any || sh > 0;
     }
-    if (!any || static_cast<int64_t>(shifts.size()) != rt.rank()) shifts.clear();
+    if (!any || static_cast<int64_t>(st->shifts.size()) != rt.rank()) st->shifts.clear();
   }
-  AddressSteps addressSteps(e, op, shifts.empty());
-  for (int64_t i = 0; i < n; ++i) {
-    if (!shifts.empty()) {
-      std::vector<int64_t> key = e.layout(rt).apply(HwDim::Register, i);
-      for (size_t d = 0; d < key.size(); ++d) key[d] >>= shifts[d];
-      auto [it, inserted] = groupFirst.emplace(key, i);
+  st->addressSteps.emplace(e, op, st->shifts.empty());
+  return [&e, st](int64_t i) {
+    Operation* op = st->op;
+    Regs& first = *st->results[0];
+    if (!st->shifts.empty()) {
+      std::vector<int64_t> key = e.layout(st->rt).apply(HwDim::Register, i);
+      for (size_t d = 0; d < key.size(); ++d) key[d] >>= st->shifts[d];
+      auto [it, inserted] = st->groupFirst.emplace(key, i);
       if (!inserted) {
-        results[0].push_back(results[0][it->second]);
-        continue;
+        first[i] = first[it->second];
+        return;
       }
     }
-    if (addressSteps.active) {
-      if (std::optional<std::string> near = addressSteps.fromLeader(e, op, i, results[0])) {
-        results[0].push_back(*near);
-        continue;
+    if (st->addressSteps->active) {
+      if (std::optional<std::string> near = st->addressSteps->fromLeader(e, op, i, first)) {
+        first[i] = *near;
+        return;
       }
     }
-    for (unsigned k = 0; k < op->numOperands(); ++k) in[k] = e.at(op->operand(k), i);
-    Regs out = emitScalarOp(e, op, in);
-    for (unsigned r = 0; r < out.size() && r < results.size(); ++r) results[r].push_back(out[r]);
-  }
-  for (unsigned r = 0; r < op->numResults(); ++r) e.bind(op->result(r), std::move(results[r]));
+    for (unsigned k = 0; k < op->numOperands(); ++k) st->in[k] = e.at(op->operand(k), i);
+    Regs out = emitScalarOp(e, op, st->in);
+    for (unsigned r = 0; r < out.size() && r < st->results.size(); ++r) (*st->results[r])[i] = out[r];
+  };
+}
+
+void emitElementwise(Emitter& e, Operation* op) {
+  if (op->numResults() == 0) return;
+  if (op->is(OpCode::InlineAsm)) return emitInlineAsm(e, op);
+  int64_t n = e.numRegs(op->result(0).type());
+  RegisterEmitter emitRegister = beginElementwise(e, op);
+  for (int64_t i = 0; i < n; ++i) emitRegister(i);
 }
 
 }  // namespace tessera::ptx

@@ -1,10 +1,12 @@
 //===- Assembler.cpp - PTX -> cubin with nvJitLink, cubin -> SASS ---------===//
 //
-// assemble(): one nvJitLink session per kernel: the kernel's PTX plus, when
-// it calls libdevice functions, the wrappers' PTX from NVRTC (Libdevice.cpp)
-// as a second input; -O3 and -verbose, whose report gives registers, spills
-// and the stack frame. Errors carry the assembler's log and the PTX lines it
-// points at. disassemble(): nvdisasm (or cuobjdump -sass) on a temp file.
+// assemble(): the toolkit's ptxas program on one whole-program module (the
+// kernel's PTX with the libdevice wrappers from NVRTC, Libdevice.cpp, merged
+// in), or one nvJitLink session per kernel (the wrappers as a second input)
+// when there is no ptxas or TESSERA_ASSEMBLER=nvjitlink; -O3 and -verbose,
+// whose report gives registers, spills and the stack frame. Errors carry the
+// assembler's log and the PTX lines it points at. disassemble(): nvdisasm
+// (or cuobjdump -sass) on a temp file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +20,10 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <utility>
 
 #include "runtime/DynamicLibrary.h"
+#include "runtime/Process.h"
 #include "runtime/Toolkit.h"
 #include "tessera/Error.h"
 
@@ -184,7 +188,7 @@ bool toolkitAvailable(std::string* why) {
 
 namespace {
 
-Cubin assembleOnce(const gpu::PtxKernel& kernel, const gpu::Target& target) {
+Cubin assembleWithJitLink(const gpu::PtxKernel& kernel, const gpu::Target& target) {
   const JitLinkApi& api = jitLinkApi();
   const std::string prefix = "kernel '" + kernel.name + "': ";
   if (!api.error.empty()) throw Error(prefix + "cannot assemble the PTX: " + api.error);
@@ -223,6 +227,142 @@ Cubin assembleOnce(const gpu::PtxKernel& kernel, const gpu::Target& target) {
   cubin.infoLog = session.log(/*error=*/false);
   parseAssemblerReport(cubin.infoLog, kernel.name, cubin);
   return cubin;
+}
+
+/// The name a .func declaration or definition line declares ("" for other
+/// lines): `[.extern|.visible|.weak] .func [(ret params)] NAME (params)`.
+std::string ptxFunctionName(const std::string& line) {
+  size_t at = line.find(".func");
+  if (at == std::string::npos) return "";
+  for (size_t i = 0; i < at; ++i)
+    if (line[i] != ' ' && line[i] != '\t' && line[i] != '.' && !std::isalpha(static_cast<unsigned char>(line[i])))
+      return "";
+  size_t i = at + 5;
+  auto skipSpace = [&] {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  };
+  skipSpace();
+  if (i < line.size() && line[i] == '(') {
+    size_t close = line.find(')', i);
+    if (close == std::string::npos) return "";
+    i = close + 1;
+    skipSpace();
+  }
+  size_t begin = i;
+  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '$'))
+    ++i;
+  return line.substr(begin, i - begin);
+}
+
+/// The PTX version of a module ("9.0" -> 90), 0 when it has none.
+int ptxVersion(const std::string& ptx) {
+  size_t at = ptx.find(".version ");
+  if (at == std::string::npos) return 0;
+  int major = 0, minor = 0;
+  if (std::sscanf(ptx.c_str() + at + 9, "%d.%d", &major, &minor) < 1) return 0;
+  return major * 10 + minor;
+}
+
+}  // namespace
+
+std::string wholeProgramPtx(const std::string& kernelPtx, const std::string& libraryPtx) {
+  // The library's definitions, without its header (.version, .target,
+  // .address_size) and comments.
+  std::istringstream lib(libraryPtx);
+  std::string body, line;
+  std::vector<std::string> defined;
+  while (std::getline(lib, line)) {
+    size_t first = line.find_first_not_of(" \t");
+    std::string trimmed = first == std::string::npos ? "" : line.substr(first);
+    if (trimmed.rfind(".version", 0) == 0 || trimmed.rfind(".target", 0) == 0 ||
+        trimmed.rfind(".address_size", 0) == 0 || trimmed.rfind("//", 0) == 0)
+      continue;
+    if (std::string name = ptxFunctionName(trimmed); !name.empty()) defined.push_back(name);
+    body += line + "\n";
+  }
+  // The kernel without its declarations of what the library defines; the
+  // library goes right after the kernel's header, before any use.
+  std::istringstream in(kernelPtx);
+  std::string out;
+  bool inserted = false;
+  int version = std::max(ptxVersion(kernelPtx), ptxVersion(libraryPtx));
+  while (std::getline(in, line)) {
+    if (line.rfind(".version ", 0) == 0 && version > 0) {
+      out += ".version " + std::to_string(version / 10) + "." + std::to_string(version % 10) + "\n";
+      continue;
+    }
+    if (line.rfind(".extern .func", 0) == 0 &&
+        std::find(defined.begin(), defined.end(), ptxFunctionName(line)) != defined.end())
+      continue;
+    out += line + "\n";
+    if (!inserted && line.rfind(".address_size", 0) == 0) {
+      out += "\n" + body;
+      inserted = true;
+    }
+  }
+  if (!inserted) throw Error("internal error: the kernel's PTX has no .address_size line to put libdevice after");
+  return out;
+}
+
+namespace {
+
+/// The ptxas program assemble() uses, or "" for nvJitLink: TESSERA_ASSEMBLER
+/// = ptxas | nvjitlink picks one; by default ptxas when the toolkit has it.
+std::string ptxasProgram() {
+  static const std::pair<std::string, std::string> found = [] {
+    std::string searched;
+    std::string path = findToolkitProgram({"ptxas"}, &searched);
+    return std::make_pair(path, searched);
+  }();
+  const char* choice = std::getenv("TESSERA_ASSEMBLER");
+  std::string want = choice ? choice : "";
+  if (want == "nvjitlink") return "";
+  if (!want.empty() && want != "ptxas")
+    throw Error("TESSERA_ASSEMBLER must be 'ptxas' or 'nvjitlink', got '" + want + "'");
+  if (want == "ptxas" && found.first.empty())
+    throw Error("TESSERA_ASSEMBLER=ptxas, but no ptxas program was found in " + found.second);
+  return found.first;
+}
+
+/// Whole-program assembly with the ptxas program, as Triton does. nvJitLink
+/// compiles PTX as relocatable code (ptxas -c), which allocates registers
+/// worse: the fp16 residual+layernorm+dropout of the benchmark takes 109
+/// registers there and 64 here. The libdevice wrappers are merged into the
+/// kernel's module, so ptxas can also inline them instead of calling.
+Cubin assembleWithPtxas(const gpu::PtxKernel& kernel, const gpu::Target& target, const std::string& ptxas) {
+  const std::string prefix = "kernel '" + kernel.name + "': ";
+  std::string ptx = kernel.ptx;
+  if (!kernel.externs.empty()) ptx = wholeProgramPtx(ptx, libdevicePtx(kernel.externs, target, kernel.name));
+  ScratchDir dir("ptxas");
+  std::string input = dir.file(kernel.name.size() < 200 ? kernel.name + ".ptx" : "kernel.ptx");
+  std::string output = dir.file("kernel.cubin");
+  writeFileOrThrow(input, ptx);
+  std::string log;
+  int status = runProgram({ptxas, "-arch=" + target.name(), "-O3", "-v", "-o", output, input}, log);
+  if (status != 0)
+    throw Error(prefix + "the assembler (" + ptxas + ") failed for " + target.name() +
+                (status < 0 ? "" : " with exit status " + std::to_string(status)) + (log.empty() ? "" : ":\n" + log) +
+                quotedPtxLines(log, ptx));
+  Cubin cubin;
+  std::string bytes = readFileOrThrow(output);
+  cubin.bytes.assign(bytes.begin(), bytes.end());
+  cubin.infoLog = log;
+  parseAssemblerReport(cubin.infoLog, kernel.name, cubin);
+  return cubin;
+}
+
+}  // namespace
+
+std::string assemblerIdentity() {
+  std::string ptxas = ptxasProgram();
+  return ptxas.empty() ? "nvJitLink " + jitLinkApi().path : "ptxas " + ptxas;
+}
+
+namespace {
+
+Cubin assembleOnce(const gpu::PtxKernel& kernel, const gpu::Target& target) {
+  std::string ptxas = ptxasProgram();
+  return ptxas.empty() ? assembleWithJitLink(kernel, target) : assembleWithPtxas(kernel, target, ptxas);
 }
 
 /// Resident CTAs per multiprocessor for `registers` per thread (Hopper and

@@ -66,6 +66,12 @@ std::string libdeviceSource(const std::vector<gpu::ExternFunction>& externs, con
 std::string libdevicePtx(const std::vector<gpu::ExternFunction>& externs, const gpu::Target& target,
                          const std::string& kernelName);
 
+/// One PTX module for whole-program assembly: the kernel's PTX with the
+/// definitions of `libraryPtx` (NVRTC's libdevice wrappers) put after its
+/// header, the kernel's .extern declarations of them dropped, and the higher
+/// of the two .version directives.
+std::string wholeProgramPtx(const std::string& kernelPtx, const std::string& libraryPtx);
+
 /// Fills registers / spills / stack frame / static shared memory of
 /// `kernelName` from nvJitLink's verbose info log.
 void parseAssemblerReport(const std::string& log, const std::string& kernelName, Cubin& out);
