@@ -26,6 +26,11 @@ CEILING_TARGET = 0.92
 LARGE_BYTES = 256 * 2**20
 COMPILE_TARGET = 10.0  # Triton time / Tessera time
 LAUNCH_TARGET_US = 3.0
+# The rows of shared/ANCHORS.md's memory-bound table, which the targets are
+# about; the other kernels (online, persistent, fused dropout) are reported
+# next to Triton too, their copy-ceiling share for information only (the
+# online softmax reads its input twice by design).
+ANCHOR_KERNELS = {"vector_add", "softmax_row", "layernorm_fwd"}
 
 
 def load(path):
@@ -83,6 +88,16 @@ def passfail(ok):
     return "pass" if ok else "**FAIL**"
 
 
+def better(a, b):
+    """The record to keep of two measurements of one row by one provider
+    (several rounds): a wrong output wins (it must show), else the faster."""
+    if a is None:
+        return b
+    if not a.get("ok", True) or not b.get("ok", True):
+        return a if not a.get("ok", True) else b
+    return b if (b.get("gbps") or 0) > (a.get("gbps") or 0) else a
+
+
 def bandwidth_table(tess, trit, ceiling):
     by_key = {}
     for provider, recs in (("tessera", tess), ("triton", trit)):
@@ -90,14 +105,16 @@ def bandwidth_table(tess, trit, ceiling):
             if r.get("kind") != "bandwidth":
                 continue
             key = (r.get("kernel"), r.get("shape"), r.get("dtype"))
-            by_key.setdefault(key, {})[r.get("provider", provider)] = r
+            who = r.get("provider", provider)
+            row = by_key.setdefault(key, {})
+            row[who] = better(row.get(who), r)
     planned = row_order()
     keys = [k for k in planned if k in by_key] + [k for k in by_key if k not in planned]
 
     lines = ["| kernel | shape | dtype | Tessera GB/s | Triton GB/s | PyTorch GB/s | Tessera/Triton "
              f"| Tessera % of copy | ≥{RATIO_TARGET}× Triton | ≥{CEILING_TARGET:.0%} copy |",
              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
-    counts = dict(ratio_pass=0, ratio_total=0, ceil_pass=0, ceil_total=0)
+    counts = dict(ratio_pass=0, ratio_total=0, ceil_pass=0, ceil_total=0, anchor_pass=0, anchor_total=0)
     plot = []
     for key in keys:
         recs = by_key[key]
@@ -110,24 +127,41 @@ def bandwidth_table(tess, trit, ceiling):
         counts["ratio_total"] += 1
         ratio_ok = te_ok and ratio is not None and ratio >= RATIO_TARGET
         counts["ratio_pass"] += ratio_ok
+        anchor = key[0] in ANCHOR_KERNELS
+        if anchor:
+            counts["anchor_total"] += 1
+            counts["anchor_pass"] += ratio_ok
         nbytes = next((r.get("bytes") for r in (te, tr, pt) if r and r.get("bytes")), 0) or 0
-        if nbytes >= LARGE_BYTES:
+        if not anchor:
+            ceil_cell = "info"
+        elif nbytes >= LARGE_BYTES:
             counts["ceil_total"] += 1
             ceil_ok = te_ok and share is not None and share >= CEILING_TARGET
             counts["ceil_pass"] += ceil_ok
             ceil_cell = passfail(ceil_ok)
         else:
             ceil_cell = "n/a (small)"
-        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {gbps_cell(te)} | {gbps_cell(tr)} | {gbps_cell(pt)} "
+        name = key[0] if anchor else key[0] + " *"
+        lines.append(f"| {name} | {key[1]} | {key[2]} | {gbps_cell(te)} | {gbps_cell(tr)} | {gbps_cell(pt)} "
                      f"| {fmt(ratio, 2)} | {fmt(share * 100 if share else None, 1)} | {passfail(ratio_ok)} "
                      f"| {ceil_cell} |")
         plot.append((f"{key[0]}\n{key[2]} {key[1]}", te_g, tr_g, pt.get("gbps") if pt else None))
     return lines, counts, plot
 
 
+def fastest(recs, kind, field):
+    """what -> the record of `kind` with the smallest `field` (several rounds)."""
+    out = {}
+    for r in recs:
+        if r.get("kind") != kind or "what" not in r or r.get(field) is None:
+            continue
+        if r["what"] not in out or r[field] < out[r["what"]][field]:
+            out[r["what"]] = r
+    return out
+
+
 def compile_table(tess, trit):
-    te = {r["what"]: r for r in tess if r.get("kind") == "compile" and "what" in r}
-    tr = {r["what"]: r for r in trit if r.get("kind") == "compile" and "what" in r}
+    te, tr = fastest(tess, "compile", "ms"), fastest(trit, "compile", "ms")
     names = {"softmax_first_launch": "softmax (BLOCK 4096, 8 warps): first launch, cold cache",
              "softmax_compile": "softmax: compile only (Kernel::compile / JITFunction.warmup)",
              "vector_add_first_kernel": "vector add: first kernel of the process, cold cache"}
@@ -144,8 +178,7 @@ def compile_table(tess, trit):
 
 
 def launch_table(tess, trit):
-    te = {r["what"]: r for r in tess if r.get("kind") == "launch" and "what" in r}
-    tr = {r["what"]: r for r in trit if r.get("kind") == "launch" and "what" in r}
+    te, tr = fastest(tess, "launch", "us"), fastest(trit, "launch", "us")
     names = {"noop_2_args": "no-op kernel, 2 args", "vector_add_2^10": "vector add 2^10, 4 args"}
     lines = [f"| warm launch, average of back-to-back launches | Tessera (C++) µs | Triton (Python) µs "
              f"| Tessera ≤ {LAUNCH_TARGET_US:g} µs |", "| --- | ---: | ---: | --- |"]
@@ -241,12 +274,17 @@ def main():
     md.append(f"Device: {', '.join(devices) or 'unknown'}. "
               + (f"Device-to-device copy ceiling: {ceiling:,.0f} GB/s (1 GiB, bytes read + written)."
                  if ceiling else "No copy ceiling measured: the % column is empty."))
-    md += ["", "GB/s = bytes read + written / median time (do_bench). '(wrong)': the output check failed.", ""]
+    rounds = max([r.get("round", 1) for r in tess + trit if r.get("kind") == "bandwidth"] + [1])
+    md += ["", "GB/s = bytes read + written / median time (do_bench)"
+           + (f", the best of {rounds} rounds per side (Tessera and Triton alternate)" if rounds > 1 else "")
+           + ". '(wrong)': the output check failed. Rows marked * are not in ANCHORS.md's table: "
+           "reported next to Triton, no copy-ceiling target.", ""]
     table, counts, plot = bandwidth_table(tess, trit, ceiling)
     md += table
-    md += ["", f"≥ {RATIO_TARGET}× Triton: {counts['ratio_pass']}/{counts['ratio_total']} rows. "
-               f"≥ {CEILING_TARGET:.0%} of the copy ceiling: {counts['ceil_pass']}/{counts['ceil_total']} rows "
-               f"that move ≥ 256 MiB.", ""]
+    md += ["", f"≥ {RATIO_TARGET}× Triton: {counts['anchor_pass']}/{counts['anchor_total']} ANCHORS.md rows "
+               f"({counts['ratio_pass']}/{counts['ratio_total']} rows in all). "
+               f"≥ {CEILING_TARGET:.0%} of the copy ceiling: {counts['ceil_pass']}/{counts['ceil_total']} "
+               f"ANCHORS.md rows that move ≥ 256 MiB.", ""]
     md += ["## Cold compile", ""] + compile_table(tess, trit) + [""]
     md += ["## Launch overhead", ""] + launch_table(tess, trit) + [""]
     checks = [s for s in (check_summary("Tessera", tess_check), check_summary("Triton", trit_check)) if s]
