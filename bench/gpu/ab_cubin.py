@@ -11,12 +11,15 @@ events around the launch only), so launcher and harness are identical.
   python3 bench/gpu/ab_cubin.py DIR CASE [CASE...]
 
 DIR holds, per CASE, CASE.tessera.{cubin,json} (tessera compile --emit cubin
-and --emit metadata) and CASE.triton.{cubin,json} (inspect_triton.py). CASE
+and --emit metadata) and CASE.triton.{cubin,json} (inspect_triton.py); any
+other CASE.NAME.{cubin,json} (a variant: another assembler, an older build)
+is timed in the same rounds too. CASE
 is one of the rows below. Extra trailing kernel parameters (Triton's scratch
 pointers) are passed as null. AB_FLUSH=memset clears the L2 flush buffer
 with cuMemsetD8Async instead of torch's zero_() (Triton's do_bench).
 """
 import ctypes
+import glob
 import json
 import os
 import re
@@ -96,6 +99,14 @@ def case(name):
             out = torch.full((n,), float("nan"), device="cuda")
             return [a, b, out, n], [out]
         return n // 1024, make, 12 * n
+    if name == "online4096":
+        rows, cols = 4096, 4096
+        x = rand((rows, cols), torch.float32, -4, 4)
+
+        def make():
+            out = torch.full((rows, cols), float("nan"), device="cuda")
+            return [out, x, cols, cols, cols], [out]
+        return rows, make, 2 * rows * cols * 4
     if name.startswith("smax"):
         cols, dt = {"smax256": (256, torch.float32), "smax1024": (1024, torch.float32),
                     "smax4096h": (4096, torch.float16)}[name]
@@ -146,7 +157,9 @@ def main():
     for name in names:
         grid, make, nbytes = case(name)
         kernels = {}
-        for who in ("tessera", "triton"):
+        whos = sorted({os.path.basename(f)[len(name) + 1:-len(".cubin")]
+                       for f in glob.glob(os.path.join(d, f"{name}.*.cubin"))})
+        for who in ["tessera", "triton"] + [w for w in whos if w not in ("tessera", "triton")]:
             meta = json.load(open(os.path.join(d, f"{name}.{who}.json")))
             kernels[who] = Cubin(os.path.join(d, f"{name}.{who}.cubin"), meta)
         outs = {}
@@ -157,7 +170,7 @@ def main():
             outs[who] = o
         same = all(torch.equal(a.nan_to_num(7.0), b.nan_to_num(7.0)) for a, b in zip(outs["tessera"], outs["triton"]))
         close = all(torch.allclose(a.float(), b.float(), rtol=2e-3, atol=2e-3, equal_nan=False)
-                    for a, b in zip(outs["tessera"], outs["triton"]))
+                    for w in outs for a, b in zip(outs[w], outs["triton"]))
         args, _ = make()
         times = {w: [] for w in kernels}
         for _ in range(20):
@@ -178,6 +191,10 @@ def main():
               f"{t.registers:4d}/{tr.registers:<4d} {t.shared:5d}/{tr.shared:<5d}  "
               f"{'bitwise' if same else ('close' if close else 'DIFFERENT')}"
               f"  ({nbytes / med['tessera'] / 1e3:.0f} vs {nbytes / med['triton'] / 1e3:.0f} GB/s)")
+        for who in kernels:
+            if who not in ("tessera", "triton"):
+                print(f"  {name}.{who}: {med[who]:.2f} us, ratio to triton {med['triton'] / med[who]:.3f}, "
+                      f"{kernels[who].registers} registers")
 
 
 if __name__ == "__main__":

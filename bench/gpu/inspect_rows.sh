@@ -16,6 +16,7 @@ for c in "${cases[@]}"; do
     vadd) tri vadd vector_add '*fp32:16,*fp32:16,*fp32:16,i32:16' 4 BLOCK=1024 ;;
     smax256) tri smax256 softmax_row '*fp32:16,*fp32:16,i32:16,i32:16,i32:16' 4 BLOCK=256 ;;
     smax1024) tri smax1024 softmax_row '*fp32:16,*fp32:16,i32:16,i32:16,i32:16' 4 BLOCK=1024 ;;
+    online4096) tri online4096 softmax_online '*fp32:16,*fp32:16,i32:16,i32:16,i32:16' 8 BLOCK=4096 ;;
     smax4096h) tri smax4096h softmax_row '*fp16:16,*fp16:16,i32:16,i32:16,i32:16' 8 BLOCK=4096 ;;
     ln1024h) tri ln1024h layernorm_fwd '*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,fp32' 4 BLOCK=1024 ;;
     drop4096) tri drop4096 add_layernorm_dropout \

@@ -1,10 +1,10 @@
 //===- Assembler.cpp - PTX -> cubin with nvJitLink, cubin -> SASS ---------===//
 //
-// assemble(): the toolkit's ptxas program on one whole-program module (the
-// kernel's PTX with the libdevice wrappers from NVRTC, Libdevice.cpp, merged
-// in), or one nvJitLink session per kernel (the wrappers as a second input)
-// when there is no ptxas or TESSERA_ASSEMBLER=nvjitlink; -O3 and -verbose,
-// whose report gives registers, spills and the stack frame. Errors carry the
+// assemble(): one nvJitLink session per kernel, on one module: the kernel's
+// PTX with the libdevice wrappers from NVRTC (Libdevice.cpp) merged in; or,
+// with TESSERA_ASSEMBLER=ptxas, the toolkit's ptxas program on that module
+// in whole-program mode. -O3 and -verbose, whose report gives registers,
+// spills and the stack frame. Errors carry the
 // assembler's log and the PTX lines it points at. disassemble(): nvdisasm
 // (or cuobjdump -sass) on a temp file.
 //
@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <optional>
 #include <utility>
 
 #include "runtime/DynamicLibrary.h"
@@ -192,8 +193,11 @@ Cubin assembleWithJitLink(const gpu::PtxKernel& kernel, const gpu::Target& targe
   const JitLinkApi& api = jitLinkApi();
   const std::string prefix = "kernel '" + kernel.name + "': ";
   if (!api.error.empty()) throw Error(prefix + "cannot assemble the PTX: " + api.error);
-  std::string libdevice;
-  if (!kernel.externs.empty()) libdevice = libdevicePtx(kernel.externs, target, kernel.name);
+  // One module with the libdevice wrappers merged in: ptxas can inline a
+  // call within a module, not across two linked inputs (the erf-based GELU:
+  // 38 registers instead of 42).
+  std::string ptx = kernel.ptx;
+  if (!kernel.externs.empty()) ptx = wholeProgramPtx(ptx, libdevicePtx(kernel.externs, target, kernel.name));
 
   std::string arch = "-arch=" + target.name();
   const char* options[] = {arch.c_str(), "-O3", "-verbose"};
@@ -205,15 +209,11 @@ Cubin assembleWithJitLink(const gpu::PtxKernel& kernel, const gpu::Target& targe
   auto fail = [&](int result, const std::string& what) {
     std::string log = session.log(/*error=*/true);
     throw Error(prefix + "the assembler (nvJitLink) failed " + what + " for " + target.name() + ": " +
-                jitLinkResultName(result) + (log.empty() ? "" : "\n" + log) + quotedPtxLines(log, kernel.ptx));
+                jitLinkResultName(result) + (log.empty() ? "" : "\n" + log) + quotedPtxLines(log, ptx));
   };
   std::string inputName = kernel.name + ".ptx";
-  r = api.addData(session.handle, kInputPtx, kernel.ptx.data(), kernel.ptx.size(), inputName.c_str());
+  r = api.addData(session.handle, kInputPtx, ptx.data(), ptx.size(), inputName.c_str());
   if (r != 0) fail(r, "on the kernel's PTX");
-  if (!libdevice.empty()) {
-    r = api.addData(session.handle, kInputPtx, libdevice.data(), libdevice.size(), "tessera_libdevice.ptx");
-    if (r != 0) fail(r, "on the libdevice wrappers");
-  }
   r = api.complete(session.handle);
   if (r != 0) fail(r, "linking");
 
@@ -306,29 +306,36 @@ std::string wholeProgramPtx(const std::string& kernelPtx, const std::string& lib
 
 namespace {
 
-/// The ptxas program assemble() uses, or "" for nvJitLink: TESSERA_ASSEMBLER
-/// = ptxas | nvjitlink picks one; by default ptxas when the toolkit has it.
+/// TESSERA_ASSEMBLER=ptxas asks for whole-program ptxas; unset or
+/// "nvjitlink": nvJitLink.
+bool wantsPtxas() {
+  const char* choice = std::getenv("TESSERA_ASSEMBLER");
+  std::string want = choice ? choice : "";
+  if (want.empty() || want == "nvjitlink") return false;
+  if (want == "ptxas") return true;
+  throw Error("TESSERA_ASSEMBLER must be 'nvjitlink' or 'ptxas', got '" + want + "'");
+}
+
+/// The toolkit's ptxas program (an error when there is none).
 std::string ptxasProgram() {
   static const std::pair<std::string, std::string> found = [] {
     std::string searched;
     std::string path = findToolkitProgram({"ptxas"}, &searched);
     return std::make_pair(path, searched);
   }();
-  const char* choice = std::getenv("TESSERA_ASSEMBLER");
-  std::string want = choice ? choice : "";
-  if (want == "nvjitlink") return "";
-  if (!want.empty() && want != "ptxas")
-    throw Error("TESSERA_ASSEMBLER must be 'ptxas' or 'nvjitlink', got '" + want + "'");
-  if (want == "ptxas" && found.first.empty())
+  if (found.first.empty())
     throw Error("TESSERA_ASSEMBLER=ptxas, but no ptxas program was found in " + found.second);
   return found.first;
 }
 
 /// Whole-program assembly with the ptxas program, as Triton does. nvJitLink
 /// compiles PTX as relocatable code (ptxas -c), which allocates registers
-/// worse: the fp16 residual+layernorm+dropout of the benchmark takes 109
-/// registers there and 64 here. The libdevice wrappers are merged into the
-/// kernel's module, so ptxas can also inline them instead of calling.
+/// differently: the benchmark's fp16 residual+layernorm+dropout takes 109
+/// registers there (80 with the .maxnreg step) and 64 here, but its online
+/// softmax takes 32 here and 40 there and runs 5% slower with 32; and this
+/// compile is 3-6x slower on the H100 machine (a process, and a more
+/// thorough optimizer: 38 vs 6 ms for the softmax of the benchmark). So it is
+/// the opt-in (TESSERA_ASSEMBLER=ptxas), not the default.
 Cubin assembleWithPtxas(const gpu::PtxKernel& kernel, const gpu::Target& target, const std::string& ptxas) {
   const std::string prefix = "kernel '" + kernel.name + "': ";
   std::string ptx = kernel.ptx;
@@ -354,16 +361,10 @@ Cubin assembleWithPtxas(const gpu::PtxKernel& kernel, const gpu::Target& target,
 }  // namespace
 
 std::string assemblerIdentity() {
-  std::string ptxas = ptxasProgram();
-  return ptxas.empty() ? "nvJitLink " + jitLinkApi().path : "ptxas " + ptxas;
+  return wantsPtxas() ? "ptxas " + ptxasProgram() : "nvJitLink " + jitLinkApi().path;
 }
 
 namespace {
-
-Cubin assembleOnce(const gpu::PtxKernel& kernel, const gpu::Target& target) {
-  std::string ptxas = ptxasProgram();
-  return ptxas.empty() ? assembleWithJitLink(kernel, target) : assembleWithPtxas(kernel, target, ptxas);
-}
 
 /// Resident CTAs per multiprocessor for `registers` per thread (Hopper and
 /// Ampere: 64K registers, allocated per warp in units of 256, i.e. per
@@ -373,33 +374,47 @@ int residentCtas(int registers, int threads) {
   return std::min({65536 / (perThread * threads), 2048 / threads, 32});
 }
 
+/// The most CTAs of `threads` threads a multiprocessor can hold at all.
+int maxResidentCtas(int threads) { return std::min(2048 / threads, 32); }
+
+/// `kernel` with `.maxnreg cap` after its .maxntid line (nullopt without one).
+std::optional<gpu::PtxKernel> withRegisterCap(const gpu::PtxKernel& kernel, int cap) {
+  size_t at = kernel.ptx.find("\n.maxntid");
+  if (at == std::string::npos) return std::nullopt;
+  size_t lineEnd = kernel.ptx.find('\n', at + 1);
+  if (lineEnd == std::string::npos) return std::nullopt;
+  gpu::PtxKernel capped = kernel;
+  capped.ptx.insert(lineEnd, "\n.maxnreg " + std::to_string(cap));
+  return capped;
+}
+
 }  // namespace
 
-/// Assembles, then tries for one more resident CTA per multiprocessor: when
-/// ptxas used enough registers to cost a CTA (it optimizes one thread's
-/// schedule, not occupancy), the PTX is assembled again with `.maxnreg` at the
-/// next occupancy step and kept if it spills at most a few bytes. For
+/// Assembles, then tries for one more resident CTA per multiprocessor:
+/// when ptxas used enough registers to cost a CTA (it optimizes one thread's
+/// schedule, not occupancy; in nvJitLink's relocatable mode it spends
+/// registers freely), the PTX is assembled again with `.maxnreg` at the next
+/// occupancy step and kept if it spills at most a few bytes. For
 /// memory-bound kernels more resident warps mean more loads in flight (the
-/// fp16 layernorm of the benchmark: 114 registers and 2 CTAs -> 80 and 3).
+/// fp16 residual+layernorm+dropout of the benchmark: 109 registers and 2
+/// CTAs of 256 threads -> 80 and 3). TESSERA_ASSEMBLER=ptxas assembles with
+/// the ptxas program instead, whole-program, as Triton does; it is several
+/// times slower to compile and no faster to run overall (see assembleWithPtxas).
 Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
-  Cubin cubin = assembleOnce(kernel, target);
+  if (wantsPtxas()) return assembleWithPtxas(kernel, target, ptxasProgram());
+  Cubin cubin = assembleWithJitLink(kernel, target);
   if (kernel.ptx.find("\n.maxnreg") != std::string::npos || cubin.registers <= 0) return cubin;
   int threads = 32 * std::max(kernel.numWarps, 1);
   int now = residentCtas(cubin.registers, threads);
   // Only below half occupancy (32 of 64 warps): above it another CTA buys
   // little and a tighter cap can cost more than it gives.
-  if (now >= std::min(2048 / threads, 32) || now * threads >= 1024) return cubin;
-  int cap = 65536 / ((now + 1) * threads) / 8 * 8;
-  cap = std::min(cap, 255);
+  if (now >= maxResidentCtas(threads) || now * threads >= 1024) return cubin;
+  int cap = std::min(65536 / ((now + 1) * threads) / 8 * 8, 255);
   if (cap < 32 || cap >= cubin.registers) return cubin;
-  size_t at = kernel.ptx.find("\n.maxntid");
-  if (at == std::string::npos) return cubin;
-  size_t lineEnd = kernel.ptx.find('\n', at + 1);
-  if (lineEnd == std::string::npos) return cubin;
-  gpu::PtxKernel capped = kernel;
-  capped.ptx.insert(lineEnd, "\n.maxnreg " + std::to_string(cap));
+  std::optional<gpu::PtxKernel> capped = withRegisterCap(kernel, cap);
+  if (!capped) return cubin;
   try {
-    Cubin tighter = assembleOnce(capped, target);
+    Cubin tighter = assembleWithJitLink(*capped, target);
     if (tighter.spillStoreBytes + tighter.spillLoadBytes <= 32) return tighter;
   } catch (const Error&) {
     // nvJitLink refuses .maxnreg with some linked calls: keep the first cubin.

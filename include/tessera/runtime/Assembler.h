@@ -1,13 +1,11 @@
 //===- tessera/runtime/Assembler.h - PTX -> cubin -> SASS ------*- C++ -*-===//
 //
-// Turns the PTX of gpu::compileToPtx into a cubin: with the toolkit's ptxas
-// program in whole-program mode when it is there (as Triton does; better
-// register allocation than relocatable code, and libdevice calls can be
-// inlined), else in process with nvJitLink; TESSERA_ASSEMBLER=ptxas|nvjitlink
-// chooses. The definitions of the libdevice functions the PTX calls are
-// compiled once from CUDA's math library with NVRTC (DESIGN.md decision 6,
-// cached in memory and on disk) and merged into the module (ptxas) or linked
-// (nvJitLink). The toolkit libraries
+// Turns the PTX of gpu::compileToPtx into a cubin in process with nvJitLink
+// (the same assembler as ptxas), or with the toolkit's ptxas program in
+// whole-program mode when TESSERA_ASSEMBLER=ptxas. The definitions of the
+// libdevice functions the PTX calls are compiled once from CUDA's math
+// library with NVRTC (DESIGN.md decision 6, cached in memory and on disk) and
+// merged into the kernel's module, so ptxas can inline them. The toolkit libraries
 // are opened with dlopen at run time (CUDA_HOME, then /usr/local/cuda, then
 // the loader's path), so one build serves machines with and without them.
 // Needs no GPU.
@@ -42,7 +40,7 @@ bool toolkitAvailable(std::string* why = nullptr);
 /// tessera::Error naming the kernel with the assembler's error log.
 Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target);
 
-/// Which assembler assemble() uses ("ptxas <path>" or "nvJitLink <path>"),
+/// Which assembler assemble() uses ("nvJitLink <path>" or "ptxas <path>"),
 /// part of the disk-cache key: the two allocate registers differently.
 std::string assemblerIdentity();
 
