@@ -533,7 +533,10 @@ void emitInlineAsm(Emitter& e, Operation* op) {
     for (unsigned k = 0; k < nIn; ++k) {
       Value v = op->operand(k);
       Regs group;
-      for (int64_t j = 0; j < pack; ++j) group.push_back(e.at(v, i + j));
+      // A thread with fewer than `pack` elements left pads the group with
+      // zeros (Triton pads with undef); their results are dropped below.
+      for (int64_t j = 0; j < pack; ++j)
+        group.push_back(i + j < n ? e.at(v, i + j) : e.constInt(v.type().elementType(), 0));
       names.push_back(packRegs(e, group, v.type().elementType()));
     }
     std::string body;
@@ -556,7 +559,10 @@ void emitInlineAsm(Emitter& e, Operation* op) {
       results[r].insert(results[r].end(), vals.begin(), vals.end());
     }
   }
-  for (unsigned r = 0; r < nOut; ++r) e.bind(op->result(r), results[r]);
+  for (unsigned r = 0; r < nOut; ++r) {
+    results[r].resize(n);
+    e.bind(op->result(r), results[r]);
+  }
 }
 
 }  // namespace

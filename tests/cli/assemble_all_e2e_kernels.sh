@@ -9,10 +9,10 @@
 #   assemble_all_e2e_kernels.sh TESSERA TESSERA_OPT SOURCE_DIR
 #
 # Environment:
-#   TESSERA_ASSEMBLE_STRICT=1   failures fail the test. Otherwise (while the
-#                               GPU backend is being finished) they are all
-#                               listed and the test exits 77, which ctest
-#                               reports as skipped (SKIP_RETURN_CODE).
+#   TESSERA_ASSEMBLE_STRICT=0   failures are listed and the test exits 77,
+#                               which ctest reports as skipped
+#                               (SKIP_RETURN_CODE), instead of failing (the
+#                               default, TESSERA_ASSEMBLE_STRICT=1).
 #   TESSERA_ALLOW_NO_TOOLKIT=1  without the CUDA toolkit, say why and pass;
 #                               otherwise a missing toolkit is a failure.
 #   TESSERA_ASSEMBLE_JOBS=N     parallel compiles (default: nproc).
@@ -22,7 +22,7 @@ set -uo pipefail
 tessera=$1
 build=$(cd "$(dirname "$tessera")/.." && pwd)
 manifest=$build/e2e-launches.tsv
-strict=${TESSERA_ASSEMBLE_STRICT:-0}
+strict=${TESSERA_ASSEMBLE_STRICT:-1}
 archs=(sm_80 sm_90a)
 
 info=$("$tessera" info 2>&1)
@@ -141,6 +141,5 @@ echo "assembled $assembled specializations for ${archs[0]} and ${archs[1]}, skip
 if [ "$frontend" -gt 0 ]; then echo "$frontend specializations did not even compile to ttir"; exit 1; fi
 if [ "$failed" -eq 0 ]; then exit 0; fi
 if [ "$strict" = 1 ]; then exit 1; fi
-echo "SKIPPED: $failed failing specializations tolerated while the GPU backend is unfinished" \
-     "(TESSERA_ASSEMBLE_STRICT=1 makes them fatal)"
+echo "SKIPPED: $failed failing specializations tolerated (TESSERA_ASSEMBLE_STRICT=0)"
 exit 77

@@ -3,7 +3,8 @@
 // kernels/debugging.py: static_assert passing and static_print writing at
 // compile time, device_print lines (one per element, plus the scalar once
 // per program), device_assert raising tessera::Error only in debug mode,
-// and inline_asm_elementwise refused clearly by the interpreter.
+// inline_asm_elementwise refused clearly by the interpreter and run on the
+// GPU (one result, pack=4, two results).
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,15 +85,13 @@ TEST(Debug, DeviceAssertInDebugMode) {
   auto good = dev().upload(x, {n});
   kernel(kFile, "checked_positive").launch(dev(), {cdiv(n, 32)}, {good, out, n}, {{"BLOCK", int64_t(32)}});
   EXPECT_EQ(out.download<int32_t>(), std::vector<int32_t>(n, 50));
-  // One negative element: the launch fails with the assertion's message.
-  if (onGpu()) GTEST_SKIP() << "a failing device_assert traps on the GPU and leaves the CUDA context unusable";
+  // One negative element: the launch fails with the assertion's message and
+  // place (on a GPU, in a child process: the trap poisons the context).
   x[77] = -3;
   auto bad = dev().upload(x, {n});
-  std::string msg = errorOf([&] {
-    kernel(kFile, "checked_positive").launch(dev(), {cdiv(n, 32)}, {bad, out, n}, {{"BLOCK", int64_t(32)}});
-  });
-  EXPECT_NE(msg.find("x must be positive"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("debugging.py:27"), std::string::npos) << msg;
+  expectDeviceAssertFailure(
+      [&] { kernel(kFile, "checked_positive").launch(dev(), {cdiv(n, 32)}, {bad, out, n}, {{"BLOCK", int64_t(32)}}); },
+      {"x must be positive", "debugging.py:27", "checked_positive"});
 }
 
 TEST(Debug, DeviceAssertIsANoOpWithoutDebug) {
@@ -111,13 +110,55 @@ TEST(Debug, DeviceAssertIsANoOpWithoutDebug) {
 }
 
 TEST(Debug, InlineAsmIsRefusedByTheInterpreter) {
-  if (onGpu()) GTEST_SKIP() << "checks the interpreter's refusal (inline asm runs on the GPU)";
+  if (onGpu()) GTEST_SKIP() << "checks the interpreter's refusal (Debug.InlineAsmOnTheGpu runs it)";
   const int64_t B = 16;
   auto x = dev().zeros(DType::i32, {B}), y = dev().zeros(DType::i32, {B});
   std::string msg = errorOf([&] { kernel(kFile, "uses_inline_asm").launch(dev(), {1}, {x, y}, {{"BLOCK", B}}); });
   EXPECT_NE(msg.find("inline_asm_elementwise"), std::string::npos) << msg;
   EXPECT_NE(msg.find("not supported"), std::string::npos) << msg;
   EXPECT_NE(msg.find("interpreter"), std::string::npos) << msg;
+}
+
+// inline_asm_elementwise on the GPU: one result per element (a funnel-shift
+// rotate), pack=4 (four int8 lanes per 32-bit operand, also with fewer than
+// four elements per thread, which pads), and two results (mul.lo/mul.hi),
+// against C++ references on random inputs.
+TEST(Debug, InlineAsmOnTheGpu) {
+  if (!onGpu()) GTEST_SKIP() << "the interpreter refuses inline asm (Debug.InlineAsmIsRefusedByTheInterpreter)";
+  E2E_RNG(rng);
+  for (int64_t B : {int64_t(64), int64_t(1024)}) {
+    auto x = rng.ints<int32_t>(B, INT32_MIN, INT32_MAX);
+    auto tx = dev().upload(x, {B});
+    auto ty = dev().zeros(DType::i32, {B});
+    kernel(kFile, "uses_inline_asm").launch(dev(), {1}, {tx, ty}, {{"BLOCK", B}});
+    std::vector<int32_t> rot(B);
+    for (int64_t i = 0; i < B; ++i) {
+      uint32_t u = static_cast<uint32_t>(x[i]);
+      rot[i] = static_cast<int32_t>((u << 3) | (u >> 29));
+    }
+    expectEqual(ty.download<int32_t>(), rot, "rotl(x, 3), BLOCK " + std::to_string(B));
+
+    auto a = rng.ints<int8_t>(B, -128, 127), b = rng.ints<int8_t>(B, -128, 127);
+    auto ta = dev().upload(a, {B}), tb = dev().upload(b, {B});
+    auto tz = dev().zeros(DType::i8, {B});
+    kernel(kFile, "inline_asm_packed_xor").launch(dev(), {1}, {ta, tb, tz}, {{"BLOCK", B}});
+    std::vector<int8_t> xr(B);
+    for (int64_t i = 0; i < B; ++i) xr[i] = static_cast<int8_t>(a[i] ^ b[i]);
+    expectEqual(tz.download<int8_t>(), xr, "packed int8 xor, BLOCK " + std::to_string(B));
+
+    auto p = rng.ints<uint32_t>(B, 0, UINT32_MAX), q = rng.ints<uint32_t>(B, 0, UINT32_MAX);
+    auto tp = dev().upload(p, {B}), tq = dev().upload(q, {B});
+    auto tlo = dev().zeros(DType::u32, {B}), thi = dev().zeros(DType::u32, {B});
+    kernel(kFile, "inline_asm_two_results").launch(dev(), {1}, {tp, tq, tlo, thi}, {{"BLOCK", B}});
+    std::vector<uint32_t> lo(B), hi(B);
+    for (int64_t i = 0; i < B; ++i) {
+      uint64_t prod = uint64_t{p[i]} * q[i];
+      lo[i] = static_cast<uint32_t>(prod);
+      hi[i] = static_cast<uint32_t>(prod >> 32);
+    }
+    expectEqual(tlo.download<uint32_t>(), lo, "mul.lo, BLOCK " + std::to_string(B));
+    expectEqual(thi.download<uint32_t>(), hi, "mul.hi, BLOCK " + std::to_string(B));
+  }
 }
 
 }  // namespace

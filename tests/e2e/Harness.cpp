@@ -9,6 +9,8 @@
 
 #include "e2e/Harness.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -363,6 +365,48 @@ std::string errorOf(const std::function<void()>& fn) {
   }
   ADD_FAILURE() << "expected tessera::Error, nothing was thrown";
   return "";
+}
+
+namespace {
+
+/// The death-test body: exits 3 when the launch failed (the error printed to
+/// stderr), 0 when it did not.
+[[noreturn]] void launchInChild(const std::function<void()>& launch) {
+  std::fflush(stdout);
+  dup2(STDERR_FILENO, STDOUT_FILENO);  // the device's assertion line, too
+  try {
+    launch();
+    dev().synchronize();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
+/// `text` as a POSIX extended regular expression matching itself.
+std::string literalRegex(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+void expectDeviceAssertFailure(const std::function<void()>& launch, const std::vector<std::string>& expected) {
+  if (!onGpu()) {
+    std::string msg = errorOf(launch);
+    for (const std::string& text : expected) EXPECT_NE(msg.find(text), std::string::npos) << msg;
+    return;
+  }
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (const std::string& text : expected)
+    EXPECT_EXIT(launchInChild(launch), testing::ExitedWithCode(3), literalRegex(text));
 }
 
 }  // namespace e2e

@@ -157,4 +157,14 @@ std::string captureStdout(const std::function<void()>& fn);
 /// failure when nothing, or something else, was thrown).
 std::string errorOf(const std::function<void()>& fn);
 
+/// Checks that `launch` (a launch that fails a tl.device_assert in debug
+/// mode) fails and that what it reports contains every one of `expected`.
+/// On the interpreter: the tessera::Error's message. On a GPU the failing
+/// assert prints CUDA's "file:line: func: ... Assertion `msg` failed." and
+/// traps, which leaves the process's CUDA context unusable, so the launch
+/// runs in a child process (a gtest death test, threadsafe style: the test
+/// binary re-executed) whose stdout and the error both go to stderr, where
+/// each expected text is looked for.
+void expectDeviceAssertFailure(const std::function<void()>& launch, const std::vector<std::string>& expected);
+
 }  // namespace e2e

@@ -43,3 +43,24 @@ def uses_inline_asm(x_ptr, y_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs)
     y = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, 3;", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
     tl.store(y_ptr + offs, y)
+
+
+@triton.jit
+def inline_asm_packed_xor(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+    # pack=4: four int8 lanes share one 32-bit register of each operand.
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    z = tl.inline_asm_elementwise("xor.b32 $0, $1, $2;", "=r,r,r", [x, y], dtype=tl.int8, is_pure=True, pack=4)
+    tl.store(z_ptr + offs, z)
+
+
+@triton.jit
+def inline_asm_two_results(a_ptr, b_ptr, lo_ptr, hi_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    lo, hi = tl.inline_asm_elementwise("mul.lo.u32 $0, $2, $3;\n\tmul.hi.u32 $1, $2, $3;", "=r,=r,r,r", [a, b],
+                                       dtype=(tl.uint32, tl.uint32), is_pure=True, pack=1)
+    tl.store(lo_ptr + offs, lo)
+    tl.store(hi_ptr + offs, hi)
