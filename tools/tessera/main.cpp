@@ -2,7 +2,7 @@
 //
 //   tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...
 //           [--num-warps N] [--num-stages N] [--arch ARCH]
-//           --emit ttir|ttgir|ptx|cubin|sass [-o OUT]
+//           --emit ttir|ttgir|ptx|cubin|sass|metadata [-o OUT]
 //   tessera list FILE
 //   tessera info
 //
