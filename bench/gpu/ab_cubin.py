@@ -5,8 +5,9 @@ launcher and its own do_bench. When a row differs by a few percent, this
 script tells whether the compiled code is the cause: it loads Tessera's and
 Triton's cubins of one benchmark row with the CUDA driver (ctypes), launches
 both with cuLaunchKernel on the same inputs, checks that they write the same
-outputs, and times them alternately (L2 flushed before every run, CUDA
-events around the launch only), so launcher and harness are identical.
+outputs, and times them interleaved in a random order (L2 flushed before
+every run, CUDA events around the launch only), so launcher and harness are
+identical.
 
   python3 bench/gpu/ab_cubin.py DIR CASE [CASE...]
 
@@ -22,6 +23,7 @@ import ctypes
 import glob
 import json
 import os
+import random
 import re
 import statistics
 import sys
@@ -176,8 +178,10 @@ def main():
         for _ in range(20):
             for k in kernels.values():
                 k.launch(grid, args, stream)
+        order = list(kernels.items())
         for _ in range(300):
-            for who, k in kernels.items():
+            random.shuffle(order)  # no kernel always runs first after the other's flush
+            for who, k in order:
                 clear()
                 s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 s.record()
