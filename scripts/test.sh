@@ -15,8 +15,14 @@ ninja -C build -j"$jobs" >/dev/null
 # tests/fuzz/crashes/ but does not fail the run (set TESSERA_FUZZ_STRICT=1 to
 # make it fatal): random exploration must not make CI flaky. Every finding,
 # once fixed, joins tests/fuzz/regressions/, which ctest replays below.
+# A fuzz target that does not build is a compile error with clang: fatal.
 if command -v clang++-14 >/dev/null 2>&1; then
-  if ! bash tests/fuzz/run.sh "${TESSERA_FUZZ_SECONDS:-60}"; then
+  status=0
+  bash tests/fuzz/run.sh "${TESSERA_FUZZ_SECONDS:-60}" || status=$?
+  if [ "$status" = 2 ]; then
+    echo "fuzz: the fuzz target does not build with clang (see above)"
+    exit 1
+  elif [ "$status" != 0 ]; then
     echo "fuzz: NEW FINDING (see above); minimize it into tests/fuzz/regressions/ and fix it"
     if [ "${TESSERA_FUZZ_STRICT:-0}" = 1 ]; then exit 1; fi
   fi

@@ -163,7 +163,9 @@ std::string libdeviceSource(const std::vector<gpu::ExternFunction>& externs, con
   }
   std::ostringstream src;
   src << "// Tessera: libdevice wrappers (generated)\n";
-  for (const auto& [wrapper, e] : byWrapper) {
+  for (const auto& entry : byWrapper) {
+    const std::string& wrapper = entry.first;
+    const gpu::ExternFunction* e = entry.second;  // (a structured binding cannot be captured before C++20 in clang 14)
     auto spell = [&](ir::Type t) {
       const char* name = cudaTypeName(t);
       if (!name)
