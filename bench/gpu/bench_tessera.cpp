@@ -33,6 +33,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -47,6 +49,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -748,14 +751,46 @@ void launchRows(Context& ctx, int count, Sink& sink, int& failures) {
   tessera::Kernel vadd = ctx.program.kernel("vector_add");
   launchOverhead(ctx, "vector_add_2^10", count,
                  [&] { vadd.launch(dev, {1}, {da, da, dc, n}, {{"BLOCK", int64_t(1024)}}); }, sink, failures);
-  std::vector<float> got = download(dc);
-  for (int64_t i = 0; i < n; ++i)
-    if (got[i] != 2 * a.values[i]) {
-      ++failures;
-      std::fprintf(stderr, "FAIL launch vector_add_2^10: element %lld is %g, want %g\n", static_cast<long long>(i),
-                   got[i], 2 * a.values[i]);
-      break;
-    }
+  auto checkDoubled = [&](const char* what) {
+    std::vector<float> got = download(dc);
+    for (int64_t i = 0; i < n; ++i)
+      if (got[i] != 2 * a.values[i]) {
+        ++failures;
+        std::fprintf(stderr, "FAIL launch %s: element %lld is %g, want %g\n", what, static_cast<long long>(i), got[i],
+                     2 * a.values[i]);
+        return;
+      }
+  };
+  checkDoubled("vector_add_2^10");
+
+  // The same launches prepared once (PreparedLaunch), and as raw
+  // cuLaunchKernel calls with the same function and parameters: the floor
+  // any launcher pays.
+  if (dev.is_interpreter()) return;
+  tessera::PreparedLaunch pnoop = noop.prepare(dev, {1}, {x, int64_t(16)});
+  launchOverhead(ctx, "noop_2_args_prepared", count, [&] { pnoop.launch(); }, sink, failures);
+  dc = poisoned(dev, DType::fp32, {n});
+  tessera::PreparedLaunch pvadd = vadd.prepare(dev, {1}, {da, da, dc, n}, {{"BLOCK", int64_t(1024)}});
+  launchOverhead(ctx, "vector_add_2^10_prepared", count, [&] { pvadd.launch(); }, sink, failures);
+  checkDoubled("vector_add_2^10_prepared");
+  using LaunchFn = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
+                           void**);
+  static LaunchFn cuLaunchKernel = [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    return lib ? reinterpret_cast<LaunchFn>(dlsym(lib, "cuLaunchKernel")) : nullptr;
+  }();
+  if (!cuLaunchKernel) return;
+  auto raw = [&](const tessera::PreparedLaunch& p) {
+    std::vector<int64_t> g = p.grid();
+    int r = cuLaunchKernel(p.cu_function(), unsigned(g[0]), unsigned(g[1]), unsigned(g[2]), unsigned(p.block_threads()),
+                           1, 1, unsigned(p.shared_bytes()), nullptr, p.cu_params(), nullptr);
+    if (r != 0) throw std::runtime_error("cuLaunchKernel failed with CUresult " + std::to_string(r));
+  };
+  launchOverhead(ctx, "noop_2_args_raw_cuLaunchKernel", count, [&] { raw(pnoop); }, sink, failures);
+  dc = poisoned(dev, DType::fp32, {n});
+  pvadd = vadd.prepare(dev, {1}, {da, da, dc, n}, {{"BLOCK", int64_t(1024)}});
+  launchOverhead(ctx, "vector_add_2^10_raw_cuLaunchKernel", count, [&] { raw(pvadd); }, sink, failures);
+  checkDoubled("vector_add_2^10_raw_cuLaunchKernel");
 }
 
 //===----------------------------------------------------------------------===//

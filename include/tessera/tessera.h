@@ -53,9 +53,12 @@ struct DeviceImpl;
 struct KernelImpl;
 struct ProgramImpl;
 struct CompiledKernelImpl;
+struct TensorLayout;
 }  // namespace detail
 
 /// Device (or interpreter) memory with a shape and strides; shared ownership.
+/// Copies are cheap (two reference counts, no allocation): a launch's
+/// argument list copies its tensors.
 class Tensor {
  public:
   Tensor() = default;
@@ -90,8 +93,7 @@ class Tensor {
   void check_element_size(size_t size) const;
   std::shared_ptr<detail::TensorStorage> storage_;
   DType dtype_ = DType::fp32;
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> strides_;
+  std::shared_ptr<const detail::TensorLayout> layout_;  ///< shape and strides (immutable, shared by copies)
 };
 
 /// Where kernels run and tensors live.
@@ -229,6 +231,35 @@ class CompiledKernel {
   std::shared_ptr<detail::CompiledKernelImpl> impl_;
 };
 
+/// A launch resolved once (kernel, device, grid, arguments, constexprs and
+/// options: specialization, compilation, module load and parameter packing
+/// done) and issued any number of times: on a GPU, launch() is one
+/// cuLaunchKernel. For the hottest paths; Kernel::launch remembers recent
+/// launch shapes too, but still checks the arguments every time. The
+/// arguments are held (tensors stay alive) and must not change: prepare
+/// again for other arguments. On the interpreter launch() runs
+/// Kernel::launch.
+class PreparedLaunch {
+ public:
+  /// Launches on `stream` (a CUstream; nullptr: the stream of the options
+  /// given to prepare).
+  void launch(void* stream = nullptr) const;
+  /// For comparisons with a raw cuLaunchKernel of the same launch (GPU only,
+  /// else nullptr / 0): the CUfunction, the parameter array (one pointer per
+  /// PTX parameter), the grid, threads per block and dynamic shared memory.
+  void* cu_function() const;
+  void** cu_params() const;
+  std::vector<int64_t> grid() const;
+  int block_threads() const;
+  int shared_bytes() const;
+
+  struct Impl;
+  explicit PreparedLaunch(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
 /// A @triton.jit kernel of a Program.
 class Kernel {
  public:
@@ -237,6 +268,10 @@ class Kernel {
   /// @triton.autotune / @triton.heuristics.
   void launch(Device& device, const Grid& grid, const std::vector<Arg>& args,
               const Meta& constexprs = {}, const LaunchOptions& options = {});
+  /// Resolves a launch once for launching many times (see PreparedLaunch);
+  /// compiles if needed. Errors are those of launch().
+  PreparedLaunch prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs = {},
+                         const LaunchOptions& options = {});
   /// Compiles for a Triton AOT signature, e.g. "*fp32:16, *fp32:16, i32".
   /// `arch` ("sm_80", "sm_90a", ...) picks the GPU target of the ttgir, ptx,
   /// cubin and sass stages; empty: the architecture of CUDA device 0, or

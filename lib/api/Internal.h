@@ -56,9 +56,20 @@ struct CompiledKernelImpl;
 /// The compiled specializations of one kernel (DESIGN.md §8, in memory),
 /// keyed by detail::specializationKey (plus "|target=sm_XX" for the handles
 /// Kernel::compile returns for a target other than the default).
+struct LaunchMemoEntry;
+
+/// The launch shapes a kernel was last launched with on a GPU, each with its
+/// device function and packing plan (LaunchMemo.cpp): the warm launch path.
+struct LaunchMemo {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<const LaunchMemoEntry>> entries;
+  size_t next = 0;  ///< the entry to replace next once full
+};
+
 struct KernelCache {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<CompiledKernelImpl>> entries;
+  LaunchMemo memo;
 };
 
 struct ProgramImpl {
@@ -126,6 +137,24 @@ struct KernelImpl {
   const frontend::JitFunction* fn = nullptr;
   std::shared_ptr<KernelCache> cache;
 };
+
+struct BoundParam;
+
+/// Launches from a remembered launch shape (LaunchMemo.cpp); false when this
+/// launch has none (the caller then takes the full path and remembers it).
+bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
+                    const Meta& constexprs, const LaunchOptions& options);
+/// Remembers the shape of a launch that took the full path on a GPU.
+void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
+                    const Meta& constexprs, const LaunchOptions& options,
+                    const std::shared_ptr<CompiledKernelImpl>& compiled, DeviceKernel& dk,
+                    const std::vector<BoundParam>& bound);
+/// Writes one scalar kernel parameter as the PTX entry declares it.
+void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double floatValue, bool isFloatArg,
+                     uint64_t& slot);
+/// The error for a tensor argument that does not live on the launch's device.
+std::string wrongDeviceMessage(const frontend::JitFunction& fn, int paramIndex, const TensorStorage* storage,
+                               int deviceOrdinal);
 
 /// do_bench's statistics over per-run times (ms), as torch computes them:
 /// lower median, linear-interpolated quantiles. Throws Error for a quantile

@@ -447,60 +447,35 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
       << defines << '\n';
 }
 
-/// Round-to-nearest-even float -> IEEE half / bfloat16 bits (scalar fp16
-/// and bf16 kernel parameters).
-static uint16_t halfBits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  uint32_t absx = x & 0x7fffffff;
-  if (absx >= 0x7f800000) return static_cast<uint16_t>(sign | 0x7c00 | (absx > 0x7f800000 ? 0x200 : 0));
-  if (absx >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to infinity
-  if (absx < 0x38800000) {  // half subnormal or zero: round at 2^-24
-    float a;
-    std::memcpy(&a, &absx, 4);
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));
-  }
-  uint32_t mant = absx + 0xfff + ((absx >> 13) & 1);  // RNE on the 13 dropped bits
-  return static_cast<uint16_t>(sign | ((mant - 0x38000000) >> 13));
-}
-
-static uint16_t bf16Bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
-  return static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
-/// Writes one scalar/pointer kernel parameter as the PTX entry declares it.
-static void packParam(const gpu::KernelParam& param, const BoundParam& b, bool isFloatArg, uint64_t& slot) {
-  ir::Type t = param.type;
-  slot = 0;
-  auto put = [&](const auto& v) {
-    static_assert(sizeof(v) <= sizeof(slot));
-    std::memcpy(&slot, &v, sizeof(v));
-  };
-  int64_t asInt = isFloatArg ? static_cast<int64_t>(b.floatValue) : b.intValue;
-  double asFloat = isFloatArg ? b.floatValue : static_cast<double>(b.intValue);
-  switch (t.kind()) {
-    case ir::TypeKind::F32: put(static_cast<float>(asFloat)); return;
-    case ir::TypeKind::F64: put(asFloat); return;
-    case ir::TypeKind::F16: put(halfBits(static_cast<float>(asFloat))); return;
-    case ir::TypeKind::BF16: put(bf16Bits(static_cast<float>(asFloat))); return;
-    case ir::TypeKind::I1: put(static_cast<uint8_t>(asInt != 0)); return;
-    default: std::memcpy(&slot, &asInt, std::min<size_t>(8, std::max(param.bytes, 1)));  // little-endian truncation
-  }
-}
-
 /// Packs the arguments exactly as the PTX entry's parameters (one 8-byte
 /// slot each; pointers are device addresses) and launches.
-static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
-                        detail::DeviceImpl& device, const int64_t* grid, const std::vector<BoundParam>& bound,
-                        void* stream) {
+/// Packs the arguments exactly as the PTX entry's parameters (one 8-byte
+/// slot each; pointers are device addresses) into `slots`.
+static void packParams(const detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
+                       const detail::DeviceKernel& dk, const detail::DeviceImpl& device,
+                       const std::vector<BoundParam>& bound, uint64_t* slots, void** ptrs) {
   const frontend::JitFunction& fn = *kernel.fn;
-  detail::DeviceKernel& dk = detail::deviceKernel(compiled, device);
   const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
-  size_t n = params.size();
+  for (size_t i = 0; i < params.size(); ++i) {
+    int paramIndex = compiled.argToParam[i];
+    const BoundParam& b = bound[paramIndex];
+    ptrs[i] = &slots[i];
+    if (params[i].type.isPointer()) {
+      const detail::TensorStorage* storage = b.tensor ? b.tensor->storage().get() : nullptr;
+      if (!storage || storage->kind != detail::DeviceKind::Cuda || storage->cuda != device.cuda)
+        throw Error(detail::wrongDeviceMessage(fn, paramIndex, storage, device.ordinal));
+      slots[i] = b.tensor->data_ptr();
+      continue;
+    }
+    bool isFloatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
+    detail::packScalarParam(params[i], b.intValue, b.floatValue, isFloatArg, slots[i]);
+  }
+}
+
+static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
+                        detail::DeviceKernel& dk, detail::DeviceImpl& device, const int64_t* grid,
+                        const std::vector<BoundParam>& bound, void* stream) {
+  size_t n = dk.binary->ptx.params.size();
   constexpr size_t kInline = 32;
   uint64_t inlineSlots[kInline];
   void* inlinePtrs[kInline];
@@ -514,45 +489,57 @@ static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernel
     slots = heapSlots.data();
     ptrs = heapPtrs.data();
   }
-  for (size_t i = 0; i < n; ++i) {
-    int paramIndex = compiled.argToParam[i];
-    const BoundParam& b = bound[paramIndex];
-    ptrs[i] = &slots[i];
-    if (params[i].type.isPointer()) {
-      const detail::TensorStorage* storage = b.tensor ? b.tensor->storage().get() : nullptr;
-      if (!storage || storage->kind != detail::DeviceKind::Cuda || storage->cuda != device.cuda)
-        throw Error("kernel '" + fn.name + "': tensor argument '" + fn.params[paramIndex].name + "' lives on " +
-                    (!storage ? std::string("no device (undefined tensor)")
-                     : storage->kind == detail::DeviceKind::Interpreter
-                         ? std::string("the interpreter")
-                         : "cuda:" + std::to_string(storage->cuda->ordinal())) +
-                    ", but the kernel is launched on cuda:" + std::to_string(device.ordinal) +
-                    "; upload it to that device");
-      slots[i] = b.tensor->data_ptr();
-      continue;
-    }
-    bool isFloatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
-    packParam(params[i], b, isFloatArg, slots[i]);
-  }
+  packParams(kernel, compiled, dk, device, bound, slots, ptrs);
   dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs);
 }
 
+namespace {
+
+/// A launch after binding, specialization and compilation.
+struct ResolvedLaunch {
+  LaunchOptions options;
+  std::vector<BoundParam> bound;  ///< points into the launch's args
+  std::shared_ptr<detail::CompiledKernelImpl> compiled;
+  std::vector<int64_t> dims;
+  bool empty() const { return dims[0] * dims[1] * dims[2] == 0; }
+};
+
+ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const std::vector<Arg>& args,
+                             const Meta& constexprs, const LaunchOptions& launchOptions) {
+  const frontend::JitFunction& fn = *kernel.fn;
+  ResolvedLaunch r;
+  r.options = launchOptions;
+  Meta extra = injectedMeta(kernel, args, constexprs, r.options);
+  r.bound = detail::bindArguments(fn, args, constexprs, extra);
+  std::vector<ParamSpec> specs;
+  specs.reserve(r.bound.size());
+  for (const auto& b : r.bound) specs.push_back(b.spec);
+  r.compiled = compileSpecialization(kernel, specs, compileOptions(fn, r.options));
+  recordLaunch(kernel, specs);
+  r.dims = grid.fn ? grid.resolve(detail::metaOf(fn, r.bound)) : grid.resolve({});
+  return r;
+}
+
+}  // namespace
+
 void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                     const LaunchOptions& launchOptions) {
+  // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
+  if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.data(), args.size(), constexprs, launchOptions))
+    return;
   const frontend::JitFunction& fn = *impl_->fn;
-  LaunchOptions options = launchOptions;
-  Meta extra = injectedMeta(*impl_, args, constexprs, options);
-  std::vector<BoundParam> bound = detail::bindArguments(fn, args, constexprs, extra);
-  std::vector<ParamSpec> specs;
-  specs.reserve(bound.size());
-  for (const auto& b : bound) specs.push_back(b.spec);
-  auto compiled = compileSpecialization(*impl_, specs, compileOptions(fn, options));
-  recordLaunch(*impl_, specs);
-  std::vector<int64_t> dims = grid.fn ? grid.resolve(detail::metaOf(fn, bound)) : grid.resolve({});
-  if (dims[0] * dims[1] * dims[2] == 0) return;
+  ResolvedLaunch r = resolveLaunch(*impl_, grid, args, constexprs, launchOptions);
+  const LaunchOptions& options = r.options;
+  const std::vector<BoundParam>& bound = r.bound;
+  const auto& compiled = r.compiled;
+  const std::vector<int64_t>& dims = r.dims;
+  if (r.empty()) return;
 
   if (!device.is_interpreter()) {
-    launchOnGpu(*impl_, *compiled, *device.impl(), dims.data(), bound, options.stream);
+    detail::DeviceKernel& dk = detail::deviceKernel(*compiled, *device.impl());
+    launchOnGpu(*impl_, *compiled, dk, *device.impl(), dims.data(), bound, options.stream);
+    detail::rememberLaunch(*impl_, *device.impl(), grid, args.data(), args.size(), constexprs, launchOptions,
+                           compiled, dk, bound);
     return;
   }
   std::vector<interp::RuntimeArg> runtimeArgs;
@@ -577,5 +564,57 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
     config.loopIterationLimit = std::strtoull(limit, nullptr, 10);
   interp::run(*compiled->module, compiled->name, runtimeArgs, config);
 }
+
+}  // namespace tessera
+
+namespace tessera {
+
+struct PreparedLaunch::Impl {
+  Kernel kernel;
+  Device device;
+  Grid grid;
+  std::vector<Arg> args;  ///< owned: BoundParam pointers and tensors stay valid
+  Meta constexprs;
+  LaunchOptions options;
+  // GPU
+  std::shared_ptr<detail::CompiledKernelImpl> compiled;
+  detail::DeviceKernel* dk = nullptr;
+  std::vector<uint64_t> slots;
+  std::vector<void*> ptrs;
+  int64_t dims[3] = {0, 0, 0};
+};
+
+PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
+                               const LaunchOptions& options) {
+  auto p = std::make_shared<PreparedLaunch::Impl>(PreparedLaunch::Impl{*this, device, grid, args, constexprs, options});
+  ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, constexprs, options);  // checks and compiles
+  if (device.is_interpreter()) return PreparedLaunch(std::move(p));
+  p->options = r.options;
+  p->compiled = r.compiled;
+  for (int d = 0; d < 3; ++d) p->dims[d] = r.dims[d];
+  p->dk = &detail::deviceKernel(*r.compiled, *device.impl());
+  size_t n = p->dk->binary->ptx.params.size();
+  p->slots.resize(n);
+  p->ptrs.resize(n);
+  packParams(*impl_, *r.compiled, *p->dk, *device.impl(), r.bound, p->slots.data(), p->ptrs.data());
+  return PreparedLaunch(std::move(p));
+}
+
+void PreparedLaunch::launch(void* stream) const {
+  Impl& p = *impl_;
+  if (!p.dk) {
+    p.kernel.launch(p.device, p.grid, p.args, p.constexprs, p.options);
+    return;
+  }
+  if (p.dims[0] * p.dims[1] * p.dims[2] == 0) return;
+  p.dk->device->launch(p.dk->loaded, p.dims, p.dk->blockThreads, p.dk->sharedBytes, stream ? stream : p.options.stream,
+                       p.ptrs.data());
+}
+
+void* PreparedLaunch::cu_function() const { return impl_->dk ? impl_->dk->loaded.function : nullptr; }
+void** PreparedLaunch::cu_params() const { return impl_->dk ? impl_->ptrs.data() : nullptr; }
+std::vector<int64_t> PreparedLaunch::grid() const { return {impl_->dims[0], impl_->dims[1], impl_->dims[2]}; }
+int PreparedLaunch::block_threads() const { return impl_->dk ? impl_->dk->blockThreads : 0; }
+int PreparedLaunch::shared_bytes() const { return impl_->dk ? impl_->dk->sharedBytes : 0; }
 
 }  // namespace tessera

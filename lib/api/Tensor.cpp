@@ -85,24 +85,43 @@ static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& shape)
   return strides;
 }
 
+namespace detail {
+struct TensorLayout {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+};
+}  // namespace detail
+
 Tensor::Tensor(std::shared_ptr<detail::TensorStorage> storage, DType dtype, std::vector<int64_t> shape)
-    : storage_(std::move(storage)), dtype_(dtype), shape_(std::move(shape)), strides_(contiguousStrides(shape_)) {}
+    : storage_(std::move(storage)), dtype_(dtype) {
+  auto layout = std::make_shared<detail::TensorLayout>();
+  layout->strides = contiguousStrides(shape);
+  layout->shape = std::move(shape);
+  layout_ = std::move(layout);
+}
+
+static const detail::TensorLayout& noLayout() {
+  static const detail::TensorLayout empty;
+  return empty;
+}
 
 DType Tensor::dtype() const { return dtype_; }
-const std::vector<int64_t>& Tensor::shape() const { return shape_; }
-const std::vector<int64_t>& Tensor::strides() const { return strides_; }
+const std::vector<int64_t>& Tensor::shape() const { return (layout_ ? *layout_ : noLayout()).shape; }
+const std::vector<int64_t>& Tensor::strides() const { return (layout_ ? *layout_ : noLayout()).strides; }
 
 int64_t Tensor::stride(int dim) const {
-  int rank = static_cast<int>(shape_.size());
+  const std::vector<int64_t>& all = strides();
+  int rank = static_cast<int>(all.size());
   if (dim < 0) dim += rank;
   if (dim < 0 || dim >= rank)
     throw Error("Tensor::stride: dimension " + std::to_string(dim) + " out of range for a tensor of rank " +
                 std::to_string(rank));
-  return strides_[dim];
+  return all[dim];
 }
 
 int64_t Tensor::numel() const {
-  return std::accumulate(shape_.begin(), shape_.end(), int64_t{1}, std::multiplies<>());
+  const std::vector<int64_t>& dims = shape();
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
 }
 
 size_t Tensor::nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }

@@ -1,0 +1,231 @@
+//===- LaunchMemo.cpp - The warm launch path on a GPU ---------------------===//
+//
+// Kernel::launch binds the arguments to the kernel's parameters, derives
+// Triton's specialization (a string key), looks the compiled kernel up and
+// packs the parameters: correct for every launch, but microseconds of
+// strings and maps. Most launches repeat an earlier one's shape: the same
+// argument kinds, dtypes, alignments, integer properties (== 1, % 16, width)
+// and constexprs. Such a launch is recognized here from a few integers per
+// argument, computed without allocating, and goes straight to packing and
+// cuLaunchKernel with the device function and the packing plan the first
+// launch of that shape left behind.
+//
+// The shape code of an argument holds exactly what bindArguments derives the
+// specialization from, so two launches with equal codes, constexprs and
+// options compile to the same kernel. Kernels with @triton.autotune or
+// @triton.heuristics, callable grids, runtime parameters passed by name and
+// more than kMaxArgs arguments always take the full path.
+//
+//===----------------------------------------------------------------------===//
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+
+#include "Internal.h"
+#include "Specialization.h"
+
+namespace tessera::detail {
+
+namespace {
+
+constexpr size_t kMaxArgs = 32;
+constexpr size_t kMaxEntries = 8;
+
+/// What the specialization of one argument depends on.
+uint32_t shapeCode(const Arg& a) {
+  switch (a.kind) {
+    case Arg::Kind::Tensor:
+      if (!a.tensor.defined()) return 0xffffffffu;  // an error on the full path
+      return 1u | (static_cast<uint32_t>(a.tensor.dtype()) << 8) | ((a.tensor.data_ptr() % 16 == 0) ? 16u : 0u);
+    case Arg::Kind::Int:
+      return 2u | (a.i == 1 ? 16u : 0u) | (static_cast<uint64_t>(a.i) % 16 == 0 ? 32u : 0u) |
+             (a.i >= INT32_MIN && a.i <= INT32_MAX ? 64u : 0u) | (a.isUnsigned64 ? 128u : 0u);
+    case Arg::Kind::Float: return 3u;
+    case Arg::Kind::Bool: return 4u;
+    case Arg::Kind::Null: return 5u;
+  }
+  return 0xffffffffu;
+}
+
+/// Round-to-nearest-even float -> IEEE half / bfloat16 bits (scalar fp16
+/// and bf16 kernel parameters).
+uint16_t halfBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t absx = x & 0x7fffffff;
+  if (absx >= 0x7f800000) return static_cast<uint16_t>(sign | 0x7c00 | (absx > 0x7f800000 ? 0x200 : 0));
+  if (absx >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to infinity
+  if (absx < 0x38800000) {  // half subnormal or zero: round at 2^-24
+    float a;
+    std::memcpy(&a, &absx, 4);
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));
+  }
+  uint32_t mant = absx + 0xfff + ((absx >> 13) & 1);  // RNE on the 13 dropped bits
+  return static_cast<uint16_t>(sign | ((mant - 0x38000000) >> 13));
+}
+
+uint16_t bf16Bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
+  return static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+}  // namespace
+
+void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double floatValue, bool isFloatArg,
+                     uint64_t& slot) {
+  ir::Type t = param.type;
+  slot = 0;
+  auto put = [&](const auto& v) {
+    static_assert(sizeof(v) <= sizeof(slot));
+    std::memcpy(&slot, &v, sizeof(v));
+  };
+  int64_t asInt = isFloatArg ? static_cast<int64_t>(floatValue) : intValue;
+  double asFloat = isFloatArg ? floatValue : static_cast<double>(intValue);
+  switch (t.kind()) {
+    case ir::TypeKind::F32: put(static_cast<float>(asFloat)); return;
+    case ir::TypeKind::F64: put(asFloat); return;
+    case ir::TypeKind::F16: put(halfBits(static_cast<float>(asFloat))); return;
+    case ir::TypeKind::BF16: put(bf16Bits(static_cast<float>(asFloat))); return;
+    case ir::TypeKind::I1: put(static_cast<uint8_t>(asInt != 0)); return;
+    default: std::memcpy(&slot, &asInt, std::min<size_t>(8, std::max(param.bytes, 1)));  // little-endian truncation
+  }
+}
+
+std::string wrongDeviceMessage(const frontend::JitFunction& fn, int paramIndex, const TensorStorage* storage,
+                               int deviceOrdinal) {
+  return "kernel '" + fn.name + "': tensor argument '" + fn.params[paramIndex].name + "' lives on " +
+         (!storage ? std::string("no device (undefined tensor)")
+          : storage->kind == DeviceKind::Interpreter
+              ? std::string("the interpreter")
+              : "cuda:" + std::to_string(storage->cuda->ordinal())) +
+         ", but the kernel is launched on cuda:" + std::to_string(deviceOrdinal) + "; upload it to that device";
+}
+
+/// One remembered launch shape and how to launch it.
+struct LaunchMemoEntry {
+  runtime::CudaDevice* device = nullptr;
+  int numWarps = 0, numStages = 0;
+  size_t nargs = 0;
+  std::array<uint32_t, kMaxArgs> codes{};
+  Meta constexprs;
+  std::shared_ptr<CompiledKernelImpl> compiled;  ///< keeps `kernel` alive
+  DeviceKernel* kernel = nullptr;
+  /// Per PTX parameter: the argument it comes from and how to pack it.
+  struct Slot {
+    int arg = 0;
+    bool pointer = false;
+    bool floatArg = false;
+    gpu::KernelParam param;
+  };
+  std::vector<Slot> slots;
+};
+
+static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const Grid& grid, size_t nargs) {
+  const frontend::JitFunction& fn = *kernel.fn;
+  return device.kind == DeviceKind::Cuda && !grid.fn && nargs <= kMaxArgs && !fn.autotune && fn.heuristics.empty();
+}
+
+static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
+                      const Arg* args, size_t nargs, const uint32_t* codes, const Meta& constexprs) {
+  return e.device == device && e.numWarps == options.num_warps && e.numStages == options.num_stages &&
+         e.nargs == nargs && std::equal(codes, codes + nargs, e.codes.begin()) && e.constexprs == constexprs;
+}
+
+bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
+                    const Meta& constexprs, const LaunchOptions& options) {
+  if (!memoUsable(kernel, device, grid, nargs)) return false;
+  std::array<uint32_t, kMaxArgs> codes;
+  for (size_t i = 0; i < nargs; ++i) codes[i] = shapeCode(args[i]);
+  std::shared_ptr<const LaunchMemoEntry> entry;
+  {
+    LaunchMemo& memo = kernel.cache->memo;
+    std::lock_guard<std::mutex> lock(memo.mutex);
+    for (const auto& e : memo.entries)
+      if (sameShape(*e, device.cuda, options, args, nargs, codes.data(), constexprs)) {
+        entry = e;
+        break;
+      }
+  }
+  if (!entry) return false;
+
+  int64_t dims[3] = {1, 1, 1};
+  size_t rank = grid.dims.size();
+  if (rank == 0 || rank > 3) return false;  // the full path reports it
+  for (size_t d = 0; d < rank; ++d) {
+    if (grid.dims[d] < 0) return false;
+    dims[d] = grid.dims[d];
+  }
+  if (dims[0] * dims[1] * dims[2] == 0) return true;
+
+  size_t n = entry->slots.size();
+  std::array<uint64_t, kMaxArgs> slots;
+  std::array<void*, kMaxArgs> ptrs;
+  for (size_t i = 0; i < n; ++i) {
+    const LaunchMemoEntry::Slot& s = entry->slots[i];
+    const Arg& a = args[s.arg];
+    ptrs[i] = &slots[i];
+    if (s.pointer) {
+      const TensorStorage* storage = a.tensor.storage().get();
+      if (!storage || storage->kind != DeviceKind::Cuda || storage->cuda != device.cuda)
+        throw Error(wrongDeviceMessage(*kernel.fn, s.arg, storage, device.ordinal));
+      slots[i] = a.tensor.data_ptr();
+      continue;
+    }
+    int64_t intValue = a.kind == Arg::Kind::Bool ? (a.b ? 1 : 0) : a.i;
+    packScalarParam(s.param, intValue, a.f, s.floatArg, slots[i]);
+  }
+  const DeviceKernel& dk = *entry->kernel;
+  dk.device->launch(dk.loaded, dims, dk.blockThreads, dk.sharedBytes, options.stream, ptrs.data());
+  return true;
+}
+
+void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
+                    const Meta& constexprs, const LaunchOptions& options,
+                    const std::shared_ptr<CompiledKernelImpl>& compiled, DeviceKernel& dk,
+                    const std::vector<BoundParam>& bound) {
+  if (!memoUsable(kernel, device, grid, nargs)) return;
+  auto entry = std::make_shared<LaunchMemoEntry>();
+  entry->device = device.cuda;
+  entry->numWarps = options.num_warps;
+  entry->numStages = options.num_stages;
+  entry->nargs = nargs;
+  for (size_t i = 0; i < nargs; ++i) {
+    entry->codes[i] = shapeCode(args[i]);
+    if (entry->codes[i] == 0xffffffffu) return;
+  }
+  entry->constexprs = constexprs;
+  entry->compiled = compiled;
+  entry->kernel = &dk;
+  const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
+  if (params.size() > kMaxArgs) return;
+  for (size_t i = 0; i < params.size(); ++i) {
+    int paramIndex = compiled->argToParam[i];
+    // A runtime parameter given by name (in `constexprs`) or by default:
+    // its value is not in `args`; such launches keep the full path.
+    if (paramIndex < 0 || static_cast<size_t>(paramIndex) >= nargs) return;
+    const BoundParam& b = bound[paramIndex];
+    LaunchMemoEntry::Slot s;
+    s.arg = paramIndex;
+    s.pointer = params[i].type.isPointer();
+    s.floatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
+    s.param = params[i];
+    entry->slots.push_back(s);
+  }
+  LaunchMemo& memo = kernel.cache->memo;
+  std::lock_guard<std::mutex> lock(memo.mutex);
+  for (const auto& e : memo.entries)
+    if (sameShape(*e, device.cuda, options, args, nargs, entry->codes.data(), constexprs)) return;
+  if (memo.entries.size() < kMaxEntries) {
+    memo.entries.push_back(std::move(entry));
+  } else {
+    memo.entries[memo.next] = std::move(entry);
+    memo.next = (memo.next + 1) % kMaxEntries;
+  }
+}
+
+}  // namespace tessera::detail
