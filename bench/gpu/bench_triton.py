@@ -17,7 +17,8 @@ Also measured, like ANCHORS.md:
     8 warps) after another kernel warmed the process up, the softmax's
     JITFunction.warmup (compile only), and vector add as the first kernel of
     a process;
-  - warm launch overhead from Python: 10000 launches of the no-op kernel
+  - warm launch overhead from Python (CPU time per call, best of 20 batches
+    of 100; and throughput over 10000 launches) of the no-op kernel
     (2 args) and of vector add over 2^10 elements (4 args), then one
     synchronize.
 
@@ -359,13 +360,23 @@ def launch_overhead(args, sink, torch, kernels, device):
             for _ in range(20):
                 fn()
             torch.cuda.synchronize()
+            # As bench_tessera.cpp: CPU time of one call (best of 20 batches of
+            # 100 after a synchronize), then throughput over `count` launches.
+            best = float("inf")
+            for _ in range(20):
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for _ in range(100):
+                    fn()
+                best = min(best, (time.perf_counter() - t0) / 100 * 1e6)
+            torch.cuda.synchronize()
             t0 = time.perf_counter()
             for _ in range(count):
                 fn()
             torch.cuda.synchronize()
             us = (time.perf_counter() - t0) / count * 1e6
-            rec.update(us=us, launches=count)
-            log(f"ok   launch {what}: {us:.2f} us")
+            rec.update(us=best, us_throughput=us, launches=count)
+            log(f"ok   launch {what}: {best:.2f} us per call, {us:.2f} us per launch through the GPU")
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             rec.update(error=f"{type(e).__name__}: {e}")
