@@ -66,10 +66,17 @@ struct LaunchMemo {
   size_t next = 0;  ///< the entry to replace next once full
 };
 
+/// The autotuner's choices for one kernel: tuning key -> config index.
+struct AutotuneMemory {
+  std::mutex mutex;
+  std::map<std::string, size_t> best;
+};
+
 struct KernelCache {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<CompiledKernelImpl>> entries;
   LaunchMemo memo;
+  AutotuneMemory autotune;
 };
 
 struct ProgramImpl {
@@ -149,6 +156,11 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
                     const Meta& constexprs, const LaunchOptions& options,
                     const std::shared_ptr<CompiledKernelImpl>& compiled, DeviceKernel& dk,
                     const std::vector<BoundParam>& bound);
+/// The index of the @triton.autotune config to launch with (Autotuner.cpp):
+/// remembered per tuning key, read from the disk cache, or found by timing
+/// every config with `launchConfig(i)` on the GPU. 0 on the interpreter.
+size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
+                       const std::function<void(size_t)>& launchConfig);
 /// Writes one scalar kernel parameter as the PTX entry declares it.
 void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double floatValue, bool isFloatArg,
                      uint64_t& slot);

@@ -376,13 +376,13 @@ KernelMetadata CompiledKernel::metadata() const {
 
 /// Values injected by @triton.heuristics and @triton.autotune for this launch.
 static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg>& args, const Meta& constexprs,
-                         LaunchOptions& options) {
+                         LaunchOptions& options, size_t configIndex) {
   const frontend::JitFunction& fn = *kernel.fn;
   Meta extra;
   if (fn.autotune && !fn.autotune->configs.empty()) {
-    // The interpreter has no timing model: every config computes the same
-    // result, so the first one is used. The GPU runtime benchmarks them.
-    const frontend::AutotuneConfig& cfg = fn.autotune->configs.front();
+    // The config the autotuner chose (Autotuner.cpp; the first one on the
+    // interpreter, which has no timing model).
+    const frontend::AutotuneConfig& cfg = fn.autotune->configs.at(configIndex);
     for (const auto& [name, value] : cfg.kwargs) {
       if (constexprs.count(name))
         throw Error("kernel '" + fn.name + "': conflicting meta-parameters: '" + name +
@@ -505,11 +505,11 @@ struct ResolvedLaunch {
 };
 
 ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const std::vector<Arg>& args,
-                             const Meta& constexprs, const LaunchOptions& launchOptions) {
+                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex = 0) {
   const frontend::JitFunction& fn = *kernel.fn;
   ResolvedLaunch r;
   r.options = launchOptions;
-  Meta extra = injectedMeta(kernel, args, constexprs, r.options);
+  Meta extra = injectedMeta(kernel, args, constexprs, r.options, configIndex);
   r.bound = detail::bindArguments(fn, args, constexprs, extra);
   std::vector<ParamSpec> specs;
   specs.reserve(r.bound.size());
@@ -522,13 +522,28 @@ ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const
 
 }  // namespace
 
+static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
+                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t config);
+
 void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                     const LaunchOptions& launchOptions) {
   // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.data(), args.size(), constexprs, launchOptions))
     return;
   const frontend::JitFunction& fn = *impl_->fn;
-  ResolvedLaunch r = resolveLaunch(*impl_, grid, args, constexprs, launchOptions);
+  size_t config = 0;
+  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter())
+    config = detail::autotunedConfig(*impl_, device, args, constexprs, [&](size_t i) {
+      launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, i);
+    });
+  launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, config);
+}
+
+static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
+                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex) {
+  detail::KernelImpl* impl_ = &impl;
+  const frontend::JitFunction& fn = *impl_->fn;
+  ResolvedLaunch r = resolveLaunch(*impl_, grid, args, constexprs, launchOptions, configIndex);
   const LaunchOptions& options = r.options;
   const std::vector<BoundParam>& bound = r.bound;
   const auto& compiled = r.compiled;
@@ -587,7 +602,13 @@ struct PreparedLaunch::Impl {
 PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                                const LaunchOptions& options) {
   auto p = std::make_shared<PreparedLaunch::Impl>(PreparedLaunch::Impl{*this, device, grid, args, constexprs, options});
-  ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, constexprs, options);  // checks and compiles
+  const frontend::JitFunction& fn = *impl_->fn;
+  size_t config = 0;
+  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter())
+    config = detail::autotunedConfig(*impl_, device, p->args, constexprs, [&](size_t i) {
+      launchWithConfig(*impl_, device, grid, p->args, constexprs, options, i);
+    });
+  ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, constexprs, options, config);  // checks and compiles
   if (device.is_interpreter()) return PreparedLaunch(std::move(p));
   p->options = r.options;
   p->compiled = r.compiled;

@@ -10,7 +10,10 @@
 
 #include <numeric>
 
+#include <cstdlib>
+
 #include "e2e/Harness.h"
+#include "tessera/runtime/DiskCache.h"
 
 using namespace e2e;
 using tessera::DType;
@@ -107,6 +110,68 @@ TEST(Control, AutotuneAnyConfigGivesTheRightResult) {
   expectClose(out.download<float>(), want, 1e-6, 1e-7, "a * x + y");
   auto b = blocks.download<int32_t>();
   for (int64_t p = 0; p < cdiv(n, chosen); ++p) EXPECT_EQ(b[p], chosen) << "program " << p;
+}
+
+// Tuning runs the kernel many times (every config, warm-up and timed runs):
+// the sweep must put back what it clobbered (acc), zero reset_to_zero
+// tensors before every run (hits), skip the config that cannot launch, and
+// tune once per key. A second Program (a second process's view: nothing in
+// memory) reuses the choice from the disk cache.
+TEST(Control, AutotuneSweepLeavesNoTrace) {
+  E2E_RNG(rng);
+  const int64_t n = 3001;
+  auto x = rng.floats(n, -1, 1), acc0 = rng.floats(n, -1, 1);
+  auto tx = dev().upload(x, {n}), tacc = dev().upload(acc0, {n});
+  auto hits = dev().zeros(DType::i32, {1});
+  int64_t chosen = 0;
+  auto grid = gridFn([&](const tessera::Meta& m) {
+    chosen = metaInt(m, "BLOCK");
+    return std::vector<int64_t>{cdiv(n, chosen)};
+  });
+  testing::internal::CaptureStderr();
+  setenv("TESSERA_PRINT_AUTOTUNING", "1", 1);
+  try {
+    kernel(kFile, "tuned_accumulate").launch(dev(), grid, {tx, tacc, hits, n});
+    dev().synchronize();
+  } catch (...) {
+    unsetenv("TESSERA_PRINT_AUTOTUNING");
+    testing::internal::GetCapturedStderr();
+    throw;
+  }
+  std::string printed = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(chosen == 64 || chosen == 256) << chosen << "\n" << printed;
+  std::vector<float> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = acc0[i] + x[i];
+  expectSameBits(tacc.download<float>(), want, "acc + x, once");
+  expectEqual(hits.download<int32_t>(), std::vector<int32_t>{int32_t(cdiv(n, chosen))}, "programs of one launch");
+  if (onGpu()) {
+    EXPECT_NE(printed.find("num_warps: 64"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("skipped"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("best config selected"), std::string::npos) << printed;
+  }
+
+  // Same key: no second sweep.
+  testing::internal::CaptureStderr();
+  kernel(kFile, "tuned_accumulate").launch(dev(), grid, {tx, tacc, hits, n});
+  dev().synchronize();
+  printed = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(printed.find("finished after"), std::string::npos) << printed;
+  for (int64_t i = 0; i < n; ++i) want[i] += x[i];
+  expectSameBits(tacc.download<float>(), want, "acc + 2x");
+
+  // A fresh Program has nothing in memory: the disk cache answers.
+  if (onGpu()) {
+    auto fresh = tessera::Program::from_file(kernelPath(kFile)).kernel("tuned_accumulate");
+    testing::internal::CaptureStderr();
+    fresh.launch(dev(), grid, {tx, tacc, hits, n});
+    dev().synchronize();
+    printed = testing::internal::GetCapturedStderr();
+    if (!tessera::runtime::cacheDirectory().empty())
+      EXPECT_NE(printed.find("cached on disk"), std::string::npos) << printed;
+    for (int64_t i = 0; i < n; ++i) want[i] += x[i];
+    expectSameBits(tacc.download<float>(), want, "acc + 3x");
+  }
+  unsetenv("TESSERA_PRINT_AUTOTUNING");
 }
 
 TEST(Control, HintsDoNotChangeResults) {

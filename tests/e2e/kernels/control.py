@@ -119,3 +119,24 @@ def hinted_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m)
     tl.debug_barrier()
     tl.store(out_ptr + offs, x + base.to(tl.float32), mask=m)
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 64}, num_warps=2),
+        triton.Config({"BLOCK": 256}, num_warps=4),
+        triton.Config({"BLOCK": 128}, num_warps=64),  # invalid: skipped with its reason
+    ],
+    key=["n"],
+    reset_to_zero=["hits_ptr"],
+)
+@triton.jit
+def tuned_accumulate(x_ptr, acc_ptr, hits_ptr, n, BLOCK: tl.constexpr):
+    """acc += x, and one count per program: tuning runs it many times, so
+    only a sweep that restores acc and zeroes hits leaves the right result."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    acc = tl.load(acc_ptr + offs, mask=m)
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(acc_ptr + offs, acc + x, mask=m)
+    tl.atomic_add(hits_ptr, 1)

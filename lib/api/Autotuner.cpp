@@ -1,0 +1,227 @@
+//===- Autotuner.cpp - @triton.autotune on the GPU -------------------------===//
+//
+// The configs of a kernel's @triton.autotune are benchmarked on the GPU the
+// first time a launch brings a new tuning key, like Triton's Autotuner:
+//
+//   key       the values of the `key` arguments, plus the dtype of every
+//             tensor argument, plus the device: a new key tunes again;
+//   timing    testing::do_bench (CUDA events, L2 flush, median), with the
+//             decorator's warmup/rep (default 25/100 ms);
+//   failures  a config that does not compile or does not fit the device
+//             (shared memory, registers) is skipped with the reason;
+//   reset_to_zero  these tensors are zeroed before every timed run;
+//   clobbering every tensor argument is saved before the sweep and put back
+//             after it (Triton restores only `restore_value`; a sweep must
+//             not leave results clobbered), unless TESSERA_AUTOTUNE_RESTORE=0;
+//   caching   the winner is kept in memory per kernel and key, and on disk
+//             with the compile cache (key: the kernel's source, the configs,
+//             the tuning key, the device, the compiler and assembler), so a
+//             second process reuses it without benchmarking;
+//   printing  TESSERA_PRINT_AUTOTUNING=1 prints every config's time and the
+//             winner, as Triton does.
+//
+// On the interpreter there is no timing model: the first config is used.
+//
+//===----------------------------------------------------------------------===//
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "Internal.h"
+#include "Specialization.h"
+#include "tessera/runtime/DiskCache.h"
+#include "tessera/runtime/Hash.h"
+
+namespace tessera::detail {
+
+namespace {
+
+std::string describeConfig(const frontend::AutotuneConfig& c) {
+  std::ostringstream o;
+  bool first = true;
+  for (const auto& [name, value] : c.kwargs) {
+    o << (first ? "" : ", ") << name << ": " << frontend::toString(value);
+    first = false;
+  }
+  o << (first ? "" : ", ") << "num_warps: " << c.numWarps << ", num_stages: " << c.numStages;
+  if (c.numCtas != 1) o << ", num_ctas: " << c.numCtas;
+  if (c.maxnreg) o << ", maxnreg: " << *c.maxnreg;
+  return o.str();
+}
+
+std::string metaValueText(const Value& v) { return frontend::toString(toConstValue(v)); }
+
+/// The tuning key of a launch: the `key` arguments' values and the dtypes of
+/// the tensor arguments (Triton keys on both).
+std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs) {
+  std::ostringstream k;
+  for (const std::string& name : fn.autotune->key) {
+    k << name << "=";
+    bool found = false;
+    for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i) {
+      if (fn.params[i].name != name) continue;
+      const Arg& a = args[i];
+      switch (a.kind) {
+        case Arg::Kind::Int: k << a.i; break;
+        case Arg::Kind::Float: k << a.f; break;
+        case Arg::Kind::Bool: k << a.b; break;
+        case Arg::Kind::Null: k << "None"; break;
+        case Arg::Kind::Tensor: k << "tensor"; break;
+      }
+      found = true;
+    }
+    if (!found)
+      if (auto it = constexprs.find(name); it != constexprs.end()) {
+        k << metaValueText(it->second);
+        found = true;
+      }
+    if (!found)
+      throw Error("kernel '" + fn.name + "': @triton.autotune key '" + name +
+                  "' is not an argument of this launch");
+    k << ";";
+  }
+  for (const Arg& a : args)
+    if (a.kind == Arg::Kind::Tensor && a.tensor.defined()) k << dtype_name(a.tensor.dtype()) << ",";
+  return k.str();
+}
+
+std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const std::string& key) {
+  const frontend::JitFunction& fn = *kernel.fn;
+  runtime::Sha256 h;
+  h.field("tessera autotune choice").field(runtime::compilerVersion()).field(runtime::assemblerIdentity());
+  const auto& src = kernel.program->source->source();
+  h.field(src ? src->name() : "").field(src ? src->text() : "").field(fn.name);
+  h.field(device.cuda->name()).field(device.cuda->target().name()).field(key);
+  for (const auto& c : fn.autotune->configs) h.field(describeConfig(c));
+  return h.hexDigest();
+}
+
+bool envOn(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::string(v) != "0";
+}
+
+/// Tensors put back after a sweep: host copies of their device memory.
+struct Snapshot {
+  struct Saved {
+    std::shared_ptr<TensorStorage> storage;
+    std::vector<char> bytes;
+  };
+  std::vector<Saved> saved;
+
+  void take(const std::vector<Arg>& args) {
+    for (const Arg& a : args) {
+      if (a.kind != Arg::Kind::Tensor || !a.tensor.defined()) continue;
+      const auto& storage = a.tensor.storage();
+      if (storage->kind != DeviceKind::Cuda) continue;
+      bool seen = false;
+      for (const Saved& s : saved) seen = seen || s.storage == storage;
+      if (seen) continue;
+      Saved s{storage, std::vector<char>(storage->bytes)};
+      storage->cuda->copyToHost(s.bytes.data(), storage->devicePtr(), storage->bytes);
+      saved.push_back(std::move(s));
+    }
+  }
+  void restore() {
+    for (const Saved& s : saved) s.storage->cuda->copyToDevice(s.storage->devicePtr(), s.bytes.data(), s.bytes.size());
+  }
+};
+
+}  // namespace
+
+size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
+                       const std::function<void(size_t)>& launchConfig) {
+  const frontend::JitFunction& fn = *kernel.fn;
+  const frontend::AutotuneSpec& spec = *fn.autotune;
+  if (device.is_interpreter() || spec.configs.size() == 1) return 0;
+  DeviceImpl& dev = *device.impl();
+  std::string key = device.name() + "|" + tuningKey(fn, args, constexprs);
+  AutotuneMemory& memory = kernel.cache->autotune;
+  {
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    if (auto it = memory.best.find(key); it != memory.best.end()) return it->second;
+  }
+  bool print = envOn("TESSERA_PRINT_AUTOTUNING");
+  std::string dir = runtime::cacheDirectory();
+  std::string entryKey = dir.empty() ? "" : diskKey(kernel, dev, key);
+  if (!dir.empty() && !envOn("TESSERA_ALWAYS_COMPILE")) {
+    if (auto files = runtime::loadCacheEntry(dir, entryKey); files && files->count("choice")) {
+      std::istringstream in(files->at("choice"));
+      size_t index = 0;
+      std::string description;
+      in >> index;
+      std::getline(in >> std::ws, description);
+      if (index < spec.configs.size() && describeConfig(spec.configs[index]) == description) {
+        if (print)
+          std::fprintf(stderr, "Tessera autotuning for function %s: cached on disk, best config selected: %s;\n",
+                       fn.name.c_str(), description.c_str());
+        std::lock_guard<std::mutex> lock(memory.mutex);
+        memory.best[key] = index;
+        return index;
+      }
+    }
+  }
+
+  // The sweep.
+  auto start = std::chrono::steady_clock::now();
+  testing::BenchOptions bench;
+  if (spec.warmup) bench.warmup_ms = static_cast<int>(*spec.warmup);
+  if (spec.rep) bench.rep_ms = static_cast<int>(*spec.rep);
+  std::vector<std::shared_ptr<TensorStorage>> zeroed;
+  for (const std::string& name : spec.resetToZero)
+    for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i)
+      if (fn.params[i].name == name && args[i].kind == Arg::Kind::Tensor && args[i].tensor.defined() &&
+          args[i].tensor.storage()->kind == DeviceKind::Cuda)
+        zeroed.push_back(args[i].tensor.storage());
+  Snapshot snapshot;
+  bool restore = !(std::getenv("TESSERA_AUTOTUNE_RESTORE") && std::string(std::getenv("TESSERA_AUTOTUNE_RESTORE")) == "0");
+  if (restore) snapshot.take(args);
+  size_t best = spec.configs.size();
+  double bestMs = 0;
+  std::vector<std::string> report;
+  for (size_t i = 0; i < spec.configs.size(); ++i) {
+    std::string what = describeConfig(spec.configs[i]);
+    try {
+      auto run = [&] {
+        for (const auto& z : zeroed) z->cuda->memset8Async(z->devicePtr(), 0, z->bytes, nullptr);
+        launchConfig(i);
+      };
+      run();  // compiles, loads, surfaces resource errors before timing
+      dev.cuda->synchronize();
+      double ms = testing::do_bench(device, run, bench).median_ms;
+      report.push_back(what + ": " + std::to_string(ms * 1e3) + " us");
+      if (best == spec.configs.size() || ms < bestMs) best = i, bestMs = ms;
+    } catch (const Error& e) {
+      std::string why = e.what();
+      if (size_t nl = why.find('\n'); nl != std::string::npos) why = why.substr(0, nl);
+      report.push_back(what + ": skipped (" + why + ")");
+      if (print) std::fprintf(stderr, "Tessera autotuning for function %s: config %s skipped: %s\n", fn.name.c_str(),
+                              what.c_str(), why.c_str());
+      dev.cuda->synchronize();  // a fault here poisons the context: let it surface as such
+    }
+  }
+  if (restore) snapshot.restore();
+  if (best == spec.configs.size())
+    throw Error("kernel '" + fn.name + "': @triton.autotune: no config compiled and ran on " + device.name() + ":\n  " +
+                [&] {
+                  std::string all;
+                  for (const auto& r : report) all += (all.empty() ? "" : "\n  ") + r;
+                  return all;
+                }());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (print) {
+    for (const auto& r : report) std::fprintf(stderr, "  %s\n", r.c_str());
+    std::fprintf(stderr, "Tessera autotuning for function %s finished after %.2fs; best config selected: %s;\n",
+                 fn.name.c_str(), seconds, describeConfig(spec.configs[best]).c_str());
+  }
+  if (!dir.empty())
+    runtime::publishCacheEntry(dir, entryKey,
+                               {{"choice", std::to_string(best) + " " + describeConfig(spec.configs[best]) + "\n"}});
+  std::lock_guard<std::mutex> lock(memory.mutex);
+  memory.best[key] = best;
+  return best;
+}
+
+}  // namespace tessera::detail
