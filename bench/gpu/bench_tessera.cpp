@@ -659,6 +659,32 @@ int coldChild(const Options& opt) {
           .launch(dev, {kCompileRows}, {dy, dx, kCompileCols, kCompileCols, kCompileCols}, meta, warps(8));
       dev.synchronize();
       j.num("ms", msSince(t0));
+    } else if (opt.coldMode == "autotune_sweep") {
+      // 5 configs: compile (in parallel), time each (do_bench, 25 + 100 ms),
+      // launch the winner; as bench_triton.py with its autotuner.
+      const int64_t rows = 4096, cols = 16384;
+      auto xs = randomTensor(DType::fp32, {rows, cols}, -4.f, 4.f, 13);
+      Tensor dxs = upload(dev, xs), dys = poisoned(dev, DType::fp32, {rows, cols});
+      dev.synchronize();
+      auto t0 = Clock::now();
+      auto program = tessera::Program::from_file(opt.kernelsPath);
+      program.kernel("softmax_online_tuned").launch(dev, {rows}, {dys, dxs, cols, cols, cols});
+      dev.synchronize();
+      j.num("ms", msSince(t0));
+      std::vector<float> y = download(dys);
+      for (int64_t r = 0; r < rows; r += 997) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t c = 0; c < cols; ++c) mx = std::max(mx, double(xs.values[r * cols + c]));
+        for (int64_t c = 0; c < cols; ++c) sum += std::exp(double(xs.values[r * cols + c]) - mx);
+        for (int64_t c = 0; c < cols; c += 101) {
+          double want = std::exp(double(xs.values[r * cols + c]) - mx) / sum;
+          if (!(std::abs(y[r * cols + c] - want) <= 1e-4 * want + 1e-6)) {
+            j.str("error", "wrong softmax after the sweep");
+            r = rows;
+            break;
+          }
+        }
+      }
     } else if (opt.coldMode == "softmax_compile") {
       auto t0 = Clock::now();
       auto program = tessera::Program::from_file(opt.kernelsPath);
@@ -919,7 +945,7 @@ int run(const Options& opt) {
 
   if (selected(opt, "launch")) launchRows(ctx, opt.check ? 200 : opt.launches, sink, failures);
   if (selected(opt, "compile"))
-    for (const char* mode : {"softmax_first_launch", "softmax_compile", "vector_add_first_kernel"})
+    for (const char* mode : {"softmax_first_launch", "softmax_compile", "vector_add_first_kernel", "autotune_sweep"})
       coldCompile(opt, mode, dev.name(), sink, failures);
 
   std::fprintf(stderr, "%s: %d failure(s)\n", failures ? "FAILED" : "done", failures);

@@ -389,7 +389,8 @@ def launch_overhead(args, sink, torch, kernels, device):
 # Cold compile: each measurement in a child process with an empty cache
 # ---------------------------------------------------------------------------
 
-COLD_MODES = ("softmax_first_launch", "softmax_compile", "vector_add_first_kernel")
+COLD_MODES = ("softmax_first_launch", "softmax_compile", "vector_add_first_kernel", "autotune_sweep")
+SWEEP_ROWS, SWEEP_COLS = 4096, 16384  # the autotuned online softmax's problem
 
 
 def cold_child(mode):
@@ -417,6 +418,19 @@ def cold_child(mode):
             kernels.softmax_row[(COMPILE_ROWS,)](*args, BLOCK=COMPILE_COLS, num_warps=8)
             torch.cuda.synchronize()
             rec["ms"] = (time.perf_counter() - t0) * 1e3
+        elif mode == "autotune_sweep":
+            # 5 configs: compile, time each (do_bench, 25 + 100 ms), launch the winner.
+            xs = torch.rand(SWEEP_ROWS, SWEEP_COLS, device="cuda") * 8 - 4
+            ys = torch.full_like(xs, math.nan)
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            kernels.softmax_online_tuned[(SWEEP_ROWS,)](ys, xs, ys.stride(0), xs.stride(0), SWEEP_COLS)
+            torch.cuda.synchronize()
+            rec["ms"] = (time.perf_counter() - t0) * 1e3
+            rec["best"] = str(kernels.softmax_online_tuned.best_config)
+            ref = torch.softmax(xs.double(), dim=1)
+            if not torch.allclose(ys.double(), ref, rtol=1e-4, atol=1e-6):
+                rec["error"] = "wrong softmax after the sweep"
         elif mode == "softmax_compile":
             t0 = time.perf_counter()
             kernels.softmax_row.warmup(*args, BLOCK=COMPILE_COLS, num_warps=8, grid=(1,))

@@ -142,3 +142,21 @@ def add_layernorm_dropout(out_ptr, sum_ptr, x_ptr, res_ptr, w_ptr, b_ptr, stride
     keep = tl.rand(seed, row * n_cols + cols) > p
     y = tl.where(keep, y * (1.0 / (1.0 - p)), 0.0)
     tl.store(out_ptr + offs, y, mask=inside)
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 1024}, num_warps=4),
+        triton.Config({"BLOCK": 2048}, num_warps=8),
+        triton.Config({"BLOCK": 4096}, num_warps=8),
+        triton.Config({"BLOCK": 4096}, num_warps=16),
+        triton.Config({"BLOCK": 8192}, num_warps=16),
+    ],
+    key=["n_cols"],
+)
+@triton.jit
+def softmax_online_tuned(out_ptr, in_ptr, out_stride, in_stride, n_cols, BLOCK: tl.constexpr):
+    """softmax_online under @triton.autotune with 5 configs: the benchmark
+    times the whole first launch in a fresh process with an empty cache
+    (compile every config, time every config, launch the winner)."""
+    softmax_online(out_ptr, in_ptr, out_stride, in_stride, n_cols, BLOCK)

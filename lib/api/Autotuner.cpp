@@ -5,6 +5,7 @@
 //
 //   key       the values of the `key` arguments, plus the dtype of every
 //             tensor argument, plus the device: a new key tunes again;
+//   compiling every config at once, one thread each, before any is timed;
 //   timing    testing::do_bench (CUDA events, L2 flush, median), with the
 //             decorator's warmup/rep (default 25/100 ms);
 //   failures  a config that does not compile or does not fit the device
@@ -24,7 +25,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -132,6 +135,7 @@ struct Snapshot {
 }  // namespace
 
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
+                       const std::function<void(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig) {
   const frontend::JitFunction& fn = *kernel.fn;
   const frontend::AutotuneSpec& spec = *fn.autotune;
@@ -178,12 +182,35 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   Snapshot snapshot;
   bool restore = !(std::getenv("TESSERA_AUTOTUNE_RESTORE") && std::string(std::getenv("TESSERA_AUTOTUNE_RESTORE")) == "0");
   if (restore) snapshot.take(args);
+  // Every config compiles and loads at once, one thread each (compilation
+  // is pure C++ and the caches are thread-safe); timing then runs them one
+  // by one on the GPU.
+  size_t count = spec.configs.size();
+  std::vector<std::string> prepareErrors(count);
+  {
+    std::vector<std::thread> workers;
+    std::atomic<size_t> nextConfig{0};
+    size_t threads = std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+    for (size_t t = 0; t < threads; ++t)
+      workers.emplace_back([&] {
+        for (size_t i = nextConfig++; i < count; i = nextConfig++) {
+          try {
+            prepareConfig(i);
+          } catch (const std::exception& e) {
+            prepareErrors[i] = e.what();
+            if (prepareErrors[i].empty()) prepareErrors[i] = "failed to compile";
+          }
+        }
+      });
+    for (auto& w : workers) w.join();
+  }
   size_t best = spec.configs.size();
   double bestMs = 0;
   std::vector<std::string> report;
   for (size_t i = 0; i < spec.configs.size(); ++i) {
     std::string what = describeConfig(spec.configs[i]);
     try {
+      if (!prepareErrors[i].empty()) throw Error(prepareErrors[i]);
       auto run = [&] {
         for (const auto& z : zeroed) z->cuda->memset8Async(z->devicePtr(), 0, z->bytes, nullptr);
         launchConfig(i);

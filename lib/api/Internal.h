@@ -158,8 +158,10 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
                     const std::vector<BoundParam>& bound);
 /// The index of the @triton.autotune config to launch with (Autotuner.cpp):
 /// remembered per tuning key, read from the disk cache, or found by timing
-/// every config with `launchConfig(i)` on the GPU. 0 on the interpreter.
+/// every config with `launchConfig(i)` on the GPU after compiling them all
+/// in parallel with `prepareConfig(i)`. 0 on the interpreter.
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
+                       const std::function<void(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig);
 /// Writes one scalar kernel parameter as the PTX entry declares it.
 void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double floatValue, bool isFloatArg,

@@ -504,8 +504,11 @@ struct ResolvedLaunch {
   bool empty() const { return dims[0] * dims[1] * dims[2] == 0; }
 };
 
+/// `withGrid` false: the grid is not evaluated (the autotuner's parallel
+/// compiles must not call a user's grid callable from several threads).
 ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const std::vector<Arg>& args,
-                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex = 0) {
+                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex = 0,
+                             bool withGrid = true) {
   const frontend::JitFunction& fn = *kernel.fn;
   ResolvedLaunch r;
   r.options = launchOptions;
@@ -516,7 +519,9 @@ ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const
   for (const auto& b : r.bound) specs.push_back(b.spec);
   r.compiled = compileSpecialization(kernel, specs, compileOptions(fn, r.options));
   recordLaunch(kernel, specs);
-  r.dims = grid.fn ? grid.resolve(detail::metaOf(fn, r.bound)) : grid.resolve({});
+  r.dims = !withGrid ? std::vector<int64_t>{1, 1, 1}
+           : grid.fn  ? grid.resolve(detail::metaOf(fn, r.bound))
+                      : grid.resolve({});
   return r;
 }
 
@@ -524,6 +529,14 @@ ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const
 
 static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
                              const Meta& constexprs, const LaunchOptions& launchOptions, size_t config);
+
+/// Compiles config `configIndex` of an autotuned launch and loads it on the
+/// device, without launching (the autotuner runs these in parallel).
+static void prepareConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
+                          const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex) {
+  ResolvedLaunch r = resolveLaunch(impl, grid, args, constexprs, launchOptions, configIndex, /*withGrid=*/false);
+  if (!device.is_interpreter()) detail::deviceKernel(*r.compiled, *device.impl());
+}
 
 void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                     const LaunchOptions& launchOptions) {
@@ -533,9 +546,10 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = 0;
   if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter())
-    config = detail::autotunedConfig(*impl_, device, args, constexprs, [&](size_t i) {
-      launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, i);
-    });
+    config = detail::autotunedConfig(
+        *impl_, device, args, constexprs,
+        [&](size_t i) { prepareConfig(*impl_, device, grid, args, constexprs, launchOptions, i); },
+        [&](size_t i) { launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, i); });
   launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, config);
 }
 
@@ -605,9 +619,10 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = 0;
   if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter())
-    config = detail::autotunedConfig(*impl_, device, p->args, constexprs, [&](size_t i) {
-      launchWithConfig(*impl_, device, grid, p->args, constexprs, options, i);
-    });
+    config = detail::autotunedConfig(
+        *impl_, device, p->args, constexprs,
+        [&](size_t i) { prepareConfig(*impl_, device, grid, p->args, constexprs, options, i); },
+        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, constexprs, options, i); });
   ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, constexprs, options, config);  // checks and compiles
   if (device.is_interpreter()) return PreparedLaunch(std::move(p));
   p->options = r.options;
