@@ -599,6 +599,9 @@ static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Gri
 namespace tessera {
 
 struct PreparedLaunch::Impl {
+  Impl(Kernel k, Device d, Grid g, std::vector<Arg> a, Meta c, LaunchOptions o)
+      : kernel(std::move(k)), device(std::move(d)), grid(std::move(g)), args(std::move(a)), constexprs(std::move(c)),
+        options(o) {}
   Kernel kernel;
   Device device;
   Grid grid;
@@ -615,7 +618,7 @@ struct PreparedLaunch::Impl {
 
 PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                                const LaunchOptions& options) {
-  auto p = std::make_shared<PreparedLaunch::Impl>(PreparedLaunch::Impl{*this, device, grid, args, constexprs, options});
+  auto p = std::make_shared<PreparedLaunch::Impl>(*this, device, grid, args, constexprs, options);
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = 0;
   if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter())

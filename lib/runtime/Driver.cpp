@@ -61,6 +61,7 @@ struct DriverApi {
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) = nullptr;
   CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
@@ -110,6 +111,7 @@ const DriverApi& driverApi() {
         {"cuMemAlloc_v2", slot(a->cuMemAlloc)},
         {"cuMemFree_v2", slot(a->cuMemFree)},
         {"cuMemcpyHtoD_v2", slot(a->cuMemcpyHtoD)},
+        {"cuMemcpyDtoD_v2", slot(a->cuMemcpyDtoD)},
         {"cuMemcpyDtoH_v2", slot(a->cuMemcpyDtoH)},
         {"cuMemsetD8_v2", slot(a->cuMemsetD8)},
         {"cuMemsetD8Async", slot(a->cuMemsetD8Async)},
@@ -308,6 +310,12 @@ void CudaDevice::copyToDevice(DevicePtr dst, const void* src, size_t bytes) {
   if (!bytes) return;
   makeCurrent();
   check(driverApi().cuMemcpyHtoD(dst, src, bytes), "copying " + std::to_string(bytes) + " bytes to the device");
+}
+
+void CudaDevice::copyWithinDevice(DevicePtr dst, DevicePtr src, size_t bytes) {
+  if (!bytes) return;
+  makeCurrent();
+  check(driverApi().cuMemcpyDtoD(dst, src, bytes), "copying " + std::to_string(bytes) + " bytes on the device");
 }
 
 void CudaDevice::copyToHost(void* dst, DevicePtr src, size_t bytes) {

@@ -82,6 +82,8 @@ class CudaDevice {
   void release(DevicePtr ptr) noexcept;
   void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
   void copyToHost(void* dst, DevicePtr src, size_t bytes);
+  /// Device-to-device copy (ordered with the default stream's work).
+  void copyWithinDevice(DevicePtr dst, DevicePtr src, size_t bytes);
   void memset8(DevicePtr dst, uint8_t value, size_t bytes);
   /// Asynchronous memset on `stream` (nullptr: the default stream).
   void memset8Async(DevicePtr dst, uint8_t value, size_t bytes, void* stream);
