@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "tessera/tessera.h"
 
 namespace {
@@ -148,6 +150,51 @@ TEST(Program, UnknownKernelListsKernels) {
 TEST(Device, CudaWithoutGpuExplains) {
   EXPECT_FALSE(errorOf([] { tessera::Device::cuda(0); }).empty());
   EXPECT_TRUE(tessera::Device::interpreter().is_interpreter());
+}
+
+}  // namespace
+
+namespace {
+
+// The autotuner compiles every config at once, one thread each: compiling
+// specializations of one kernel (and of one Program) concurrently must give
+// exactly what compiling them one by one gives, down to the PTX text.
+TEST(Kernel, ConcurrentCompilesMatchSequentialOnes) {
+  struct Spec {
+    int64_t block;
+    int warps;
+  };
+  const std::vector<Spec> specs = {{64, 1}, {128, 2}, {256, 4}, {512, 4}, {1024, 8}, {2048, 8}, {4096, 16}, {256, 32}};
+  auto ptxOf = [&](tessera::Kernel& k, const Spec& s) {
+    tessera::LaunchOptions o;
+    o.num_warps = s.warps;
+    return k.compile("*fp32:16, *fp32:16, i32, fp32", {{"BLOCK", s.block}}, o, "sm_90a").asm_text("ptx");
+  };
+  std::vector<std::string> sequential;
+  {
+    auto program = tessera::Program::from_source(kSource, "api.py");
+    auto k = program.kernel("scale");
+    for (const Spec& s : specs) sequential.push_back(ptxOf(k, s));
+  }
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto k = program.kernel("scale");
+  std::vector<std::string> concurrent(specs.size());
+  std::vector<std::string> errors(specs.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < specs.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        concurrent[i] = ptxOf(k, specs[i]);
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    EXPECT_EQ(errors[i], "") << "BLOCK " << specs[i].block;
+    EXPECT_FALSE(concurrent[i].empty());
+    EXPECT_EQ(concurrent[i], sequential[i]) << "BLOCK " << specs[i].block << ", num_warps " << specs[i].warps;
+  }
 }
 
 }  // namespace
