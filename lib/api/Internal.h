@@ -53,9 +53,6 @@ struct TensorStorage {
 
 struct CompiledKernelImpl;
 
-/// The compiled specializations of one kernel (DESIGN.md §8, in memory),
-/// keyed by detail::specializationKey (plus "|target=sm_XX" for the handles
-/// Kernel::compile returns for a target other than the default).
 struct LaunchMemoEntry;
 
 /// The launch shapes a kernel was last launched with on a GPU, each with its
@@ -72,6 +69,9 @@ struct AutotuneMemory {
   std::map<std::string, size_t> best;
 };
 
+/// The compiled specializations of one kernel (DESIGN.md §8, in memory),
+/// keyed by detail::specializationKey (plus "|target=sm_XX" for the handles
+/// Kernel::compile returns for a target other than the default).
 struct KernelCache {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<CompiledKernelImpl>> entries;
@@ -119,6 +119,9 @@ struct GpuStages {
 /// CompiledKernel describe; launches on a device use the device's target.
 struct CompiledKernelImpl {
   std::string name;
+  /// What it was compiled for (TESSERA_PRINT_RECOMPILES compares them).
+  std::vector<frontend::ParamSpec> specs;
+  frontend::CompileOptions options;
   std::shared_ptr<ir::Module> module;
   std::vector<int> argToParam;
   std::string ttir;  ///< printed once at compile time

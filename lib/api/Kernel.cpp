@@ -119,6 +119,56 @@ static std::string specializationNote(const frontend::JitFunction& fn, const std
   return note;
 }
 
+/// "*fp32:16", "i32", "= 128": one parameter's specialization as the
+/// recompile report shows it.
+static std::string specText(const ParamSpec& s) {
+  if (s.kind == ParamSpec::Kind::Constexpr) return "= " + frontend::toString(s.value);
+  return s.type + (s.divisibleBy16 ? ":16" : "");
+}
+
+/// TESSERA_PRINT_RECOMPILES=1: why a launch compiles again: what differs
+/// from the closest specialization compiled before (the fewest parameters
+/// and options that differ), or that it is the kernel's first.
+static void reportRecompile(const detail::KernelImpl& kernel, const std::vector<ParamSpec>& specs,
+                            const frontend::CompileOptions& options) {
+  const char* env = std::getenv("TESSERA_PRINT_RECOMPILES");
+  if (!env || !*env || std::string(env) == "0") return;
+  const frontend::JitFunction& fn = *kernel.fn;
+  std::vector<std::string> bestDiff;
+  bool any = false;
+  {
+    std::lock_guard<std::mutex> lock(kernel.cache->mutex);
+    for (const auto& [key, previous] : kernel.cache->entries) {
+      if (previous->specs.size() != specs.size()) continue;
+      std::vector<std::string> diff;
+      for (size_t i = 0; i < specs.size(); ++i) {
+        std::string now = specText(specs[i]), before = specText(previous->specs[i]);
+        if (now != before)
+          diff.push_back("'" + (i < fn.params.size() ? fn.params[i].name : std::to_string(i)) + "' " + now +
+                         " (was " + before + ")");
+      }
+      if (previous->options.numWarps != options.numWarps)
+        diff.push_back("num_warps " + std::to_string(options.numWarps) + " (was " +
+                       std::to_string(previous->options.numWarps) + ")");
+      if (previous->options.numStages != options.numStages)
+        diff.push_back("num_stages " + std::to_string(options.numStages) + " (was " +
+                       std::to_string(previous->options.numStages) + ")");
+      if (previous->options.debug != options.debug)
+        diff.push_back(std::string("debug ") + (options.debug ? "on" : "off"));
+      if (!any || diff.size() < bestDiff.size()) bestDiff = diff;
+      any = true;
+    }
+  }
+  std::string line = "tessera: compiling kernel '" + fn.name + "'";
+  if (!any) {
+    line += ": its first specialization";
+  } else {
+    line += " again:";
+    for (size_t i = 0; i < bestDiff.size(); ++i) line += (i ? "; " : " ") + bestDiff[i];
+  }
+  std::cerr << line << "\n";
+}
+
 static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail::KernelImpl& kernel,
                                                                          const std::vector<ParamSpec>& specs,
                                                                          const frontend::CompileOptions& options) {
@@ -128,6 +178,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
     auto it = kernel.cache->entries.find(key);
     if (it != kernel.cache->entries.end()) return it->second;
   }
+  reportRecompile(kernel, specs, options);
   frontend::CompileResult result;
   try {
     result = kernel.program->source->compile(kernel.fn->name, specs, options);
@@ -144,6 +195,8 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->numStages = options.numStages;
   compiled->debug = options.debug;
   compiled->specializationKey = key;
+  compiled->specs = specs;
+  compiled->options = options;
   compiled->source = kernel.program->source->source();
   dumpStages(*compiled);
   std::lock_guard<std::mutex> lock(kernel.cache->mutex);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <thread>
 
 #include "tessera/tessera.h"
@@ -195,6 +196,40 @@ TEST(Kernel, ConcurrentCompilesMatchSequentialOnes) {
     EXPECT_FALSE(concurrent[i].empty());
     EXPECT_EQ(concurrent[i], sequential[i]) << "BLOCK " << specs[i].block << ", num_warps " << specs[i].warps;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// TESSERA_PRINT_RECOMPILES=1 names what made a launch compile again: the
+// parameters and options that differ from the closest earlier
+// specialization.
+TEST(Kernel, PrintRecompilesNamesTheChangedProperty) {
+  setenv("TESSERA_PRINT_RECOMPILES", "1", 1);
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto dev = tessera::Device::interpreter();
+  auto x = dev.zeros(tessera::DType::fp32, {512}), y = dev.zeros(tessera::DType::fp32, {512});
+  auto k = program.kernel("scale");
+  auto launch = [&](int64_t n, int64_t block, int warps) {
+    tessera::LaunchOptions o;
+    o.num_warps = warps;
+    testing::internal::CaptureStderr();
+    k.launch(dev, {1}, {x, y, n, 2.0f}, {{"BLOCK", block}}, o);
+    return testing::internal::GetCapturedStderr();
+  };
+  std::string first = launch(301, 64, 4);
+  std::string same = launch(299, 64, 4);      // same specialization: no compile
+  std::string divisible = launch(320, 64, 4);  // n % 16 == 0 now
+  std::string block = launch(301, 128, 4);
+  std::string warps = launch(301, 64, 8);
+  unsetenv("TESSERA_PRINT_RECOMPILES");
+  EXPECT_NE(first.find("compiling kernel 'scale': its first specialization"), std::string::npos) << first;
+  EXPECT_EQ(same, "");
+  EXPECT_NE(divisible.find("'n' i32:16 (was i32)"), std::string::npos) << divisible;
+  EXPECT_NE(block.find("'BLOCK' = 128 (was = 64)"), std::string::npos) << block;
+  EXPECT_EQ(block.find("'n'"), std::string::npos) << block;
+  EXPECT_NE(warps.find("num_warps 8 (was 4)"), std::string::npos) << warps;
 }
 
 }  // namespace
