@@ -121,6 +121,7 @@ struct CompiledKernelImpl {
   std::string name;
   /// What it was compiled for (TESSERA_PRINT_RECOMPILES compares them).
   std::vector<frontend::ParamSpec> specs;
+  std::vector<std::string> paramNames;  ///< the kernel's parameters, as `specs`
   frontend::CompileOptions options;
   std::shared_ptr<ir::Module> module;
   std::vector<int> argToParam;
@@ -149,6 +150,10 @@ struct KernelImpl {
 };
 
 struct BoundParam;
+
+/// The PTX (and with needCubin the cubin) of `k` for `target`, compiled or
+/// found in the caches (Kernel.cpp).
+std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Target& target, bool needCubin);
 
 /// Launches from a remembered launch shape (LaunchMemo.cpp); false when this
 /// launch has none (the caller then takes the full path and remembers it).

@@ -196,6 +196,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->debug = options.debug;
   compiled->specializationKey = key;
   compiled->specs = specs;
+  for (const auto& p : kernel.fn->params) compiled->paramNames.push_back(p.name);
   compiled->options = options;
   compiled->source = kernel.program->source->source();
   dumpStages(*compiled);
@@ -280,7 +281,7 @@ static void dumpSass(GpuBinary& b) {
 /// The GPU stages of `k` for `target`: from memory, else from the disk
 /// cache, else compiled; assembled too when `needCubin`. Serialized per
 /// specialization (concurrent launches of one kernel compile it once).
-static std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Target& target, bool needCubin) {
+std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Target& target, bool needCubin) {
   GpuStages& g = *k.gpu;
   std::lock_guard<std::mutex> lock(g.mutex);
   std::shared_ptr<GpuBinary>& slot = g.byTarget[target.name()];

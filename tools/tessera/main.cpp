@@ -2,7 +2,7 @@
 //
 //   tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...
 //           [--num-warps N] [--num-stages N] [--arch ARCH]
-//           --emit ttir|ttgir|ptx|cubin|sass|metadata [-o OUT]
+//           --emit ttir|ttgir|ptx|cubin|sass|metadata|cpp [-o OUT]
 //   tessera list FILE
 //   tessera info
 //
@@ -29,6 +29,7 @@
 
 #include "tessera/runtime/Assembler.h"
 #include "tessera/runtime/Driver.h"
+#include "tessera/aot.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -37,7 +38,9 @@ const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
     "          [--num-warps N] [--num-stages N] [--arch ARCH] --emit STAGE [-o OUT]\n"
-    "      STAGE: ttir | ttgir | ptx (no toolkit needed) | cubin | sass | metadata (need the CUDA toolkit)\n"
+    "      STAGE: ttir | ttgir | ptx (no toolkit needed) | cubin | sass | metadata | cpp (need the CUDA toolkit)\n"
+    "      cpp:   -o NAME writes NAME.h and NAME.cpp, a launcher with the cubins embedded\n"
+    "             (--arch may list several, e.g. sm_80,sm_90a)\n"
     "      ARCH:  sm_80, sm_90, sm_90a, ... (default: GPU 0's architecture, else sm_90a)\n"
     "  tessera list FILE\n"
     "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
@@ -105,8 +108,12 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
   if (c.kernel.empty()) throw UsageError("compile: missing --kernel NAME");
   if (!c.haveSignature) throw UsageError("compile: missing --signature SIG");
   if (c.emit != "ttir" && c.emit != "ttgir" && c.emit != "ptx" && c.emit != "cubin" && c.emit != "sass" &&
-      c.emit != "metadata")
-    throw UsageError("--emit must be one of ttir, ttgir, ptx, cubin, sass, metadata; got '" + c.emit + "'");
+      c.emit != "metadata" && c.emit != "cpp")
+    throw UsageError("--emit must be one of ttir, ttgir, ptx, cubin, sass, metadata, cpp; got '" + c.emit + "'");
+  if (c.emit == "cpp" && (c.out.empty() || c.out == "-"))
+    throw UsageError("--emit cpp writes NAME.h and NAME.cpp: give -o NAME (a path whose last part is a C++ identifier)");
+  if (c.emit != "cpp" && c.arch.find(',') != std::string::npos)
+    throw UsageError("several architectures (--arch " + c.arch + ") only with --emit cpp");
   if (c.options.num_warps < 1 || c.options.num_warps > 32 || (c.options.num_warps & (c.options.num_warps - 1)))
     throw UsageError("--num-warps must be a power of two from 1 to 32, got " + std::to_string(c.options.num_warps));
   if (c.options.num_stages < 1) throw UsageError("--num-stages must be at least 1");
@@ -145,7 +152,7 @@ int compileCommand(const std::vector<std::string>& args) {
   // A cubin is binary: refuse to spray it on a terminal (pipes are fine).
   if (c.emit == "cubin" && toStdout && isatty(STDOUT_FILENO))
     throw UsageError("--emit cubin writes a binary file: give -o FILE (or redirect stdout)");
-  if (c.emit == "cubin" || c.emit == "sass" || c.emit == "metadata") {
+  if (c.emit == "cubin" || c.emit == "sass" || c.emit == "metadata" || c.emit == "cpp") {
     std::string why;
     if (!tessera::runtime::toolkitAvailable(&why))
       throw tessera::Error("--emit " + c.emit + " needs the CUDA toolkit to assemble the PTX (nvJitLink" +
@@ -153,6 +160,20 @@ int compileCommand(const std::vector<std::string>& args) {
                            "\n(set CUDA_HOME to the toolkit; --emit ptx and ttgir need no toolkit)");
   }
   tessera::Program program = tessera::Program::from_file(c.file);
+  if (c.emit == "cpp") {
+    // One specialization per architecture of the comma-separated --arch.
+    std::vector<tessera::CompiledKernel> perArch;
+    std::stringstream archs(c.arch);
+    for (std::string arch; std::getline(archs, arch, ',');)
+      perArch.push_back(program.kernel(c.kernel).compile(c.signature, c.defines, c.options, arch));
+    if (perArch.empty()) perArch.push_back(program.kernel(c.kernel).compile(c.signature, c.defines, c.options, ""));
+    size_t slash = c.out.find_last_of('/');
+    std::string name = slash == std::string::npos ? c.out : c.out.substr(slash + 1);
+    tessera::aot::Files files = tessera::aot::generate(name, perArch);
+    writeOutput(c.out + ".h", files.header);
+    writeOutput(c.out + ".cpp", files.source);
+    return 0;
+  }
   tessera::CompiledKernel compiled = program.kernel(c.kernel).compile(c.signature, c.defines, c.options, c.arch);
   writeOutput(c.out, c.emit == "metadata" ? metadataJson(compiled.metadata()) : compiled.asm_text(c.emit));
   return 0;
