@@ -6,8 +6,8 @@
 // and launches. One specialization per target architecture; the launcher
 // picks the one for the device it runs on.
 //
-//   tessera compile k.py --kernel add --signature "*fp32:16, *fp32:16, i32" \
-//       -D BLOCK=1024 --arch sm_80,sm_90a --emit cpp -o add_kernel
+//   tessera compile k.py --kernel add --signature "*fp32:16, *fp32:16, i32"
+//       -D BLOCK=1024 --arch sm_80,sm_90a --emit cpp -o add_kernel   (one line)
 //   // add_kernel.h:
 //   namespace tessera_aot {
 //   CUresult add_kernel(CUstream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z,

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -260,6 +261,32 @@ class PreparedLaunch {
   std::shared_ptr<Impl> impl_;
 };
 
+/// One config of a kernel's @triton.autotune, as the autotuning hooks see it.
+struct AutotuneConfig {
+  Meta kwargs;  ///< the config's meta-parameters, e.g. {"BLOCK", 1024}
+  int num_warps = 4;
+  int num_stages = 3;
+  int num_ctas = 1;
+  std::optional<int> maxnreg;
+};
+
+/// The C++ form of @triton.autotune(prune_configs_by={...}): Triton's
+/// Python callables cannot run in Tessera, so a kernel whose decorator
+/// names them is given these instead (Kernel::set_autotune_hooks). `args`
+/// holds the launch's scalar arguments and constexprs by name (tensors are
+/// not included). Applied in Triton's order before a sweep times anything:
+/// early_config_prune, then perf_model with top_k.
+struct AutotuneHooks {
+  /// The indices (into `configs`) of the configs worth timing.
+  std::function<std::vector<size_t>(const std::vector<AutotuneConfig>& configs, const Meta& args)>
+      early_config_prune;
+  /// An estimate of a config's time (any unit; smaller is faster).
+  std::function<double(const AutotuneConfig& config, const Meta& args)> perf_model;
+  /// With perf_model: how many of the best estimated configs to time; a
+  /// value in (0, 1) is a fraction of them (Triton's float top_k). 0: all.
+  double top_k = 0;
+};
+
 /// A @triton.jit kernel of a Program.
 class Kernel {
  public:
@@ -281,6 +308,12 @@ class Kernel {
   const std::string& name() const;
   /// Parameter names in order (constexpr ones included).
   std::vector<std::string> parameter_names() const;
+  /// The configs of the kernel's @triton.autotune (empty without one).
+  std::vector<AutotuneConfig> autotune_configs() const;
+  /// Sets the prune_configs_by hooks of the kernel's @triton.autotune, for
+  /// every handle of this kernel of this Program. Needed when the decorator
+  /// names Python functions (the first sweep reports it otherwise).
+  void set_autotune_hooks(AutotuneHooks hooks);
 
   explicit Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
   const std::shared_ptr<detail::KernelImpl>& impl() const { return impl_; }

@@ -154,7 +154,73 @@ struct Snapshot {
   }
 };
 
+/// The launch's scalar arguments and constexprs by name, for the hooks.
+Meta namedArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs) {
+  Meta named = constexprs;
+  for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
+    const Arg& a = args[i];
+    switch (a.kind) {
+      case Arg::Kind::Int: named[fn.params[i].name] = a.i; break;
+      case Arg::Kind::Float: named[fn.params[i].name] = a.f; break;
+      case Arg::Kind::Bool: named[fn.params[i].name] = a.b; break;
+      default: break;
+    }
+  }
+  return named;
+}
+
+/// prune_configs_by, in Triton's order: early_config_prune, then perf_model
+/// with top_k. Returns the indices of the configs to time.
+std::vector<size_t> prunedConfigs(const frontend::JitFunction& fn, const AutotuneHooks* hooks,
+                                  const std::vector<Arg>& args, const Meta& constexprs) {
+  const frontend::AutotuneSpec& spec = *fn.autotune;
+  std::vector<size_t> keep(spec.configs.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
+  if (!hooks) {
+    if (spec.hasPruneConfigsBy)
+      throw Error("kernel '" + fn.name +
+                  "': @triton.autotune(prune_configs_by=...) names Python functions, which Tessera does not run; "
+                  "give their C++ form with Kernel::set_autotune_hooks (early_config_prune, perf_model, top_k), "
+                  "or drop prune_configs_by to time every config");
+    return keep;
+  }
+  std::vector<AutotuneConfig> configs;
+  for (const auto& c : spec.configs) configs.push_back(publicConfig(c));
+  Meta named = namedArgs(fn, args, constexprs);
+  if (hooks->early_config_prune) {
+    keep = hooks->early_config_prune(configs, named);
+    for (size_t i : keep)
+      if (i >= configs.size())
+        throw Error("kernel '" + fn.name + "': early_config_prune returned config " + std::to_string(i) + " of " +
+                    std::to_string(configs.size()));
+    if (keep.empty()) throw Error("kernel '" + fn.name + "': early_config_prune kept no config");
+  }
+  if (hooks->perf_model && hooks->top_k > 0) {
+    size_t k = hooks->top_k < 1 ? std::max<size_t>(1, static_cast<size_t>(hooks->top_k * keep.size()))
+                                : static_cast<size_t>(hooks->top_k);
+    if (keep.size() > k) {
+      std::vector<std::pair<double, size_t>> estimates;
+      for (size_t i : keep) estimates.push_back({hooks->perf_model(configs[i], named), i});
+      std::stable_sort(estimates.begin(), estimates.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      keep.clear();
+      for (size_t j = 0; j < k; ++j) keep.push_back(estimates[j].second);
+    }
+  }
+  return keep;
+}
+
 }  // namespace
+
+AutotuneConfig publicConfig(const frontend::AutotuneConfig& c) {
+  AutotuneConfig p;
+  for (const auto& [name, value] : c.kwargs) p.kwargs[name] = toMetaValue(value);
+  p.num_warps = c.numWarps;
+  p.num_stages = c.numStages;
+  p.num_ctas = c.numCtas;
+  p.maxnreg = c.maxnreg;
+  return p;
+}
 
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
                        const std::function<void(size_t)>& prepareConfig,
@@ -165,9 +231,11 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   DeviceImpl& dev = *device.impl();
   std::string key = device.name() + "|" + tuningKey(fn, args, constexprs);
   AutotuneMemory& memory = kernel.cache->autotune;
+  std::optional<AutotuneHooks> hooks;
   {
     std::lock_guard<std::mutex> lock(memory.mutex);
     if (auto it = memory.best.find(key); it != memory.best.end()) return it->second;
+    hooks = memory.hooks;
   }
   bool print = envOn("TESSERA_PRINT_AUTOTUNING");
   std::string dir = runtime::cacheDirectory();
@@ -190,7 +258,8 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     }
   }
 
-  // The sweep.
+  // The sweep, over the configs prune_configs_by keeps.
+  std::vector<size_t> candidates = prunedConfigs(fn, hooks ? &*hooks : nullptr, args, constexprs);
   auto start = std::chrono::steady_clock::now();
   testing::BenchOptions bench;
   if (spec.warmup) bench.warmup_ms = static_cast<int>(*spec.warmup);
@@ -212,10 +281,11 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   {
     std::vector<std::thread> workers;
     std::atomic<size_t> nextConfig{0};
-    size_t threads = std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+    size_t threads = std::min<size_t>(candidates.size(), std::max(1u, std::thread::hardware_concurrency()));
     for (size_t t = 0; t < threads; ++t)
       workers.emplace_back([&] {
-        for (size_t i = nextConfig++; i < count; i = nextConfig++) {
+        for (size_t j = nextConfig++; j < candidates.size(); j = nextConfig++) {
+          size_t i = candidates[j];
           try {
             prepareConfig(i);
           } catch (const std::exception& e) {
@@ -266,7 +336,9 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       dev.cuda->synchronize();  // a fault here poisons the context: let it surface as such
     }
   };
-  for (size_t i = 0; i < count; ++i) time(i, userBudget ? bench : shortRound);
+  for (size_t i : candidates) time(i, userBudget ? bench : shortRound);
+  for (size_t i = 0; i < count; ++i)
+    if (report[i].empty()) report[i] = describeConfig(spec.configs[i]) + ": pruned (prune_configs_by)";
   auto fastest = [&] {
     size_t b = count;
     for (size_t i = 0; i < count; ++i)

@@ -67,7 +67,11 @@ struct LaunchMemo {
 struct AutotuneMemory {
   std::mutex mutex;
   std::map<std::string, size_t> best;
+  std::optional<AutotuneHooks> hooks;  ///< Kernel::set_autotune_hooks
 };
+
+/// The public view of a frontend config (Autotuner.cpp).
+AutotuneConfig publicConfig(const frontend::AutotuneConfig& c);
 
 /// The compiled specializations of one kernel (DESIGN.md §8, in memory),
 /// keyed by detail::specializationKey (plus "|target=sm_XX" for the handles

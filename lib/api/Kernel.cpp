@@ -670,6 +670,21 @@ struct PreparedLaunch::Impl {
   int64_t dims[3] = {0, 0, 0};
 };
 
+std::vector<AutotuneConfig> Kernel::autotune_configs() const {
+  std::vector<AutotuneConfig> out;
+  if (impl_->fn->autotune)
+    for (const auto& c : impl_->fn->autotune->configs) out.push_back(detail::publicConfig(c));
+  return out;
+}
+
+void Kernel::set_autotune_hooks(AutotuneHooks hooks) {
+  if (!impl_->fn->autotune)
+    throw Error("kernel '" + impl_->fn->name + "' has no @triton.autotune: set_autotune_hooks does not apply");
+  std::lock_guard<std::mutex> lock(impl_->cache->autotune.mutex);
+  impl_->cache->autotune.hooks = std::move(hooks);
+  impl_->cache->autotune.best.clear();  // the hooks may change the winners
+}
+
 PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                                const LaunchOptions& options) {
   auto p = std::make_shared<PreparedLaunch::Impl>(*this, device, grid, args, constexprs, options);

@@ -174,6 +174,56 @@ TEST(Control, AutotuneSweepLeavesNoTrace) {
   unsetenv("TESSERA_PRINT_AUTOTUNING");
 }
 
+// prune_configs_by names Python functions: on the GPU a sweep without their
+// C++ form is an error that says what to do; with hooks (early_config_prune
+// keeping the configs of BLOCK <= 128, then perf_model + top_k 1 keeping the
+// one estimated fastest: BLOCK 128) only that config runs. On the
+// interpreter the first config runs whatever the hooks.
+TEST(Control, AutotunePruneConfigsByTakesCppHooks) {
+  E2E_RNG(rng);
+  const int64_t n = 5000;
+  auto x = rng.floats(n, -1, 1);
+  auto tx = dev().upload(x, {n});
+  auto out = dev().zeros(DType::fp32, {n}), chosen = dev().zeros(DType::i32, {1});
+  auto grid = gridFn([&](const tessera::Meta& m) { return std::vector<int64_t>{cdiv(n, metaInt(m, "BLOCK"))}; });
+  auto fresh = tessera::Program::from_file(kernelPath(kFile)).kernel("pruned_copy");
+  std::vector<tessera::AutotuneConfig> configs = fresh.autotune_configs();
+  ASSERT_EQ(configs.size(), 4u);
+  EXPECT_EQ(std::get<int64_t>(configs[2].kwargs.at("BLOCK")), 512);
+  EXPECT_EQ(configs[3].num_warps, 8);
+  if (onGpu()) {
+    std::string msg = errorOf([&] { fresh.launch(dev(), grid, {tx, out, chosen, n}); });
+    EXPECT_NE(msg.find("prune_configs_by"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("set_autotune_hooks"), std::string::npos) << msg;
+  }
+  tessera::AutotuneHooks hooks;
+  int earlyCalls = 0;
+  hooks.early_config_prune = [&](const std::vector<tessera::AutotuneConfig>& all, const tessera::Meta& args) {
+    ++earlyCalls;
+    EXPECT_EQ(std::get<int64_t>(args.at("n")), n);
+    std::vector<size_t> keep;
+    for (size_t i = 0; i < all.size(); ++i)
+      if (std::get<int64_t>(all[i].kwargs.at("BLOCK")) <= 128) keep.push_back(i);
+    return keep;
+  };
+  hooks.perf_model = [](const tessera::AutotuneConfig& c, const tessera::Meta&) {
+    return 1.0 / double(std::get<int64_t>(c.kwargs.at("BLOCK")));  // "bigger is faster"
+  };
+  hooks.top_k = 1;
+  fresh.set_autotune_hooks(hooks);
+  fresh.launch(dev(), grid, {tx, out, chosen, n});
+  expectSameBits(out.download<float>(), x, "copy");
+  int32_t block = chosen.download<int32_t>()[0];
+  if (onGpu()) {
+    EXPECT_EQ(block, 128);
+    EXPECT_EQ(earlyCalls, 1);
+  } else {
+    EXPECT_EQ(block, 64);  // the interpreter runs the first config
+  }
+  std::string msg = errorOf([&] { kernel(kFile, "hinted_copy").set_autotune_hooks(hooks); });
+  EXPECT_NE(msg.find("no @triton.autotune"), std::string::npos) << msg;
+}
+
 TEST(Control, HintsDoNotChangeResults) {
   E2E_RNG(rng);
   int64_t n = 700;

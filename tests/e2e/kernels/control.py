@@ -140,3 +140,28 @@ def tuned_accumulate(x_ptr, acc_ptr, hits_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m)
     tl.store(acc_ptr + offs, acc + x, mask=m)
     tl.atomic_add(hits_ptr, 1)
+
+
+def _prune_big_blocks(configs, named_args, **kwargs):
+    return [c for c in configs if c.kwargs["BLOCK"] <= 128]
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 64}, num_warps=2),
+        triton.Config({"BLOCK": 128}, num_warps=4),
+        triton.Config({"BLOCK": 512}, num_warps=4),
+        triton.Config({"BLOCK": 1024}, num_warps=8),
+    ],
+    key=["n"],
+    prune_configs_by={"early_config_prune": _prune_big_blocks},
+)
+@triton.jit
+def pruned_copy(x_ptr, out_ptr, chosen_ptr, n, BLOCK: tl.constexpr):
+    """A copy that records its BLOCK: which configs prune_configs_by let
+    through is visible in chosen_ptr."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m), mask=m)
+    if tl.program_id(0) == 0:
+        tl.store(chosen_ptr, BLOCK)
