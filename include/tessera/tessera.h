@@ -261,6 +261,12 @@ class PreparedLaunch {
   std::shared_ptr<Impl> impl_;
 };
 
+/// With TESSERA_PROFILE=FILE: writes the timeline recorded so far (compiles,
+/// autotuning sweeps, launches, GPU execution) to FILE as a Chrome trace,
+/// waiting for the GPU launches it times. Also done at exit. A no-op
+/// without TESSERA_PROFILE.
+void profile_flush();
+
 /// One config of a kernel's @triton.autotune, as the autotuning hooks see it.
 struct AutotuneConfig {
   Meta kwargs;  ///< the config's meta-parameters, e.g. {"BLOCK", 1024}

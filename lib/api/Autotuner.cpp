@@ -259,6 +259,8 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   }
 
   // The sweep, over the configs prune_configs_by keeps.
+  profile::Span span("autotune", fn.name);
+  span.arg("key", key);
   std::vector<size_t> candidates = prunedConfigs(fn, hooks ? &*hooks : nullptr, args, constexprs);
   auto start = std::chrono::steady_clock::now();
   testing::BenchOptions bench;
@@ -369,6 +371,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
                   return all;
                 }());
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  span.arg("best", describeConfig(spec.configs[best]));
   if (print) {
     for (const auto& r : report) std::fprintf(stderr, "  %s\n", r.c_str());
     std::fprintf(stderr, "Tessera autotuning for function %s finished after %.2fs; best config selected: %s;\n",

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -154,6 +155,43 @@ struct KernelImpl {
 };
 
 struct BoundParam;
+
+/// TESSERA_PROFILE (Profile.cpp): spans of compiles, sweeps and launches,
+/// and GPU execution times from CUDA events, written as a Chrome trace.
+namespace profile {
+bool enabled();
+/// A timed span on the calling thread; recorded when it ends (no-op when
+/// profiling is off).
+class Span {
+ public:
+  Span(const char* category, std::string name);
+  ~Span();
+  Span(const Span&) = delete;
+  Span& operator=(const Span&) = delete;
+  /// Adds "key": "value" to the event's args.
+  void arg(const std::string& key, const std::string& value);
+  /// Adds raw JSON members to the event's args.
+  void rawArgs(const std::string& members) {
+    if (active_) args_ += (args_.empty() ? "" : ", ") + members;
+  }
+
+ private:
+  bool active_;
+  const char* category_ = "";
+  std::string name_, args_;
+  std::chrono::steady_clock::time_point start_;
+};
+/// "kernel", "grid" and "threads" JSON members of a launch.
+std::string launchArgs(const std::string& kernel, const int64_t grid[3], int threads);
+/// CUDA events around one GPU launch (nothing when profiling is off).
+struct GpuMark {
+  runtime::CudaDevice* device = nullptr;
+  void* start = nullptr;
+  void* end = nullptr;
+};
+GpuMark beginGpu(runtime::CudaDevice& device, void* stream);
+void endGpu(const GpuMark& mark, void* stream, const std::string& name, const std::string& args);
+}  // namespace profile
 
 /// The PTX (and with needCubin the cubin) of `k` for `target`, compiled or
 /// found in the caches (Kernel.cpp).

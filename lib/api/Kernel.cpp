@@ -179,6 +179,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
     if (it != kernel.cache->entries.end()) return it->second;
   }
   reportRecompile(kernel, specs, options);
+  detail::profile::Span span("compile", "ttir " + kernel.fn->name);
   frontend::CompileResult result;
   try {
     result = kernel.program->source->compile(kernel.fn->name, specs, options);
@@ -298,6 +299,8 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
       b->ptx = std::move(hit->ptx);
       b->cubin = std::move(hit->cubin);
     } else {
+      profile::Span span("compile", "ptx " + k.name);
+      span.arg("target", target.name());
       gpu::GpuOptions options;
       options.numWarps = k.numWarps;
       options.numStages = k.numStages;
@@ -311,6 +314,8 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     slot = std::move(b);
   }
   if (needCubin && !slot->cubin) {
+    profile::Span span("compile", "cubin " + k.name);
+    span.arg("target", target.name());
     slot->cubin = runtime::assemble(slot->ptx, target);
     runtime::publishCacheEntry(dir, slot->diskKey, runtime::serializeKernelBinary({slot->ptx, *slot->cubin}));
     dumpSass(*slot);
@@ -329,6 +334,7 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
   }
   runtime::CudaDevice& cuda = *device.cuda;
   std::shared_ptr<GpuBinary> binary = gpuBinary(k, cuda.target(), /*needCubin=*/true);
+  profile::Span span("compile", "load " + k.name);
   if (binary->ptx.params.size() != k.argToParam.size())
     throw Error("kernel '" + k.name + "': internal error: the PTX entry has " +
                 std::to_string(binary->ptx.params.size()) + " parameters but the kernel passes " +
@@ -544,7 +550,10 @@ static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernel
     ptrs = heapPtrs.data();
   }
   packParams(kernel, compiled, dk, device, bound, slots, ptrs);
+  detail::profile::GpuMark mark = detail::profile::beginGpu(*dk.device, stream);
   dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs);
+  if (mark.device)
+    detail::profile::endGpu(mark, stream, kernel.fn->name, detail::profile::launchArgs(kernel.fn->name, grid, dk.blockThreads));
 }
 
 namespace {
@@ -594,6 +603,7 @@ static void prepareConfig(detail::KernelImpl& impl, Device& device, const Grid& 
 
 void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                     const LaunchOptions& launchOptions) {
+  detail::profile::Span span("launch", impl_->fn->name);
   // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.data(), args.size(), constexprs, launchOptions))
     return;
@@ -715,8 +725,11 @@ void PreparedLaunch::launch(void* stream) const {
     return;
   }
   if (p.dims[0] * p.dims[1] * p.dims[2] == 0) return;
-  p.dk->device->launch(p.dk->loaded, p.dims, p.dk->blockThreads, p.dk->sharedBytes, stream ? stream : p.options.stream,
-                       p.ptrs.data());
+  void* s = stream ? stream : p.options.stream;
+  detail::profile::GpuMark mark = detail::profile::beginGpu(*p.dk->device, s);
+  p.dk->device->launch(p.dk->loaded, p.dims, p.dk->blockThreads, p.dk->sharedBytes, s, p.ptrs.data());
+  if (mark.device)
+    detail::profile::endGpu(mark, s, p.kernel.name(), detail::profile::launchArgs(p.kernel.name(), p.dims, p.dk->blockThreads));
 }
 
 void* PreparedLaunch::cu_function() const { return impl_->dk ? impl_->dk->loaded.function : nullptr; }

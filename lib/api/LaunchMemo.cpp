@@ -180,7 +180,10 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     packScalarParam(s.param, intValue, a.f, s.floatArg, slots[i]);
   }
   const DeviceKernel& dk = *entry->kernel;
+  profile::GpuMark mark = profile::beginGpu(*dk.device, options.stream);
   dk.device->launch(dk.loaded, dims, dk.blockThreads, dk.sharedBytes, options.stream, ptrs.data());
+  if (mark.device)
+    profile::endGpu(mark, options.stream, kernel.fn->name, profile::launchArgs(kernel.fn->name, dims, dk.blockThreads));
   return true;
 }
 
