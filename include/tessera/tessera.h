@@ -293,6 +293,79 @@ struct AutotuneHooks {
   double top_k = 0;
 };
 
+/// Pieces of the launch sugar `kernel[grid](args..., kw("BLOCK", 1024), num_warps(8))`
+/// (Triton's `kernel[grid](x, y, n, BLOCK=1024, num_warps=8)`).
+struct Kw {
+  std::string name;
+  Value value;
+};
+/// A keyword argument: a constexpr (or a runtime parameter) by name.
+inline Kw kw(std::string name, Value value) { return {std::move(name), std::move(value)}; }
+inline Kw kw(std::string name, int value) { return {std::move(name), Value(int64_t(value))}; }
+struct NumWarps { int value; };
+struct NumStages { int value; };
+struct OnStream { void* stream; };
+struct OnDevice { Device* device; };
+inline NumWarps num_warps(int n) { return {n}; }
+inline NumStages num_stages(int n) { return {n}; }
+/// Launch on this CUstream (default: the default stream).
+inline OnStream on_stream(void* stream) { return {stream}; }
+/// Launch on this device (default: Device::default_device(), chosen once).
+inline OnDevice on_device(Device& device) { return {&device}; }
+
+class Kernel;
+
+/// `kernel[grid]`: call it with the arguments to launch. Positional
+/// arguments (tensors, numbers, nullptr) go to the parameters in order,
+/// kw(...) by name; num_warps/num_stages/on_stream/on_device set options.
+class GridLaunch {
+ public:
+  GridLaunch(Kernel& kernel, Grid grid) : kernel_(kernel), grid_(std::move(grid)) {}
+  template <class... A>
+  void operator()(A&&... a) {
+    static_assert(sizeof...(A) <= 64, "kernel[grid](...): at most 64 arguments");
+    Arg args[sizeof...(A) + 1] = {take(std::forward<A>(a))..., Arg(nullptr)};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof...(A); ++i)
+      if (positional_[i]) args[n++] = std::move(args[i]);
+    launch(args, n);
+  }
+
+ private:
+  template <class T>
+  Arg take(T&& v) {
+    using D = std::decay_t<T>;
+    if constexpr (std::is_same_v<D, Kw>) {
+      constexprs_[v.name] = v.value;
+    } else if constexpr (std::is_same_v<D, NumWarps>) {
+      options_.num_warps = v.value;
+    } else if constexpr (std::is_same_v<D, NumStages>) {
+      options_.num_stages = v.value;
+    } else if constexpr (std::is_same_v<D, OnStream>) {
+      options_.stream = v.stream;
+    } else if constexpr (std::is_same_v<D, OnDevice>) {
+      device_ = v.device;
+    } else {
+      static_assert(std::is_constructible_v<Arg, T>,
+                    "kernel[grid](...): each argument is a Tensor, a number, a bool, nullptr, kw(name, value), "
+                    "num_warps(n), num_stages(n), on_stream(s) or on_device(d)");
+      positional_[count_++] = true;
+      return Arg(std::forward<T>(v));
+    }
+    positional_[count_++] = false;
+    return Arg(nullptr);
+  }
+  void launch(const Arg* args, size_t n);
+
+  Kernel& kernel_;
+  Grid grid_;
+  Meta constexprs_;
+  LaunchOptions options_;
+  Device* device_ = nullptr;
+  bool positional_[64] = {};
+  size_t count_ = 0;
+};
+
 /// A @triton.jit kernel of a Program.
 class Kernel {
  public:
@@ -301,6 +374,13 @@ class Kernel {
   /// @triton.autotune / @triton.heuristics.
   void launch(Device& device, const Grid& grid, const std::vector<Arg>& args,
               const Meta& constexprs = {}, const LaunchOptions& options = {});
+  /// `kernel[grid](args..., kw("BLOCK", 1024), num_warps(4))`: Triton's
+  /// launch syntax (see GridLaunch).
+  GridLaunch operator[](Grid grid) { return GridLaunch(*this, std::move(grid)); }
+  /// Launch with arguments given as an array (what GridLaunch uses; the warm
+  /// path allocates nothing).
+  void launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
+              const LaunchOptions& options);
   /// Resolves a launch once for launching many times (see PreparedLaunch);
   /// compiles if needed. Errors are those of launch().
   PreparedLaunch prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs = {},

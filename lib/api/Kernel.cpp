@@ -680,6 +680,20 @@ struct PreparedLaunch::Impl {
   int64_t dims[3] = {0, 0, 0};
 };
 
+void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
+                    const LaunchOptions& options) {
+  // (Profiling: the vector form records the launch's span.)
+  if (!detail::profile::enabled() &&
+      detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options))
+    return;
+  launch(device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
+}
+
+void GridLaunch::launch(const Arg* args, size_t n) {
+  static Device defaultDevice = Device::default_device();
+  kernel_.launch(device_ ? *device_ : defaultDevice, grid_, args, n, constexprs_, options_);
+}
+
 std::vector<AutotuneConfig> Kernel::autotune_configs() const {
   std::vector<AutotuneConfig> out;
   if (impl_->fn->autotune)

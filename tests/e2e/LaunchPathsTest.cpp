@@ -89,4 +89,23 @@ TEST(LaunchPaths, PreparedLaunchIssuedTwice) {
   EXPECT_NE(msg.find("vector_add"), std::string::npos) << msg;
 }
 
+// Triton's launch syntax: kernel[grid](args..., BLOCK=..., num_warps=...)
+// as kernel[grid](args..., kw("BLOCK", ...), num_warps(...)), keywords and
+// options anywhere in the list; then again (the warm path), and a wrong
+// keyword reported like launch()'s.
+TEST(LaunchPaths, GridCallSugar) {
+  E2E_RNG(rng);
+  tessera::Kernel k = kernel(kFile, "vector_add");
+  for (int64_t n : {int64_t(3001), int64_t(777)}) {
+    auto x = rng.floats(n, -10, 10), y = rng.floats(n, -10, 10);
+    auto tx = dev().upload(x, {n}), ty = dev().upload(y, {n});
+    auto out = dev().zeros(DType::fp32, {n});
+    k[{cdiv(n, 128)}](tessera::on_device(dev()), tx, ty, tessera::kw("BLOCK", 128), out, n, tessera::num_warps(2));
+    expectSameBits(out.download<float>(), added(x, y, n), "x + y");
+  }
+  auto t = dev().zeros(DType::fp32, {16});
+  std::string msg = errorOf([&] { k[{1}](tessera::on_device(dev()), t, t, t, int64_t(16), tessera::kw("BLOK", 16)); });
+  EXPECT_NE(msg.find("BLOK"), std::string::npos) << msg;
+}
+
 }  // namespace
