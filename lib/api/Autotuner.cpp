@@ -21,18 +21,21 @@
 //             the tuning key, the device, the compiler and assembler), so a
 //             second process reuses it without benchmarking;
 //   printing  TESSERA_PRINT_AUTOTUNING=1 prints every config's time and the
-//             winner, as Triton does.
+//             winner, as Triton does; otherwise, on a terminal, one line of
+//             progress while the configs are timed.
 //
 // On the interpreter there is no timing model: the first config is used.
 //
 //===----------------------------------------------------------------------===//
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include "Internal.h"
 #include "Specialization.h"
@@ -338,7 +341,19 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       dev.cuda->synchronize();  // a fault here poisons the context: let it surface as such
     }
   };
-  for (size_t i : candidates) time(i, userBudget ? bench : shortRound);
+  // On a terminal, a line of progress while the configs are timed (erased
+  // after; TESSERA_PRINT_AUTOTUNING prints the full report instead).
+  bool tty = !print && isatty(STDERR_FILENO);
+  size_t timed = 0;
+  auto progress = [&] {
+    if (tty) std::fprintf(stderr, "\rtessera: autotuning %s: %zu/%zu configs timed", fn.name.c_str(), ++timed,
+                          candidates.size());
+  };
+  for (size_t i : candidates) {
+    time(i, userBudget ? bench : shortRound);
+    progress();
+  }
+  if (tty) std::fprintf(stderr, "\r\033[K");
   for (size_t i = 0; i < count; ++i)
     if (report[i].empty()) report[i] = describeConfig(spec.configs[i]) + ": pruned (prune_configs_by)";
   auto fastest = [&] {
