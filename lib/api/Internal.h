@@ -46,6 +46,10 @@ struct TensorStorage {
   TensorStorage(DeviceKind kind, size_t bytes);
   /// Device memory on `device`.
   TensorStorage(runtime::CudaDevice& device, size_t bytes);
+  /// Memory someone else owns (DLPack): `release` runs instead of freeing
+  /// it. Interpreter memory is registered with the bounds checker.
+  TensorStorage(DeviceKind kind, void* data, size_t bytes, runtime::CudaDevice* cuda, std::function<void()> release);
+  std::function<void()> release;  ///< set for borrowed memory
   ~TensorStorage();
   runtime::DevicePtr devicePtr() const { return reinterpret_cast<runtime::DevicePtr>(data); }
   TensorStorage(const TensorStorage&) = delete;

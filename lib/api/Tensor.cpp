@@ -68,7 +68,18 @@ TensorStorage::TensorStorage(runtime::CudaDevice& device, size_t bytes)
   data = reinterpret_cast<void*>(device.allocate(bytes));
 }
 
+TensorStorage::TensorStorage(DeviceKind kind, void* data, size_t bytes, runtime::CudaDevice* cuda,
+                             std::function<void()> release)
+    : kind(kind), data(data), bytes(bytes), cuda(cuda), release(std::move(release)) {
+  if (kind == DeviceKind::Interpreter) interp::registerAllocation(data, bytes, "tensor from DLPack");
+}
+
 TensorStorage::~TensorStorage() {
+  if (release) {
+    if (kind == DeviceKind::Interpreter) interp::unregisterAllocation(data);
+    release();
+    return;
+  }
   if (kind == DeviceKind::Cuda) {
     cuda->release(devicePtr());
     return;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "tessera/dlpack.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -230,6 +231,75 @@ TEST(Kernel, PrintRecompilesNamesTheChangedProperty) {
   EXPECT_NE(block.find("'BLOCK' = 128 (was = 64)"), std::string::npos) << block;
   EXPECT_EQ(block.find("'n'"), std::string::npos) << block;
   EXPECT_NE(warps.find("num_warps 8 (was 4)"), std::string::npos) << warps;
+}
+
+}  // namespace
+
+namespace {
+
+// DLPack without copies, on the interpreter's (host) memory: an imported
+// tensor is the producer's memory, a kernel reads it, the producer's deleter
+// runs once when the last Tensor is gone (also when the import fails); an
+// exported tensor describes the tensor's memory and keeps it alive.
+TEST(DLPack, ImportRunExportOnTheInterpreter) {
+  struct Producer {
+    std::vector<float> data;
+    std::vector<int64_t> shape, strides;
+    tessera::dlpack::ManagedTensor managed{};
+    int deleted = 0;
+  };
+  auto make = [](Producer& p, int64_t rows, int64_t cols) {
+    p.data.resize(rows * cols);
+    for (size_t i = 0; i < p.data.size(); ++i) p.data[i] = 0.5f * float(i) - 7.f;
+    p.shape = {rows, cols};
+    p.strides = {cols, 1};
+    p.managed.dl_tensor = {p.data.data(), {1, 0}, 2, {2, 32, 1}, p.shape.data(), p.strides.data(), 0};
+    p.managed.manager_ctx = &p;
+    p.managed.deleter = [](tessera::dlpack::ManagedTensor* self) { ++static_cast<Producer*>(self->manager_ctx)->deleted; };
+  };
+  Producer p;
+  make(p, 3, 37);
+  auto dev = tessera::Device::interpreter();
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto y = dev.zeros(tessera::DType::fp32, {3, 37});
+  {
+    tessera::Tensor x = tessera::from_dlpack(&p.managed);
+    EXPECT_EQ(x.data_ptr(), reinterpret_cast<uint64_t>(p.data.data()));
+    EXPECT_EQ(x.shape(), (std::vector<int64_t>{3, 37}));
+    program.kernel("scale").launch(dev, {2}, {x, y, int64_t(111), 2.0f}, {{"BLOCK", int64_t(64)}});
+    EXPECT_EQ(p.deleted, 0);
+  }
+  EXPECT_EQ(p.deleted, 1);
+  std::vector<float> got = y.download<float>();
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], 2.0f * p.data[i]) << i;
+
+  // Export: the same memory, dtype and shape; alive until the deleter.
+  auto* out = static_cast<tessera::dlpack::ManagedTensor*>(tessera::to_dlpack(y));
+  EXPECT_EQ(reinterpret_cast<uint64_t>(out->dl_tensor.data), y.data_ptr());
+  EXPECT_EQ(out->dl_tensor.device.device_type, 1);
+  EXPECT_EQ(out->dl_tensor.ndim, 2);
+  EXPECT_EQ(out->dl_tensor.dtype.code, 2);
+  EXPECT_EQ(out->dl_tensor.dtype.bits, 32);
+  EXPECT_EQ(out->dl_tensor.shape[1], 37);
+  EXPECT_EQ(out->dl_tensor.strides[0], 37);
+  float first = static_cast<float*>(out->dl_tensor.data)[5];
+  y = tessera::Tensor();  // the export keeps the memory alive
+  EXPECT_EQ(static_cast<float*>(out->dl_tensor.data)[5], first);
+  out->deleter(out);
+
+  // Refused imports still hand the memory back.
+  Producer strided;
+  make(strided, 3, 37);
+  strided.strides = {1, 3};  // column-major
+  std::string msg = errorOf([&] { tessera::from_dlpack(&strided.managed); });
+  EXPECT_NE(msg.find("contiguous"), std::string::npos) << msg;
+  EXPECT_EQ(strided.deleted, 1);
+  Producer complex;
+  make(complex, 2, 2);
+  complex.managed.dl_tensor.dtype = {5, 64, 1};
+  msg = errorOf([&] { tessera::from_dlpack(&complex.managed); });
+  EXPECT_NE(msg.find("dtype"), std::string::npos) << msg;
+  EXPECT_EQ(complex.deleted, 1);
 }
 
 }  // namespace

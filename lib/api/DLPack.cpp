@@ -1,0 +1,144 @@
+//===- DLPack.cpp - from_dlpack / to_dlpack --------------------------------===//
+//
+// See tessera/dlpack.h. Imported memory becomes a TensorStorage that does
+// not free it but calls the producer's deleter (CPU memory is registered
+// with the interpreter's bounds checker like its own allocations); an
+// exported tensor's DLManagedTensor holds a reference to the storage, its
+// shape and its strides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/dlpack.h"
+
+#include <memory>
+#include <vector>
+
+#include "Internal.h"
+
+namespace tessera {
+
+namespace {
+
+DType fromDataType(const dlpack::DataType& t) {
+  if (t.lanes != 1) throw Error("from_dlpack: vector dtypes (lanes = " + std::to_string(t.lanes) + ") are not supported");
+  switch (t.code) {
+    case 0:
+      if (t.bits == 8) return DType::i8;
+      if (t.bits == 16) return DType::i16;
+      if (t.bits == 32) return DType::i32;
+      if (t.bits == 64) return DType::i64;
+      break;
+    case 1:
+      if (t.bits == 8) return DType::u8;
+      if (t.bits == 16) return DType::u16;
+      if (t.bits == 32) return DType::u32;
+      if (t.bits == 64) return DType::u64;
+      break;
+    case 2:
+      if (t.bits == 16) return DType::fp16;
+      if (t.bits == 32) return DType::fp32;
+      if (t.bits == 64) return DType::fp64;
+      break;
+    case 4:
+      if (t.bits == 16) return DType::bf16;
+      break;
+    case 6:
+      if (t.bits == 8) return DType::i1;
+      break;
+  }
+  throw Error("from_dlpack: the dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
+              " bits) has no Tessera dtype");
+}
+
+dlpack::DataType toDataType(DType d) {
+  switch (d) {
+    case DType::i1: return {6, 8, 1};
+    case DType::i8: return {0, 8, 1};
+    case DType::i16: return {0, 16, 1};
+    case DType::i32: return {0, 32, 1};
+    case DType::i64: return {0, 64, 1};
+    case DType::u8: return {1, 8, 1};
+    case DType::u16: return {1, 16, 1};
+    case DType::u32: return {1, 32, 1};
+    case DType::u64: return {1, 64, 1};
+    case DType::fp16: return {2, 16, 1};
+    case DType::bf16: return {4, 16, 1};
+    case DType::fp32: return {2, 32, 1};
+    case DType::fp64: return {2, 64, 1};
+    default: break;
+  }
+  throw Error(std::string("to_dlpack: ") + dtype_name(d) + " has no DLPack dtype");
+}
+
+/// What an exported DLManagedTensor keeps alive.
+struct Export {
+  dlpack::ManagedTensor managed;
+  std::shared_ptr<detail::TensorStorage> storage;
+  std::vector<int64_t> shape, strides;
+};
+
+}  // namespace
+
+Tensor from_dlpack(void* dl_managed_tensor) {
+  auto* m = static_cast<dlpack::ManagedTensor*>(dl_managed_tensor);
+  if (!m) throw Error("from_dlpack: null DLManagedTensor");
+  // Owned from here on, whatever happens below.
+  std::shared_ptr<dlpack::ManagedTensor> owner(m, [](dlpack::ManagedTensor* p) {
+    if (p->deleter) p->deleter(p);
+  });
+  const dlpack::Tensor& t = m->dl_tensor;
+  DType dtype = fromDataType(t.dtype);
+  if (t.ndim < 0) throw Error("from_dlpack: negative ndim");
+  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
+  int64_t numel = 1;
+  for (int64_t s : shape) {
+    if (s < 0) throw Error("from_dlpack: negative dimension");
+    numel *= s;
+  }
+  if (t.strides) {
+    int64_t expect = 1;
+    for (int d = t.ndim - 1; d >= 0; --d) {
+      if (shape[d] != 1 && t.strides[d] != expect)
+        throw Error("from_dlpack: only row-major contiguous tensors can be shared (dimension " + std::to_string(d) +
+                    " has stride " + std::to_string(t.strides[d]) + ", contiguous is " + std::to_string(expect) +
+                    "); make it contiguous first");
+      expect *= shape[d];
+    }
+  }
+  void* data = static_cast<char*>(t.data) + t.byte_offset;
+  size_t bytes = static_cast<size_t>(numel) * dtype_size(dtype);
+  std::shared_ptr<detail::TensorStorage> storage;
+  auto release = [owner]() mutable { owner.reset(); };
+  if (t.device.device_type == 1) {
+    storage = std::make_shared<detail::TensorStorage>(detail::DeviceKind::Interpreter, data, bytes, nullptr, release);
+  } else if (t.device.device_type == 2) {
+    runtime::CudaDevice& cuda = runtime::CudaDevice::get(t.device.device_id);
+    storage = std::make_shared<detail::TensorStorage>(detail::DeviceKind::Cuda, data, bytes, &cuda, release);
+  } else {
+    throw Error("from_dlpack: device type " + std::to_string(t.device.device_type) +
+                " is neither CPU (1) nor CUDA (2)");
+  }
+  return Tensor(std::move(storage), dtype, std::move(shape));
+}
+
+void* to_dlpack(const Tensor& tensor) {
+  if (!tensor.defined()) throw Error("to_dlpack: undefined tensor");
+  auto e = std::make_unique<Export>();
+  e->storage = tensor.storage();
+  e->shape = tensor.shape();
+  e->strides = tensor.strides();
+  dlpack::Tensor& t = e->managed.dl_tensor;
+  t.data = e->storage->data;
+  t.device = e->storage->kind == detail::DeviceKind::Cuda ? dlpack::Device{2, e->storage->cuda->ordinal()}
+                                                            : dlpack::Device{1, 0};
+  t.ndim = static_cast<int32_t>(e->shape.size());
+  t.dtype = toDataType(tensor.dtype());
+  t.shape = e->shape.data();
+  t.strides = e->strides.data();
+  t.byte_offset = 0;
+  e->managed.manager_ctx = e.get();
+  e->managed.deleter = [](dlpack::ManagedTensor* self) { delete static_cast<Export*>(self->manager_ctx); };
+  return &e.release()->managed;
+}
+
+}  // namespace tessera
