@@ -1,0 +1,125 @@
+//===- Kernels.cpp - C++ wrappers of the kernel library --------------------===//
+//
+// See tessera/kernels.h. Each kernels/*.py file is embedded at build time
+// (KernelSources.cpp, generated) and parsed once per process; the wrappers
+// check shapes and dtypes, allocate the outputs on the input's device and
+// launch with BLOCK the next power of two of the row and num_warps by
+// Triton's tutorial rule (4 up to 2048 columns, 8 up to 8192, then 16).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/kernels.h"
+
+#include <string>
+#include <string_view>
+
+namespace tessera::kernels {
+
+extern const std::string_view kNormsSource;        // kernels/norms.py
+extern const std::string_view kActivationsSource;  // kernels/activations.py
+
+namespace {
+
+Program& normsProgram() {
+  static Program p = Program::from_source(std::string(kNormsSource), "kernels/norms.py");
+  return p;
+}
+
+Program& activationsProgram() {
+  static Program p = Program::from_source(std::string(kActivationsSource), "kernels/activations.py");
+  return p;
+}
+
+int64_t nextPow2(int64_t n) {
+  int64_t b = 1;
+  while (b < n) b *= 2;
+  return b;
+}
+
+LaunchOptions rowWarps(int64_t block) {
+  LaunchOptions o;
+  o.num_warps = block <= 2048 ? 4 : block <= 8192 ? 8 : 16;
+  return o;
+}
+
+void check2d(const char* fn, const char* what, const Tensor& t) {
+  if (!t.defined()) throw Error(std::string("tessera::kernels::") + fn + ": " + what + " is undefined");
+  if (t.shape().size() != 2)
+    throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must be 2-D (rows, columns), got rank " +
+                std::to_string(t.shape().size()));
+  DType d = t.dtype();
+  if (d != DType::fp32 && d != DType::fp16 && d != DType::bf16)
+    throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must be fp32, fp16 or bf16, got " +
+                dtype_name(d));
+  if (t.shape()[1] > 65536)
+    throw Error(std::string("tessera::kernels::") + fn + ": rows of " + std::to_string(t.shape()[1]) +
+                " columns are longer than the 65536 these kernels hold in registers");
+}
+
+void checkVector(const char* fn, const char* what, const Tensor& t, int64_t n) {
+  if (!t.defined() || t.shape().size() != 1 || t.shape()[0] != n)
+    throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must be 1-D with " + std::to_string(n) +
+                " elements");
+}
+
+Tensor gated(Device& device, const Tensor& gateUp, const char* fn, const char* kernel) {
+  check2d(fn, "gate_up", gateUp);
+  int64_t rows = gateUp.shape()[0], width = gateUp.shape()[1];
+  if (width % 2 != 0)
+    throw Error(std::string("tessera::kernels::") + fn + ": gate_up has " + std::to_string(width) +
+                " columns; it must hold [gate | up], an even number");
+  int64_t d = width / 2;
+  Tensor out = device.empty(gateUp.dtype(), {rows, d});
+  const int64_t block = std::min<int64_t>(1024, nextPow2(d));
+  if (rows * d == 0) return out;
+  activationsProgram().kernel(kernel).launch(device, {rows, (d + block - 1) / block},
+                                             {gateUp, out, d, gateUp.stride(0), out.stride(0)}, {{"BLOCK", block}},
+                                             rowWarps(block));
+  return out;
+}
+
+}  // namespace
+
+Tensor rms_norm(Device& device, const Tensor& x, const Tensor& w, double eps, Tensor* rstd) {
+  check2d("rms_norm", "x", x);
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  checkVector("rms_norm", "w", w, cols);
+  Tensor y = device.empty(x.dtype(), {rows, cols});
+  Tensor r = device.empty(DType::fp32, {rows});
+  if (rows > 0 && cols > 0) {
+    int64_t block = nextPow2(cols);
+    normsProgram().kernel("rms_norm_fwd").launch(device, {rows},
+                                                 {x, w, y, r, x.stride(0), y.stride(0), cols, eps},
+                                                 {{"BLOCK", block}}, rowWarps(block));
+  }
+  if (rstd) *rstd = r;
+  return y;
+}
+
+void rms_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& rstd,
+                       Tensor& dx, Tensor& dw) {
+  check2d("rms_norm_backward", "x", x);
+  check2d("rms_norm_backward", "dy", dy);
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  if (dy.shape() != x.shape()) throw Error("tessera::kernels::rms_norm_backward: dy and x differ in shape");
+  checkVector("rms_norm_backward", "w", w, cols);
+  checkVector("rms_norm_backward", "rstd", rstd, rows);
+  dx = device.empty(x.dtype(), {rows, cols});
+  dw = device.zeros(DType::fp32, {cols});
+  if (rows == 0 || cols == 0) return;
+  const int64_t block = nextPow2(cols), perProgram = 16;
+  const int64_t programs = (rows + perProgram - 1) / perProgram;
+  Tensor partial = device.empty(DType::fp32, {programs, cols});
+  normsProgram().kernel("rms_norm_bwd").launch(device, {programs},
+                                               {dy, x, w, rstd, dx, partial, x.stride(0), rows, cols},
+                                               {{"BLOCK", block}, {"ROWS_PER_PROGRAM", perProgram}}, rowWarps(block));
+  const int64_t sumBlock = std::min<int64_t>(1024, block);
+  normsProgram().kernel("sum_rows").launch(device, {(cols + sumBlock - 1) / sumBlock}, {partial, dw, programs, cols},
+                                           {{"BLOCK", sumBlock}});
+}
+
+Tensor silu_and_mul(Device& device, const Tensor& gateUp) { return gated(device, gateUp, "silu_and_mul", "silu_and_mul"); }
+
+Tensor gelu_and_mul(Device& device, const Tensor& gateUp) { return gated(device, gateUp, "gelu_and_mul", "gelu_and_mul"); }
+
+}  // namespace tessera::kernels
