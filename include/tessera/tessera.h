@@ -321,8 +321,10 @@ class Kernel;
 class GridLaunch {
  public:
   GridLaunch(Kernel& kernel, Grid grid) : kernel_(kernel), grid_(std::move(grid)) {}
+  /// Callable once, on the temporary `kernel[grid]` (it collects the
+  /// call's keywords and options).
   template <class... A>
-  void operator()(A&&... a) {
+  void operator()(A&&... a) && {
     static_assert(sizeof...(A) <= 64, "kernel[grid](...): at most 64 arguments");
     Arg args[sizeof...(A) + 1] = {take(std::forward<A>(a))..., Arg(nullptr)};
     size_t n = 0;

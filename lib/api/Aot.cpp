@@ -120,8 +120,8 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "/// context on first use. CUDA_ERROR_INVALID_VALUE when an argument breaks the specialization\n"
     << "/// (a pointer or integer compiled as divisible by 16 that is not); CUDA_ERROR_NO_BINARY_FOR_GPU\n"
     << "/// when no embedded cubin fits the device.\n"
-    << "CUresult " << name << "(CUstream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z" << args
-    << ");\n\n/// Unloads the module (the driver also does at exit).\nCUresult " << name
+    << "CUresult " << name << "(CUstream tessera_stream, unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args
+    << ");\n\n/// Unloads the module of the current context (the driver also does at exit).\nCUresult " << name
     << "_unload();\n\n}  // namespace tessera_aot\n";
 
   std::ostringstream c;
@@ -129,12 +129,15 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "#include <mutex>\n\nnamespace tessera_aot {\n\nnamespace {\n\n"
     << blobs.str() << "\nstruct Binary {\n  int major, minor;\n  bool archSpecific;\n  const unsigned char* cubin;\n"
     << "  unsigned sharedBytes, threads;\n  const char* arch;\n};\n\nconst Binary kBinaries[] = {\n" << table.str()
-    << "};\n\nstd::mutex gMutex;\nCUcontext gContext = nullptr;\nCUmodule gModule = nullptr;\n"
-    << "CUfunction gFunction = nullptr;\nconst Binary* gBinary = nullptr;\n\n"
-    << "/// The module for the current context (loaded once; reloaded if the context changed).\n"
-    << "CUresult load() {\n  CUcontext ctx = nullptr;\n  CUresult r = cuCtxGetCurrent(&ctx);\n"
+    << "};\n\n/// The module loaded in one context.\nstruct Loaded {\n  CUcontext context;\n  CUmodule module;\n"
+    << "  CUfunction function;\n  const Binary* binary;\n};\nstd::mutex gMutex;\nLoaded gLoaded[16];\n"
+    << "int gCount = 0;\n\n"
+    << "/// The module for the current context, loaded into it on first use.\n"
+    << "CUresult load(const Loaded** out) {\n  CUcontext ctx = nullptr;\n  CUresult r = cuCtxGetCurrent(&ctx);\n"
     << "  if (r != CUDA_SUCCESS) return r;\n  if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;\n"
-    << "  if (gModule && ctx == gContext) return CUDA_SUCCESS;\n  CUdevice dev;\n"
+    << "  for (int i = 0; i < gCount; ++i)\n    if (gLoaded[i].context == ctx) {\n      *out = &gLoaded[i];\n"
+    << "      return CUDA_SUCCESS;\n    }\n  if (gCount == 16) return CUDA_ERROR_OUT_OF_MEMORY;  // 16 contexts at most\n"
+    << "  CUdevice dev;\n"
     << "  if ((r = cuCtxGetDevice(&dev)) != CUDA_SUCCESS) return r;\n  int major = 0, minor = 0;\n"
     << "  cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);\n"
     << "  cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);\n"
@@ -147,25 +150,27 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "  if (pick->sharedBytes > 48 * 1024 &&\n"
     << "      (r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(pick->sharedBytes))) !=\n"
     << "          CUDA_SUCCESS)\n    return r;\n"
-    << "  if (gModule && gContext == ctx) cuModuleUnload(gModule);\n"
-    << "  gContext = ctx, gModule = module, gFunction = fn, gBinary = pick;\n  return CUDA_SUCCESS;\n}\n\n"
+    << "  gLoaded[gCount] = Loaded{ctx, module, fn, pick};\n  *out = &gLoaded[gCount++];\n  return CUDA_SUCCESS;\n}\n\n"
     << "}  // namespace\n\n"
-    << "CUresult " << name << "(CUstream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z" << args
+    << "CUresult " << name << "(CUstream tessera_stream, unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args
     << ") {\n";
   for (const Param& p : params)
     if (p.divisibleBy16)
       c << "  if (" << (p.pointer ? "" : "static_cast<uint64_t>(") << p.name << (p.pointer ? "" : ")")
         << " % 16 != 0) return CUDA_ERROR_INVALID_VALUE;  // compiled as divisible by 16\n";
-  c << "  CUfunction fn;\n  unsigned shared, threads;\n  {\n    std::lock_guard<std::mutex> lock(gMutex);\n"
-    << "    CUresult r = load();\n    if (r != CUDA_SUCCESS) return r;\n"
-    << "    fn = gFunction, shared = gBinary->sharedBytes, threads = gBinary->threads;\n  }\n";
-  c << "  void* params[] = {";
+  c << "  const Loaded* tessera_loaded = nullptr;\n  {\n    std::lock_guard<std::mutex> tessera_lock(gMutex);\n"
+    << "    CUresult tessera_r = load(&tessera_loaded);\n    if (tessera_r != CUDA_SUCCESS) return tessera_r;\n  }\n";
+  c << "  void* tessera_params[] = {";
   for (size_t i = 0; i < params.size(); ++i) c << (i ? ", " : "") << "&" << params[i].name;
   if (params.empty()) c << "nullptr";
-  c << "};\n  return cuLaunchKernel(fn, grid_x, grid_y, grid_z, threads, 1, 1, shared, stream, params, nullptr);\n}\n\n"
+  c << "};\n  return cuLaunchKernel(tessera_loaded->function, tessera_grid_x, tessera_grid_y, tessera_grid_z,\n"
+    << "                        tessera_loaded->binary->threads, 1, 1, tessera_loaded->binary->sharedBytes,\n"
+    << "                        tessera_stream, tessera_params, nullptr);\n}\n\n"
     << "CUresult " << name << "_unload() {\n  std::lock_guard<std::mutex> lock(gMutex);\n"
-    << "  CUresult r = gModule ? cuModuleUnload(gModule) : CUDA_SUCCESS;\n"
-    << "  gModule = nullptr, gFunction = nullptr, gContext = nullptr, gBinary = nullptr;\n  return r;\n}\n\n"
+    << "  CUcontext ctx = nullptr;\n  cuCtxGetCurrent(&ctx);\n  CUresult r = CUDA_SUCCESS;\n"
+    << "  for (int i = 0; i < gCount; ++i)\n    if (gLoaded[i].context == ctx) {\n"
+    << "      r = cuModuleUnload(gLoaded[i].module);\n      gLoaded[i] = gLoaded[--gCount];\n      break;\n    }\n"
+    << "  return r;\n}\n\n"
     << "}  // namespace tessera_aot\n";
   return {h.str(), c.str()};
 }

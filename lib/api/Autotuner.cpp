@@ -277,6 +277,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
         zeroed.push_back(args[i].tensor.storage());
   Snapshot snapshot;
   bool restore = !(std::getenv("TESSERA_AUTOTUNE_RESTORE") && std::string(std::getenv("TESSERA_AUTOTUNE_RESTORE")) == "0");
+  dev.cuda->synchronize();  // the caller's work on any stream is done before the sweep reads or saves anything
   if (restore) snapshot.take(args);
   // Every config compiles and loads at once, one thread each (compilation
   // is pure C++ and the caches are thread-safe); timing then runs them one
@@ -378,6 +379,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     }
   }
   if (restore) snapshot.restore();
+  dev.cuda->synchronize();  // restored before the caller's stream runs the winner
   if (best >= count)
     throw Error("kernel '" + fn.name + "': @triton.autotune: no config compiled and ran on " + device.name() + ":\n  " +
                 [&] {

@@ -217,6 +217,16 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
                        const std::function<void(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig);
+/// A scalar argument as an integer and as a float (an annotated parameter
+/// may take the other kind: `scale: tl.float32` given 2 packs 2.0).
+inline std::pair<int64_t, double> scalarValues(const Arg& a) {
+  switch (a.kind) {
+    case Arg::Kind::Int: return {a.i, a.isUnsigned64 ? double(uint64_t(a.i)) : double(a.i)};
+    case Arg::Kind::Float: return {int64_t(a.f), a.f};
+    case Arg::Kind::Bool: return {a.b ? 1 : 0, a.b ? 1.0 : 0.0};
+    default: return {0, 0.0};
+  }
+}
 /// Writes one scalar kernel parameter as the PTX entry declares it.
 void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double floatValue, bool isFloatArg,
                      uint64_t& slot);

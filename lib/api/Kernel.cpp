@@ -609,11 +609,17 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
     return;
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = 0;
-  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter())
+  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter()) {
+    // The sweep runs on the default stream (do_bench's events, the resets
+    // and the snapshot copies are there too); the autotuner synchronizes
+    // the device around it, so work on the caller's stream is ordered.
+    LaunchOptions sweep = launchOptions;
+    sweep.stream = nullptr;
     config = detail::autotunedConfig(
         *impl_, device, args, constexprs,
-        [&](size_t i) { prepareConfig(*impl_, device, grid, args, constexprs, launchOptions, i); },
-        [&](size_t i) { launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, i); });
+        [&](size_t i) { prepareConfig(*impl_, device, grid, args, constexprs, sweep, i); },
+        [&](size_t i) { launchWithConfig(*impl_, device, grid, args, constexprs, sweep, i); });
+  }
   launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, config);
 }
 
@@ -714,11 +720,14 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
   auto p = std::make_shared<PreparedLaunch::Impl>(*this, device, grid, args, constexprs, options);
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = 0;
-  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter())
+  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter()) {
+    LaunchOptions sweep = options;  // on the default stream, as in launch()
+    sweep.stream = nullptr;
     config = detail::autotunedConfig(
         *impl_, device, p->args, constexprs,
-        [&](size_t i) { prepareConfig(*impl_, device, grid, p->args, constexprs, options, i); },
-        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, constexprs, options, i); });
+        [&](size_t i) { prepareConfig(*impl_, device, grid, p->args, constexprs, sweep, i); },
+        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, constexprs, sweep, i); });
+  }
   ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, constexprs, options, config);  // checks and compiles
   if (device.is_interpreter()) return PreparedLaunch(std::move(p));
   p->options = r.options;

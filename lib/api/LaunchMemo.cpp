@@ -127,7 +127,14 @@ struct LaunchMemoEntry {
 
 static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const Grid& grid, size_t nargs) {
   const frontend::JitFunction& fn = *kernel.fn;
-  return device.kind == DeviceKind::Cuda && !grid.fn && nargs <= kMaxArgs && !fn.autotune && fn.heuristics.empty();
+  if (device.kind != DeviceKind::Cuda || grid.fn || nargs > kMaxArgs || fn.autotune || !fn.heuristics.empty() ||
+      nargs > fn.params.size())
+    return false;
+  // A constexpr given by position specializes on its exact value, which
+  // the shape codes do not hold: such launches take the full path.
+  for (size_t i = 0; i < nargs; ++i)
+    if (fn.params[i].isConstexpr) return false;
+  return true;
 }
 
 static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
@@ -176,8 +183,8 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
       slots[i] = a.tensor.data_ptr();
       continue;
     }
-    int64_t intValue = a.kind == Arg::Kind::Bool ? (a.b ? 1 : 0) : a.i;
-    packScalarParam(s.param, intValue, a.f, s.floatArg, slots[i]);
+    auto [intValue, floatValue] = scalarValues(a);
+    packScalarParam(s.param, intValue, floatValue, s.floatArg, slots[i]);
   }
   const DeviceKernel& dk = *entry->kernel;
   profile::GpuMark mark = profile::beginGpu(*dk.device, options.stream);

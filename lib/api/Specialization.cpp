@@ -2,6 +2,10 @@
 
 #include "Specialization.h"
 
+#include <tuple>
+
+#include "Internal.h"
+
 #include <cctype>
 #include <sstream>
 
@@ -71,17 +75,17 @@ static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::P
       s.kind = ParamSpec::Kind::Scalar;
       s.type = intTypeOf(a.i, a.isUnsigned64);
       s.divisibleBy16 = !noAlign && (static_cast<uint64_t>(a.i) % 16 == 0);
-      b.intValue = a.i;
+      std::tie(b.intValue, b.floatValue) = scalarValues(a);
       break;
     case Arg::Kind::Float:
       s.kind = ParamSpec::Kind::Scalar;
       s.type = "fp32";
-      b.floatValue = a.f;
+      std::tie(b.intValue, b.floatValue) = scalarValues(a);
       break;
     case Arg::Kind::Bool:
       s.kind = ParamSpec::Kind::Scalar;
       s.type = "i1";
-      b.intValue = a.b ? 1 : 0;
+      std::tie(b.intValue, b.floatValue) = scalarValues(a);
       break;
     case Arg::Kind::Null:
       s.kind = ParamSpec::Kind::Constexpr;

@@ -31,6 +31,9 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<uint64_t, AllocationInfo> allocations;
+  /// Registrations per base: the same memory can be registered twice (a
+  /// tensor imported through DLPack twice) and stays known until both go.
+  std::map<uint64_t, int> references;
 };
 Registry& registry() {
   static Registry r;
@@ -42,13 +45,19 @@ void registerAllocation(const void* base, size_t bytes, std::string name) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   uint64_t b = reinterpret_cast<uint64_t>(base);
-  r.allocations[b] = AllocationInfo{b, b + bytes, std::move(name)};
+  auto it = r.allocations.find(b);
+  if (it == r.allocations.end() || it->second.end < b + bytes) r.allocations[b] = AllocationInfo{b, b + bytes, std::move(name)};
+  ++r.references[b];
 }
 
 void unregisterAllocation(const void* base) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.allocations.erase(reinterpret_cast<uint64_t>(base));
+  uint64_t b = reinterpret_cast<uint64_t>(base);
+  auto ref = r.references.find(b);
+  if (ref != r.references.end() && --ref->second > 0) return;
+  if (ref != r.references.end()) r.references.erase(ref);
+  r.allocations.erase(b);
 }
 
 bool findAllocation(ThreadContext& ctx, uint64_t addr, uint64_t bytes) {

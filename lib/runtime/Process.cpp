@@ -29,11 +29,14 @@ namespace tessera::runtime {
 namespace fs = std::filesystem;
 
 ScratchDir::ScratchDir(const std::string& purpose) {
-  std::string tmpl = (fs::temp_directory_path() / ("tessera-" + purpose + "-XXXXXX")).string();
+  std::error_code ec;
+  fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) throw Error("no temporary directory for " + purpose + " (TMPDIR): " + ec.message());
+  std::string tmpl = (tmp / ("tessera-" + purpose + "-XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (!mkdtemp(buf.data()))
-    throw Error("cannot create a temporary directory in " + fs::temp_directory_path().string() + " for " + purpose +
+    throw Error("cannot create a temporary directory in " + tmp.string() + " for " + purpose +
                 ": " + std::strerror(errno));
   path_ = buf.data();
 }

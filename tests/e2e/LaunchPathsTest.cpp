@@ -50,6 +50,29 @@ TEST(LaunchPaths, RepeatedLaunchesOfKnownAndNewShapes) {
   }
 }
 
+// A constexpr given by position specializes on its value: BLOCK 64 then
+// 128 with otherwise equal arguments are two kernels (the warm path must not
+// reuse the first); an annotated float parameter given an integer gets the
+// integer's value.
+TEST(LaunchPaths, PositionalConstexprsAndAnnotatedScalars) {
+  E2E_RNG(rng);
+  const int64_t n = 1000;
+  auto x = rng.floats(n, -10, 10), y = rng.floats(n, -10, 10);
+  auto tx = dev().upload(x, {n}), ty = dev().upload(y, {n});
+  tessera::Kernel k = kernel(kFile, "vector_add");
+  for (int64_t block : {int64_t(64), int64_t(128), int64_t(64)}) {
+    SCOPED_TRACE("BLOCK " + std::to_string(block));
+    auto out = dev().zeros(DType::fp32, {n});
+    k.launch(dev(), {cdiv(n, block)}, {tx, ty, out, n, block});
+    expectSameBits(out.download<float>(), added(x, y, n), "x + y");
+  }
+  auto out = dev().zeros(DType::fp32, {n});
+  kernel(kFile, "scaled_copy").launch(dev(), {cdiv(n, 256)}, {tx, out, n, int64_t(3)}, {{"BLOCK", int64_t(256)}});
+  std::vector<float> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = x[i] * 3.0f;
+  expectSameBits(out.download<float>(), want, "x * 3 (an int for a tl.float32 parameter)");
+}
+
 TEST(LaunchPaths, WrongDeviceTensorAfterTheShapeIsKnown) {
   if (!onGpu()) GTEST_SKIP() << "needs a second kind of device: the GPU's tensors against an interpreter tensor";
   const int64_t n = 100;

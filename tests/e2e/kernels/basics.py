@@ -100,3 +100,11 @@ if __name__ == "__main__":
     a = torch.rand(98432, device="cuda")
     b = torch.rand(98432, device="cuda")
     print(torch.max(torch.abs(add(a, b) - (a + b))))
+
+
+@triton.jit
+def scaled_copy(x_ptr, out_ptr, n, scale: tl.float32, BLOCK: tl.constexpr):
+    """An annotated float parameter: an integer argument is converted."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * scale, mask=m)

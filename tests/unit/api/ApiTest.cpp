@@ -282,6 +282,15 @@ TEST(DLPack, ImportRunExportOnTheInterpreter) {
   EXPECT_EQ(out->dl_tensor.dtype.bits, 32);
   EXPECT_EQ(out->dl_tensor.shape[1], 37);
   EXPECT_EQ(out->dl_tensor.strides[0], 37);
+  // The same memory imported while `y` lives, then dropped: `y` stays known
+  // to the interpreter's bounds checker (registrations are counted).
+  {
+    tessera::Tensor again = tessera::from_dlpack(tessera::to_dlpack(y));
+    EXPECT_EQ(again.data_ptr(), y.data_ptr());
+  }
+  auto z = dev.zeros(tessera::DType::fp32, {3, 37});
+  program.kernel("scale").launch(dev, {2}, {y, z, int64_t(111), 1.0f}, {{"BLOCK", int64_t(64)}});
+  EXPECT_EQ(z.download<float>(), y.download<float>());
   float first = static_cast<float*>(out->dl_tensor.data)[5];
   y = tessera::Tensor();  // the export keeps the memory alive
   EXPECT_EQ(static_cast<float*>(out->dl_tensor.data)[5], first);
