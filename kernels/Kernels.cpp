@@ -17,6 +17,7 @@ namespace tessera::kernels {
 
 extern const std::string_view kNormsSource;        // kernels/norms.py
 extern const std::string_view kActivationsSource;  // kernels/activations.py
+extern const std::string_view kSoftmaxSource;      // kernels/softmax.py
 
 namespace {
 
@@ -27,6 +28,11 @@ Program& normsProgram() {
 
 Program& activationsProgram() {
   static Program p = Program::from_source(std::string(kActivationsSource), "kernels/activations.py");
+  return p;
+}
+
+Program& softmaxProgram() {
+  static Program p = Program::from_source(std::string(kSoftmaxSource), "kernels/softmax.py");
   return p;
 }
 
@@ -42,7 +48,7 @@ LaunchOptions rowWarps(int64_t block) {
   return o;
 }
 
-void check2d(const char* fn, const char* what, const Tensor& t) {
+void check2d(const char* fn, const char* what, const Tensor& t, bool anyWidth = false) {
   if (!t.defined()) throw Error(std::string("tessera::kernels::") + fn + ": " + what + " is undefined");
   if (t.shape().size() != 2)
     throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must be 2-D (rows, columns), got rank " +
@@ -51,7 +57,7 @@ void check2d(const char* fn, const char* what, const Tensor& t) {
   if (d != DType::fp32 && d != DType::fp16 && d != DType::bf16)
     throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must be fp32, fp16 or bf16, got " +
                 dtype_name(d));
-  if (t.shape()[1] > 65536)
+  if (!anyWidth && t.shape()[1] > 65536)
     throw Error(std::string("tessera::kernels::") + fn + ": rows of " + std::to_string(t.shape()[1]) +
                 " columns are longer than the 65536 these kernels hold in registers");
 }
@@ -116,6 +122,19 @@ void rms_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const 
   const int64_t sumBlock = std::min<int64_t>(1024, block);
   normsProgram().kernel("sum_rows").launch(device, {(cols + sumBlock - 1) / sumBlock}, {partial, dw, programs, cols},
                                            {{"BLOCK", sumBlock}});
+}
+
+Tensor softmax(Device& device, const Tensor& x) {
+  check2d("softmax", "x", x, /*anyWidth=*/true);
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  Tensor y = device.empty(x.dtype(), {rows, cols});
+  if (rows == 0 || cols == 0) return y;
+  const bool wide = cols > 8192;
+  const int64_t block = wide ? 4096 : nextPow2(cols);
+  softmaxProgram().kernel(wide ? "softmax_wide" : "softmax_rows").launch(device, {rows},
+                                                                        {x, y, x.stride(0), y.stride(0), cols},
+                                                                        {{"BLOCK", block}}, rowWarps(block));
+  return y;
 }
 
 Tensor silu_and_mul(Device& device, const Tensor& gateUp) { return gated(device, gateUp, "silu_and_mul", "silu_and_mul"); }

@@ -24,6 +24,11 @@ Tensor rms_norm(Device& device, const Tensor& x, const Tensor& w, double eps = 1
 void rms_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& rstd,
                        Tensor& dx, Tensor& dw);
 
+/// Softmax over each row: exp(x - max) / sum. Rows up to 8192 columns stay
+/// in registers (one pass over memory); wider rows of any width are read
+/// twice in 4096-column chunks (the 65536 limit does not apply).
+Tensor softmax(Device& device, const Tensor& x);
+
 /// SwiGLU: for each row [gate | up] of 2*d columns, silu(gate) * up (d columns).
 Tensor silu_and_mul(Device& device, const Tensor& gate_up);
 

@@ -3,7 +3,8 @@
 // The kernel library's C++ functions on odd shapes in fp32, fp16 and bf16,
 // against float64 references computed from the values the kernels read
 // (inputs rounded to the dtype first): RMSNorm forward and backward (dx, dw,
-// the saved 1/rms), SwiGLU and GeGLU; and their argument checks.
+// the saved 1/rms), softmax (in registers and in two sweeps), SwiGLU and
+// GeGLU; and their argument checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +88,27 @@ TEST(KernelLibrary, GatedActivations) {
       double tol = outputTolerance(dt) * (onGpu() ? 4 : 1);  // GPU: sigmoid through ex2.approx
       expectClose(downloadFloats(swiglu), wantS, tol, tol, "silu(gate) * up");
       expectClose(downloadFloats(geglu), wantG, tol, tol, "gelu(gate) * up");
+    }
+  }
+}
+
+TEST(KernelLibrary, SoftmaxNarrowAndWide) {
+  E2E_RNG(rng);
+  for (DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
+    // 300 and 8192 columns stay in registers; 9001 takes the two-sweep kernel.
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 300}, {3, 8192}, {4, 9001}}) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      auto x = rounded(dt, rng.floats(rows * cols, -6, 6));
+      tessera::Tensor y = K::softmax(dev(), uploadAs(dt, x, {rows, cols}));
+      std::vector<float> want(rows * cols);
+      for (int64_t r = 0; r < rows; ++r) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t c = 0; c < cols; ++c) mx = std::max(mx, double(x[r * cols + c]));
+        for (int64_t c = 0; c < cols; ++c) sum += std::exp(double(x[r * cols + c]) - mx);
+        for (int64_t c = 0; c < cols; ++c) want[r * cols + c] = float(std::exp(double(x[r * cols + c]) - mx) / sum);
+      }
+      double tol = outputTolerance(dt) * (onGpu() ? 4 : 1);
+      expectClose(downloadFloats(y), want, tol, 1e-7, "softmax");
     }
   }
 }
