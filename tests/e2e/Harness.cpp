@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
@@ -334,6 +335,17 @@ void expectSameBits(const std::vector<float>& got, const std::vector<float>& wan
                     << "), want " << want[i] << " (0x" << floatBits(want[i]) << std::dec << ")";
   }
   EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << got.size() << " elements differ";
+}
+
+std::vector<float> rowSoftmaxReference(const std::vector<float>& x, int64_t rows, int64_t cols) {
+  std::vector<float> want(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    double mx = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < cols; ++c) mx = std::max(mx, double(x[r * cols + c]));
+    for (int64_t c = 0; c < cols; ++c) sum += std::exp(double(x[r * cols + c]) - mx);
+    for (int64_t c = 0; c < cols; ++c) want[r * cols + c] = float(std::exp(double(x[r * cols + c]) - mx) / sum);
+  }
+  return want;
 }
 
 std::string captureStdout(const std::function<void()>& fn) {

@@ -131,6 +131,9 @@ void expectWithin(const std::vector<float>& got, const std::vector<float>& want,
 /// 2^-22) ~ 5.7e-4 for u1 near 1, where the exact radius tends to 0.
 double boxMullerLogSlack(float u1);
 
+/// Softmax of each row of a rows x cols row-major matrix, in double.
+std::vector<float> rowSoftmaxReference(const std::vector<float>& x, int64_t rows, int64_t cols);
+
 /// Exact comparison (integers, bit patterns), reporting the first mismatches.
 template <class T>
 void expectEqual(const std::vector<T>& got, const std::vector<T>& want, const std::string& what = "") {
