@@ -19,54 +19,28 @@ namespace tessera {
 
 namespace {
 
+/// Tessera dtypes and their DLPack (code, bits); lanes are always 1.
+struct DTypeCode {
+  DType dtype;
+  uint8_t code, bits;
+};
+constexpr DTypeCode kDTypeCodes[] = {
+    {DType::i1, 6, 8},   {DType::i8, 0, 8},   {DType::i16, 0, 16},  {DType::i32, 0, 32},  {DType::i64, 0, 64},
+    {DType::u8, 1, 8},   {DType::u16, 1, 16}, {DType::u32, 1, 32},  {DType::u64, 1, 64},  {DType::fp16, 2, 16},
+    {DType::bf16, 4, 16}, {DType::fp32, 2, 32}, {DType::fp64, 2, 64},
+};
+
 DType fromDataType(const dlpack::DataType& t) {
   if (t.lanes != 1) throw Error("from_dlpack: vector dtypes (lanes = " + std::to_string(t.lanes) + ") are not supported");
-  switch (t.code) {
-    case 0:
-      if (t.bits == 8) return DType::i8;
-      if (t.bits == 16) return DType::i16;
-      if (t.bits == 32) return DType::i32;
-      if (t.bits == 64) return DType::i64;
-      break;
-    case 1:
-      if (t.bits == 8) return DType::u8;
-      if (t.bits == 16) return DType::u16;
-      if (t.bits == 32) return DType::u32;
-      if (t.bits == 64) return DType::u64;
-      break;
-    case 2:
-      if (t.bits == 16) return DType::fp16;
-      if (t.bits == 32) return DType::fp32;
-      if (t.bits == 64) return DType::fp64;
-      break;
-    case 4:
-      if (t.bits == 16) return DType::bf16;
-      break;
-    case 6:
-      if (t.bits == 8) return DType::i1;
-      break;
-  }
+  for (const DTypeCode& c : kDTypeCodes)
+    if (c.code == t.code && c.bits == t.bits) return c.dtype;
   throw Error("from_dlpack: the dtype (code " + std::to_string(t.code) + ", " + std::to_string(t.bits) +
               " bits) has no Tessera dtype");
 }
 
 dlpack::DataType toDataType(DType d) {
-  switch (d) {
-    case DType::i1: return {6, 8, 1};
-    case DType::i8: return {0, 8, 1};
-    case DType::i16: return {0, 16, 1};
-    case DType::i32: return {0, 32, 1};
-    case DType::i64: return {0, 64, 1};
-    case DType::u8: return {1, 8, 1};
-    case DType::u16: return {1, 16, 1};
-    case DType::u32: return {1, 32, 1};
-    case DType::u64: return {1, 64, 1};
-    case DType::fp16: return {2, 16, 1};
-    case DType::bf16: return {4, 16, 1};
-    case DType::fp32: return {2, 32, 1};
-    case DType::fp64: return {2, 64, 1};
-    default: break;
-  }
+  for (const DTypeCode& c : kDTypeCodes)
+    if (c.dtype == d) return {c.code, c.bits, 1};
   throw Error(std::string("to_dlpack: ") + dtype_name(d) + " has no DLPack dtype");
 }
 

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/frontend/Frontend.h"
@@ -165,10 +166,12 @@ struct BoundParam;
 namespace profile {
 bool enabled();
 /// A timed span on the calling thread; recorded when it ends (no-op when
-/// profiling is off).
+/// profiling is off: nothing is copied or allocated then, as it sits on
+/// the launch path). Its name is `prefix` followed by `name`.
 class Span {
  public:
-  Span(const char* category, std::string name);
+  Span(const char* category, std::string_view name) : Span(category, {}, name) {}
+  Span(const char* category, std::string_view prefix, std::string_view name);
   ~Span();
   Span(const Span&) = delete;
   Span& operator=(const Span&) = delete;

@@ -179,7 +179,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
     if (it != kernel.cache->entries.end()) return it->second;
   }
   reportRecompile(kernel, specs, options);
-  detail::profile::Span span("compile", "ttir " + kernel.fn->name);
+  detail::profile::Span span("compile", "ttir ", kernel.fn->name);
   frontend::CompileResult result;
   try {
     result = kernel.program->source->compile(kernel.fn->name, specs, options);
@@ -299,7 +299,7 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
       b->ptx = std::move(hit->ptx);
       b->cubin = std::move(hit->cubin);
     } else {
-      profile::Span span("compile", "ptx " + k.name);
+      profile::Span span("compile", "ptx ", k.name);
       span.arg("target", target.name());
       gpu::GpuOptions options;
       options.numWarps = k.numWarps;
@@ -314,7 +314,7 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     slot = std::move(b);
   }
   if (needCubin && !slot->cubin) {
-    profile::Span span("compile", "cubin " + k.name);
+    profile::Span span("compile", "cubin ", k.name);
     span.arg("target", target.name());
     slot->cubin = runtime::assemble(slot->ptx, target);
     runtime::publishCacheEntry(dir, slot->diskKey, runtime::serializeKernelBinary({slot->ptx, *slot->cubin}));
@@ -334,7 +334,7 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
   }
   runtime::CudaDevice& cuda = *device.cuda;
   std::shared_ptr<GpuBinary> binary = gpuBinary(k, cuda.target(), /*needCubin=*/true);
-  profile::Span span("compile", "load " + k.name);
+  profile::Span span("compile", "load ", k.name);
   if (binary->ptx.params.size() != k.argToParam.size())
     throw Error("kernel '" + k.name + "': internal error: the PTX entry has " +
                 std::to_string(binary->ptx.params.size()) + " parameters but the kernel passes " +
@@ -601,13 +601,11 @@ static void prepareConfig(detail::KernelImpl& impl, Device& device, const Grid& 
   if (!device.is_interpreter()) detail::deviceKernel(*r.compiled, *device.impl());
 }
 
-void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
-                    const LaunchOptions& launchOptions) {
-  detail::profile::Span span("launch", impl_->fn->name);
-  // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
-  if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.data(), args.size(), constexprs, launchOptions))
-    return;
-  const frontend::JitFunction& fn = *impl_->fn;
+/// A launch the warm path did not serve: autotunes (first time per key),
+/// binds, specializes, compiles or reuses, launches and remembers.
+static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
+                       const Meta& constexprs, const LaunchOptions& launchOptions) {
+  const frontend::JitFunction& fn = *impl.fn;
   size_t config = 0;
   if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter()) {
     // The sweep runs on the default stream (do_bench's events, the resets
@@ -616,11 +614,16 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
     LaunchOptions sweep = launchOptions;
     sweep.stream = nullptr;
     config = detail::autotunedConfig(
-        *impl_, device, args, constexprs,
-        [&](size_t i) { prepareConfig(*impl_, device, grid, args, constexprs, sweep, i); },
-        [&](size_t i) { launchWithConfig(*impl_, device, grid, args, constexprs, sweep, i); });
+        impl, device, args, constexprs,
+        [&](size_t i) { prepareConfig(impl, device, grid, args, constexprs, sweep, i); },
+        [&](size_t i) { launchWithConfig(impl, device, grid, args, constexprs, sweep, i); });
   }
-  launchWithConfig(*impl_, device, grid, args, constexprs, launchOptions, config);
+  launchWithConfig(impl, device, grid, args, constexprs, launchOptions, config);
+}
+
+void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
+                    const LaunchOptions& launchOptions) {
+  launch(device, grid, args.data(), args.size(), constexprs, launchOptions);
 }
 
 static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
@@ -688,11 +691,10 @@ struct PreparedLaunch::Impl {
 
 void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
                     const LaunchOptions& options) {
-  // (Profiling: the vector form records the launch's span.)
-  if (!detail::profile::enabled() &&
-      detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options))
-    return;
-  launch(device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
+  detail::profile::Span span("launch", impl_->fn->name);
+  // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
+  if (detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options)) return;
+  launchCold(*impl_, device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
 }
 
 void GridLaunch::launch(const Arg* args, size_t n) {

@@ -102,10 +102,11 @@ bool enabled() {
   return on;
 }
 
-Span::Span(const char* category, std::string name) : active_(enabled()) {
+Span::Span(const char* category, std::string_view prefix, std::string_view name) : active_(enabled()) {
   if (!active_) return;
   category_ = category;
-  name_ = std::move(name);
+  name_.reserve(prefix.size() + name.size());
+  name_.append(prefix).append(name);
   start_ = Clock::now();
 }
 

@@ -6,11 +6,10 @@
 // in whole-program mode. -O3 and -verbose, whose report gives registers,
 // spills and the stack frame. Errors carry the
 // assembler's log and the PTX lines it points at. disassemble(): nvdisasm
-// (or cuobjdump -sass) on a temp file.
+// (or cuobjdump -sass) on a file in a scratch directory.
 //
 //===----------------------------------------------------------------------===//
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -120,12 +119,6 @@ int numberBefore(const std::string& line, const char* suffix) {
   while (begin > 0 && std::isdigit(static_cast<unsigned char>(line[begin - 1]))) --begin;
   if (begin == end) return -1;
   return std::atoi(line.substr(begin, end - begin).c_str());
-}
-
-std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 }  // namespace
@@ -482,38 +475,16 @@ std::string findToolkitProgram(const std::vector<std::string>& names, std::strin
 std::string disassemble(const Cubin& cubin, const gpu::Target& target) {
   std::string searched;
   std::string tool = findToolkitProgram({"nvdisasm"}, &searched);
-  std::string command;
-  if (!tool.empty()) {
-    command = shellQuote(tool) + " -c ";
-  } else if (!(tool = findToolkitProgram({"cuobjdump"})).empty()) {
-    command = shellQuote(tool) + " -sass ";
-  } else {
+  std::string flag = "-c";
+  if (tool.empty() && !(tool = findToolkitProgram({"cuobjdump"})).empty()) flag = "-sass";
+  if (tool.empty())
     throw Error("disassembling a cubin (" + target.name() +
                 ") needs nvdisasm or cuobjdump from the CUDA toolkit; neither was found in " + searched);
-  }
-  std::string tmpl = (fs::temp_directory_path() / "tessera-XXXXXX.cubin").string();
-  std::vector<char> path(tmpl.begin(), tmpl.end());
-  path.push_back('\0');
-  int fd = mkstemps(path.data(), 6);
-  if (fd < 0) throw Error("disassembling: cannot create a temporary file in " + fs::temp_directory_path().string());
-  size_t written = 0;
-  while (written < cubin.bytes.size()) {
-    ssize_t n = write(fd, cubin.bytes.data() + written, cubin.bytes.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  close(fd);
+  ScratchDir dir("disassemble");
+  std::string input = dir.file("kernel.cubin");
+  writeFileOrThrow(input, std::string(cubin.bytes.begin(), cubin.bytes.end()));
   std::string output;
-  int status = -1;
-  if (written == cubin.bytes.size()) {
-    if (FILE* pipe = popen((command + shellQuote(path.data()) + " 2>&1").c_str(), "r")) {
-      char buf[4096];
-      for (size_t n; (n = fread(buf, 1, sizeof(buf), pipe)) > 0;) output.append(buf, n);
-      status = pclose(pipe);
-    }
-  }
-  std::remove(path.data());
-  if (status != 0)
+  if (runProgram({tool, flag, input}, output) != 0)
     throw Error("disassembling the cubin (" + target.name() + ") with " + tool + " failed" +
                 (output.empty() ? std::string() : ":\n" + output));
   return output;
