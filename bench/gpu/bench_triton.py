@@ -389,8 +389,10 @@ def launch_overhead(args, sink, torch, kernels, device):
 # Cold compile: each measurement in a child process with an empty cache
 # ---------------------------------------------------------------------------
 
-COLD_MODES = ("softmax_first_launch", "softmax_compile", "vector_add_first_kernel", "autotune_sweep")
+COLD_MODES = ("softmax_first_launch", "softmax_compile", "vector_add_first_kernel", "autotune_sweep",
+              "autotune_sweep_layernorm")
 SWEEP_ROWS, SWEEP_COLS = 4096, 16384  # the autotuned online softmax's problem
+LN_SWEEP_ROWS, LN_SWEEP_COLS = 16384, 8192  # the autotuned layernorm's (fp16)
 
 
 def cold_child(mode):
@@ -431,6 +433,24 @@ def cold_child(mode):
             ref = torch.softmax(xs.double(), dim=1)
             if not torch.allclose(ys.double(), ref, rtol=1e-4, atol=1e-6):
                 rec["error"] = "wrong softmax after the sweep"
+        elif mode == "autotune_sweep_layernorm":
+            # 5 configs (num_warps 2..32), BLOCK given at launch.
+            R, C = LN_SWEEP_ROWS, LN_SWEEP_COLS
+            xs = (torch.rand(R, C, device="cuda") * 4 - 1.5).half()
+            w = (torch.rand(C, device="cuda") + 0.5).half()
+            b = (torch.rand(C, device="cuda") - 0.5).half()
+            ys = torch.full_like(xs, math.nan)
+            mean = torch.full((R,), math.nan, device="cuda")
+            rstd = torch.full((R,), math.nan, device="cuda")
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            kernels.layernorm_fwd_tuned[(R,)](ys, xs, w, b, mean, rstd, xs.stride(0), C, EPS, BLOCK=C)
+            torch.cuda.synchronize()
+            rec["ms"] = (time.perf_counter() - t0) * 1e3
+            rec["best"] = str(kernels.layernorm_fwd_tuned.best_config)
+            ref = torch.nn.functional.layer_norm(xs.float(), (C,), w.float(), b.float(), EPS)
+            if not torch.allclose(ys.float(), ref, rtol=4e-3, atol=4e-3):
+                rec["error"] = "wrong layernorm after the sweep"
         elif mode == "softmax_compile":
             t0 = time.perf_counter()
             kernels.softmax_row.warmup(*args, BLOCK=COMPILE_COLS, num_warps=8, grid=(1,))
@@ -443,24 +463,29 @@ def cold_child(mode):
 def cold_compile(sink, device):
     failures = 0
     for mode in COLD_MODES:
-        rec = dict(kind="compile", provider="triton", device=device, what=mode)
+        # An autotuning sweep runs again in a second process over the same
+        # cache directory (what = MODE_second_process), as Tessera's does.
+        whats = [mode, mode + "_second_process"] if mode.startswith("autotune_sweep") else [mode]
         with tempfile.TemporaryDirectory(prefix="triton-bench-cache-") as cache:
             env = dict(os.environ, TRITON_CACHE_DIR=cache)
-            try:
-                proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--cold", mode], env=env,
-                                      capture_output=True, text=True, timeout=180)
-                lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-                if lines:
-                    rec = json.loads(lines[-1])
-                    log(f"ok   cold compile {mode}: {rec.get('ms', float('nan')):.1f} ms")
-                else:
-                    rec["error"] = f"child exited {proc.returncode}: {proc.stderr[-2000:]}"
-            except Exception as e:  # noqa: BLE001
-                rec["error"] = f"{type(e).__name__}: {e}"
-        if "error" in rec:
-            failures += 1
-            log(f"FAIL cold compile {mode}: {rec['error']}")
-        sink.line(rec)
+            for what in whats:
+                rec = dict(kind="compile", provider="triton", device=device, what=what)
+                try:
+                    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--cold", mode], env=env,
+                                          capture_output=True, text=True, timeout=180)
+                    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+                    if lines:
+                        rec = json.loads(lines[-1])
+                        rec["what"] = what
+                        log(f"ok   cold compile {what}: {rec.get('ms', float('nan')):.1f} ms")
+                    else:
+                        rec["error"] = f"child exited {proc.returncode}: {proc.stderr[-2000:]}"
+                except Exception as e:  # noqa: BLE001
+                    rec["error"] = f"{type(e).__name__}: {e}"
+                if "error" in rec:
+                    failures += 1
+                    log(f"FAIL cold compile {what}: {rec['error']}")
+                sink.line(rec)
     return failures
 
 

@@ -160,3 +160,15 @@ def softmax_online_tuned(out_ptr, in_ptr, out_stride, in_stride, n_cols, BLOCK: 
     times the whole first launch in a fresh process with an empty cache
     (compile every config, time every config, launch the winner)."""
     softmax_online(out_ptr, in_ptr, out_stride, in_stride, n_cols, BLOCK)
+
+
+@triton.autotune(
+    configs=[triton.Config({}, num_warps=w) for w in (2, 4, 8, 16, 32)],
+    key=["n_cols"],
+)
+@triton.jit
+def layernorm_fwd_tuned(out_ptr, in_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, n_cols, eps,
+                        BLOCK: tl.constexpr):
+    """layernorm_fwd under @triton.autotune over num_warps (5 configs; BLOCK
+    is given at launch): the second autotuning sweep of the benchmark."""
+    layernorm_fwd(out_ptr, in_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, n_cols, eps, BLOCK)

@@ -166,7 +166,10 @@ def compile_table(tess, trit):
     names = {"softmax_first_launch": "softmax (BLOCK 4096, 8 warps): first launch, cold cache",
              "softmax_compile": "softmax: compile only (Kernel::compile / JITFunction.warmup)",
              "vector_add_first_kernel": "vector add: first kernel of the process, cold cache",
-             "autotune_sweep": "autotune sweep: online softmax 4096x16384, 5 configs, cold cache (compile + time + launch)"}
+             "autotune_sweep": "autotune sweep: online softmax 4096x16384, 5 configs, cold cache (compile + time + launch)",
+             "autotune_sweep_second_process": "the same launch in a second process, same cache directory",
+             "autotune_sweep_layernorm": "autotune sweep: layernorm fp16 16384x8192, 5 configs, cold cache",
+             "autotune_sweep_layernorm_second_process": "the same launch in a second process, same cache directory"}
     lines = ["| what | Tessera ms | Triton ms | Triton / Tessera | target |",
              "| --- | ---: | ---: | ---: | --- |"]
     for what in list(names) + sorted((set(te) | set(tr)) - set(names)):
@@ -174,9 +177,15 @@ def compile_table(tess, trit):
         if what not in te and what not in tr:
             continue
         speedup = b / a if a and b else None
-        goal = SWEEP_TARGET if what == "autotune_sweep" else COMPILE_TARGET
+        goal = SWEEP_TARGET if what.startswith("autotune_sweep") else COMPILE_TARGET
         target = (passfail(speedup is not None and speedup >= goal) + f" (≥ {goal:g}×)") if speedup else "—"
+        if what.endswith("_second_process"):
+            target = "info"
         lines.append(f"| {names.get(what, what)} | {fmt(a, 1)} | {fmt(b, 1)} | {fmt(speedup, 1)} | {target} |")
+    chosen = [f"{names.get(w, w).split(',')[0]} ({w}): Tessera {te.get(w, {}).get('best', '—')}; "
+              f"Triton {tr.get(w, {}).get('best', '—')}" for w in names if "best" in te.get(w, {}) or "best" in tr.get(w, {})]
+    if chosen:
+        lines += ["", "Configs the sweeps chose:", ""] + [f"- {c}" for c in chosen]
     return lines
 
 

@@ -398,6 +398,12 @@ class Kernel {
   std::vector<std::string> parameter_names() const;
   /// The configs of the kernel's @triton.autotune (empty without one).
   std::vector<AutotuneConfig> autotune_configs() const;
+  /// The config the autotuner chose for the latest GPU launch of this kernel
+  /// (Triton's `kernel.best_config`), whether it was timed then or found in
+  /// memory or on disk; std::nullopt before the first such launch, or
+  /// without @triton.autotune. The interpreter does not tune: it runs the
+  /// first config.
+  std::optional<AutotuneConfig> best_config() const;
   /// Sets the prune_configs_by hooks of the kernel's @triton.autotune, for
   /// every handle of this kernel of this Program. Needed when the decorator
   /// names Python functions (the first sweep reports it otherwise).

@@ -237,7 +237,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   std::optional<AutotuneHooks> hooks;
   {
     std::lock_guard<std::mutex> lock(memory.mutex);
-    if (auto it = memory.best.find(key); it != memory.best.end()) return it->second;
+    if (auto it = memory.best.find(key); it != memory.best.end()) return *(memory.last = it->second);
     hooks = memory.hooks;
   }
   bool print = envOn("TESSERA_PRINT_AUTOTUNING");
@@ -256,7 +256,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
                        fn.name.c_str(), description.c_str());
         std::lock_guard<std::mutex> lock(memory.mutex);
         memory.best[key] = index;
-        return index;
+        return *(memory.last = index);
       }
     }
   }
@@ -337,8 +337,10 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       if (size_t nl = why.find('\n'); nl != std::string::npos) why = why.substr(0, nl);
       medians[i] = -1;
       report[i] = what + ": skipped (" + why + ")";
-      if (print) std::fprintf(stderr, "Tessera autotuning for function %s: config %s skipped: %s\n", fn.name.c_str(),
-                              what.c_str(), why.c_str());
+      // Always said (Triton raises on errors other than running out of
+      // resources; a silently skipped config would hide a broken kernel).
+      std::fprintf(stderr, "Tessera autotuning for function %s: config %s skipped: %s\n", fn.name.c_str(),
+                   what.c_str(), why.c_str());
       dev.cuda->synchronize();  // a fault here poisons the context: let it surface as such
     }
   };
@@ -399,7 +401,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
                                {{"choice", std::to_string(best) + " " + describeConfig(spec.configs[best]) + "\n"}});
   std::lock_guard<std::mutex> lock(memory.mutex);
   memory.best[key] = best;
-  return best;
+  return *(memory.last = best);
 }
 
 }  // namespace tessera::detail

@@ -73,6 +73,7 @@ struct LaunchMemo {
 struct AutotuneMemory {
   std::mutex mutex;
   std::map<std::string, size_t> best;
+  std::optional<size_t> last;          ///< the config of the latest autotuned launch (Kernel::best_config)
   std::optional<AutotuneHooks> hooks;  ///< Kernel::set_autotune_hooks
 };
 

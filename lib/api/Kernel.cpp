@@ -709,12 +709,19 @@ std::vector<AutotuneConfig> Kernel::autotune_configs() const {
   return out;
 }
 
+std::optional<AutotuneConfig> Kernel::best_config() const {
+  std::lock_guard<std::mutex> lock(impl_->cache->autotune.mutex);
+  if (!impl_->fn->autotune || !impl_->cache->autotune.last) return std::nullopt;
+  return detail::publicConfig(impl_->fn->autotune->configs.at(*impl_->cache->autotune.last));
+}
+
 void Kernel::set_autotune_hooks(AutotuneHooks hooks) {
   if (!impl_->fn->autotune)
     throw Error("kernel '" + impl_->fn->name + "' has no @triton.autotune: set_autotune_hooks does not apply");
   std::lock_guard<std::mutex> lock(impl_->cache->autotune.mutex);
   impl_->cache->autotune.hooks = std::move(hooks);
   impl_->cache->autotune.best.clear();  // the hooks may change the winners
+  impl_->cache->autotune.last.reset();
 }
 
 PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "e2e/Harness.h"
+#include "tessera/dlpack.h"
 
 using namespace e2e;
 using tessera::DType;
@@ -129,6 +130,58 @@ TEST(LaunchPaths, GridCallSugar) {
   auto t = dev().zeros(DType::fp32, {16});
   std::string msg = errorOf([&] { k[{1}](tessera::on_device(dev()), t, t, t, int64_t(16), tessera::kw("BLOK", 16)); });
   EXPECT_NE(msg.find("BLOK"), std::string::npos) << msg;
+}
+
+// DLPack on the test's device (CUDA memory on the GPU): a tensor exported
+// and imported again is the same memory, a kernel writes through the
+// imported handle; a foreign producer's tensor that starts `byte_offset`
+// bytes into its allocation is read from there; the producer's deleter runs
+// once, after the last Tensor over its memory is gone.
+TEST(LaunchPaths, DLPackSharesDeviceMemory) {
+  E2E_RNG(rng);
+  const int64_t n = 1337, block = 256;
+  tessera::Kernel k = kernel(kFile, "vector_add");
+  auto x = rng.floats(n, -10, 10), y = rng.floats(n, -10, 10);
+  auto tx = dev().upload(x, {n}), ty = dev().upload(y, {n});
+  auto out = dev().zeros(DType::fp32, {n});
+  auto* exported = static_cast<tessera::dlpack::ManagedTensor*>(tessera::to_dlpack(out));
+  EXPECT_EQ(exported->dl_tensor.device.device_type, onGpu() ? 2 : 1);
+  tessera::Tensor alias = tessera::from_dlpack(exported);
+  EXPECT_EQ(alias.data_ptr(), out.data_ptr());
+  k.launch(dev(), {cdiv(n, block)}, {tx, ty, alias, n}, {{"BLOCK", block}});
+  expectSameBits(out.download<float>(), added(x, y, n), "through the imported alias");
+
+  // A foreign tensor: the last n floats of a (n + 16)-float block, given as
+  // its start plus byte_offset, as producers that slice a buffer do.
+  const int64_t pad = 16;
+  auto big = rng.floats(n + pad, -10, 10);
+  auto tbig = dev().upload(big, {n + pad});
+  struct Producer {
+    tessera::Tensor keep;
+    int64_t shape[1];
+    tessera::dlpack::ManagedTensor managed{};
+    int deleted = 0;
+  } producer;
+  producer.keep = tbig;
+  producer.shape[0] = n;
+  producer.managed.dl_tensor = {reinterpret_cast<void*>(tbig.data_ptr()), {onGpu() ? 2 : 1, 0}, 1, {2, 32, 1},
+                                producer.shape, nullptr, uint64_t(pad * 4)};
+  producer.managed.manager_ctx = &producer;
+  producer.managed.deleter = [](tessera::dlpack::ManagedTensor* self) {
+    auto* p = static_cast<Producer*>(self->manager_ctx);
+    ++p->deleted;
+    p->keep = tessera::Tensor();
+  };
+  {
+    tessera::Tensor sliced = tessera::from_dlpack(&producer.managed);
+    EXPECT_EQ(sliced.data_ptr(), tbig.data_ptr() + uint64_t(pad * 4));
+    auto out2 = dev().zeros(DType::fp32, {n});
+    k.launch(dev(), {cdiv(n, block)}, {sliced, ty, out2, n}, {{"BLOCK", block}});
+    std::vector<float> tail(big.begin() + pad, big.end());
+    expectSameBits(out2.download<float>(), added(tail, y, n), "offset import + y");
+    EXPECT_EQ(producer.deleted, 0);
+  }
+  EXPECT_EQ(producer.deleted, 1);
 }
 
 }  // namespace

@@ -14,7 +14,11 @@
 namespace tessera::frontend {
 
 /// Set while the prelude itself is being loaded (its names are not ready).
-bool gLoadingPrelude = false;
+/// Per thread: prelude names resolve to nothing only on the thread parsing
+/// the prelude (inside preludeProgram's call_once); other threads compiling
+/// at the same time wait in call_once for it. (A global flag made them see
+/// "tl.max is not a Triton language function" during parallel autotuning.)
+thread_local bool gLoadingPrelude = false;
 
 std::optional<Val> resolveModule(const std::string& path) {
   if (path == "triton") return Val::ns("triton");

@@ -15,7 +15,7 @@
 namespace tessera::frontend {
 
 extern const std::string_view kPreludeSource;
-extern bool gLoadingPrelude;
+extern thread_local bool gLoadingPrelude;
 
 const SourceProgram& preludeProgram() {
   static std::shared_ptr<SourceProgram> program;

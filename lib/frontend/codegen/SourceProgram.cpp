@@ -95,7 +95,10 @@ class Indexer {
       }
     } else if (auto* as = s.as<py::Assign>()) {
       auto v = tryEval(*as->value);
-      for (const auto& t : as->targets) bindTarget(*t, v);
+      for (const auto& t : as->targets) {
+        bindTarget(*t, v);
+        if (auto* n = t->as<py::Name>()) assignedExprs_[n->id] = as->value.get();
+      }
     } else if (auto* an = s.as<py::AnnAssign>()) {
       std::optional<Val> v;
       if (an->value) v = tryEval(*an->value);
@@ -230,6 +233,89 @@ class Indexer {
     return v && v->truthy();
   }
 
+  /// The configs of @triton.autotune(configs=...) as Triton users write
+  /// them: a list or tuple of triton.Config, a comprehension over constant
+  /// iterables (lists, tuples, range(...)) with `if` filters, a module-level
+  /// name bound to one of these, or a sum of them.
+  void configList(const py::Expr& e, std::vector<AutotuneConfig>& out, int depth) {
+    if (depth > 16) reportError(loc(e), "triton.autotune: configs nest too deeply");
+    if (auto* l = e.as<py::List>()) {
+      for (const auto& c : l->elts) out.push_back(config(*c));
+    } else if (auto* t = e.as<py::Tuple>()) {
+      for (const auto& c : t->elts) out.push_back(config(*c));
+    } else if (auto* comp = e.as<py::ListComp>()) {
+      expandComprehension(*comp->elt, comp->generators, 0, out);
+    } else if (auto* gen = e.as<py::GeneratorExp>()) {
+      expandComprehension(*gen->elt, gen->generators, 0, out);
+    } else if (auto* b = e.as<py::BinOp>(); b && b->op == py::BinOpKind::Add) {
+      configList(*b->left, out, depth + 1);
+      configList(*b->right, out, depth + 1);
+    } else if (auto* n = e.as<py::Name>(); n && assignedExprs_.count(n->id)) {
+      configList(*assignedExprs_.at(n->id), out, depth + 1);
+    } else {
+      reportError(loc(e), "triton.autotune: configs must be a list of triton.Config (a literal, a comprehension, "
+                          "or a module-level name bound to one)");
+    }
+  }
+
+  /// The values a comprehension's `for` runs over: a constant list or
+  /// tuple, or range(...) of constant integers.
+  std::vector<Val> iterationValues(const py::Expr& iter) {
+    if (auto* call = iter.as<py::Call>()) {
+      auto* fn = call->func->as<py::Name>();
+      if (fn && fn->id == "range" && call->keywords.empty() && !call->args.empty() && call->args.size() <= 3) {
+        int64_t a[3] = {0, 0, 1};
+        for (size_t k = 0; k < call->args.size(); ++k) a[call->args.size() == 1 ? 1 : k] = intOf(*call->args[k], "range");
+        if (a[2] == 0) reportError(loc(iter), "range() step must not be zero");
+        std::vector<Val> out;
+        for (int64_t i = a[0]; a[2] > 0 ? i < a[1] : i > a[1]; i += a[2]) {
+          if (out.size() >= 4096) reportError(loc(iter), "triton.autotune: more than 4096 configs");
+          out.push_back(Val::integer(BigInt(i)));
+        }
+        return out;
+      }
+    }
+    auto v = tryEval(iter);
+    if (!v || !v->isTuple())
+      reportError(loc(iter), "triton.autotune: a configs comprehension must iterate over a constant list, tuple or "
+                             "range(...)");
+    return v->elems;
+  }
+
+  void expandComprehension(const py::Expr& elt, const std::vector<py::Comprehension>& gens, size_t level,
+                           std::vector<AutotuneConfig>& out) {
+    if (level == gens.size()) {
+      if (out.size() >= 4096) reportError(loc(elt), "triton.autotune: more than 4096 configs");
+      out.push_back(config(elt));
+      return;
+    }
+    const py::Comprehension& g = gens[level];
+    for (const Val& value : iterationValues(*g.iter)) {
+      std::map<std::string, Val>& locals = cg_.frame().locals;
+      std::map<std::string, Val> saved = locals;
+      bindLocal(*g.target, value);
+      bool keep = true;
+      for (const auto& cond : g.ifs) {
+        auto c = tryEval(*cond);
+        if (!c) reportError(loc(*cond), "triton.autotune: a configs comprehension's `if` must be a constant condition");
+        keep = keep && c->truthy();
+      }
+      if (keep) expandComprehension(elt, gens, level + 1, out);
+      locals = std::move(saved);
+    }
+  }
+
+  /// Binds a comprehension target (a name or a tuple of names) to `value`.
+  void bindLocal(const py::Expr& target, const Val& value) {
+    if (auto* n = target.as<py::Name>()) {
+      cg_.frame().locals[n->id] = value;
+    } else if (auto* t = target.as<py::Tuple>(); t && value.isTuple() && value.elems.size() == t->elts.size()) {
+      for (size_t k = 0; k < t->elts.size(); ++k) bindLocal(*t->elts[k], value.elems[k]);
+    } else {
+      reportError(loc(target), "triton.autotune: cannot unpack this value in a configs comprehension");
+    }
+  }
+
   AutotuneConfig config(const py::Expr& e) {
     auto* call = e.as<py::Call>();
     if (!call) reportError(loc(e), "triton.autotune: configs must be triton.Config(...) objects");
@@ -280,9 +366,7 @@ class Indexer {
     auto handle = [&](const std::string& name, const py::Expr& v) {
       bool isNone = v.as<py::Constant>() && v.as<py::Constant>()->type == py::Constant::Type::None;
       if (name == "configs") {
-        if (auto* l = v.as<py::List>()) for (const auto& c : l->elts) spec.configs.push_back(config(*c));
-        else if (auto* t = v.as<py::Tuple>()) for (const auto& c : t->elts) spec.configs.push_back(config(*c));
-        else reportError(loc(v), "triton.autotune: configs must be a list of triton.Config");
+        configList(v, spec.configs, 0);
       } else if (name == "key") {
         spec.key = stringList(v, "triton.autotune: key");
       } else if (name == "reset_to_zero" && !isNone) {
@@ -328,6 +412,7 @@ class Indexer {
 
   const SourceProgram& prog_;
   SourceProgram::Globals& globals_;
+  std::map<std::string, const py::Expr*> assignedExprs_;  ///< module-level `name = expr` (the last one)
   std::vector<JitFunction>& fns_;
   CompileOptions opts_;
   CodeGen cg_;

@@ -199,6 +199,44 @@ TEST(Kernel, ConcurrentCompilesMatchSequentialOnes) {
   }
 }
 
+// The first compiles of a process may run at once (the autotuner's first
+// sweep does exactly that): the shared Triton-language prelude (tl.max,
+// tl.sum, ... written in Triton) is loaded by one of them while the others
+// wait. ctest runs every test in its own process, so this one starts with
+// no prelude loaded; a global "loading" flag once made the other threads
+// report "tl.max is not a Triton language function".
+TEST(Kernel, FirstCompilesOfAProcessRunConcurrently) {
+  const char* source = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def row_stats(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr, tl.max(x, axis=0) + tl.sum(x, axis=0) + tl.min(x, axis=0))
+)";
+  const int threads = 8;
+  std::vector<std::string> ptx(threads), errors(threads);
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i)
+    pool.emplace_back([&, i] {
+      try {
+        auto program = tessera::Program::from_source(source, "stats.py");
+        ptx[i] = program.kernel("row_stats")
+                     .compile("*fp32:16, *fp32:16, i32", {{"BLOCK", int64_t(64) << (i % 4)}}, {}, "sm_90a")
+                     .asm_text("ptx");
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  for (auto& t : pool) t.join();
+  for (int i = 0; i < threads; ++i) {
+    EXPECT_EQ(errors[i], "") << "thread " << i;
+    EXPECT_NE(ptx[i].find(".entry row_stats"), std::string::npos) << "thread " << i;
+  }
+}
+
 }  // namespace
 
 namespace {

@@ -280,5 +280,77 @@ def _attn_fwd(Q, K, V, sm_scale, Out, stride_qz, stride_qh, stride_qm, stride_qk
   EXPECT_NE(ir.find("boundary_check = [0, 1]"), std::string::npos) << ir;
 }
 
+// @triton.autotune configs as Triton users build them: comprehensions over
+// lists, tuples and range() with `if` filters and tuple targets, a
+// module-level name, and sums of these; each config keeps its own values.
+TEST(Tutorials, AutotuneConfigListsBuiltInPython) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+BASE = [triton.Config({'BLOCK': 64}, num_warps=1)]
+WIDE = [triton.Config({'BLOCK': b, 'SPLIT': s}, num_warps=w, num_stages=st)
+        for b in (128, 256) for s in range(1, 4) if s != 2 for w, st in [(4, 2), (8, 3)]]
+
+@triton.autotune(configs=BASE + WIDE + [triton.Config({'BLOCK': 1024, 'SPLIT': 1}, num_warps=16)], key=['n'])
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr, SPLIT: tl.constexpr):
+    pass
+
+@triton.autotune(configs=[triton.Config({}, num_warps=w) for w in range(5) if w % 2 == 0 and w > 0], key=['n'])
+@triton.jit
+def warps_only(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+)";
+  auto prog = load(src);
+  const JitFunction* fn = prog->find("k");
+  ASSERT_TRUE(fn && fn->autotune);
+  const auto& c = fn->autotune->configs;
+  ASSERT_EQ(c.size(), 1u + 2 * 2 * 2 + 1);
+  EXPECT_EQ(std::get<int64_t>(c[0].kwargs.at("BLOCK")), 64);
+  EXPECT_EQ(c[0].numWarps, 1);
+  // Order: b outermost, then s in {1, 3}, then (w, st).
+  EXPECT_EQ(std::get<int64_t>(c[1].kwargs.at("BLOCK")), 128);
+  EXPECT_EQ(std::get<int64_t>(c[1].kwargs.at("SPLIT")), 1);
+  EXPECT_EQ(c[1].numWarps, 4);
+  EXPECT_EQ(c[1].numStages, 2);
+  EXPECT_EQ(c[2].numWarps, 8);
+  EXPECT_EQ(c[2].numStages, 3);
+  EXPECT_EQ(std::get<int64_t>(c[3].kwargs.at("SPLIT")), 3);
+  EXPECT_EQ(std::get<int64_t>(c[8].kwargs.at("BLOCK")), 256);
+  EXPECT_EQ(std::get<int64_t>(c[8].kwargs.at("SPLIT")), 3);
+  EXPECT_EQ(std::get<int64_t>(c[9].kwargs.at("BLOCK")), 1024);
+  EXPECT_EQ(c[9].numWarps, 16);
+  const JitFunction* w = prog->find("warps_only");
+  ASSERT_TRUE(w && w->autotune);
+  ASSERT_EQ(w->autotune->configs.size(), 2u);
+  EXPECT_EQ(w->autotune->configs[0].numWarps, 2);
+  EXPECT_EQ(w->autotune->configs[1].numWarps, 4);
+  EXPECT_TRUE(w->autotune->configs[0].kwargs.empty());
+}
+
+TEST(Tutorials, AutotuneConfigComprehensionOverAHostValueIsAnError) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+def sizes():
+    return [64, 128]
+
+@triton.autotune(configs=[triton.Config({'BLOCK': b}) for b in sizes()], key=['n'])
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+)";
+  try {
+    load(src);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("k.py:8:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("constant list, tuple or range"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
