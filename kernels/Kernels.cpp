@@ -10,6 +10,7 @@
 
 #include "tessera/kernels.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,7 @@ namespace tessera::kernels {
 extern const std::string_view kNormsSource;        // kernels/norms.py
 extern const std::string_view kActivationsSource;  // kernels/activations.py
 extern const std::string_view kSoftmaxSource;      // kernels/softmax.py
+extern const std::string_view kLossesSource;       // kernels/losses.py
 
 namespace {
 
@@ -33,6 +35,11 @@ Program& activationsProgram() {
 
 Program& softmaxProgram() {
   static Program p = Program::from_source(std::string(kSoftmaxSource), "kernels/softmax.py");
+  return p;
+}
+
+Program& lossesProgram() {
+  static Program p = Program::from_source(std::string(kLossesSource), "kernels/losses.py");
   return p;
 }
 
@@ -62,11 +69,26 @@ void check2d(const char* fn, const char* what, const Tensor& t, bool anyWidth = 
                 " columns are longer than the 65536 these kernels hold in registers");
 }
 
+void checkSameShape(const char* fn, const char* what, const Tensor& t, const Tensor& like) {
+  if (!t.defined() || t.shape() != like.shape())
+    throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must have x's shape");
+}
+
 void checkVector(const char* fn, const char* what, const Tensor& t, int64_t n) {
   if (!t.defined() || t.shape().size() != 1 || t.shape()[0] != n)
     throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must be 1-D with " + std::to_string(n) +
                 " elements");
 }
+
+/// out[c] = sum over the rows of partial (programs x cols, fp32).
+void sumPartials(Device& device, const Tensor& partial, Tensor& out, int64_t programs, int64_t cols, int64_t block) {
+  const int64_t sumBlock = std::min<int64_t>(1024, block);
+  normsProgram().kernel("sum_rows").launch(device, {(cols + sumBlock - 1) / sumBlock}, {partial, out, programs, cols},
+                                           {{"BLOCK", sumBlock}});
+}
+
+/// Rows each backward program handles (its partial dw is one more row to sum).
+constexpr int64_t kRowsPerProgram = 16;
 
 Tensor gated(Device& device, const Tensor& gateUp, const char* fn, const char* kernel) {
   check2d(fn, "gate_up", gateUp);
@@ -113,15 +135,79 @@ void rms_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const 
   dx = device.empty(x.dtype(), {rows, cols});
   dw = device.zeros(DType::fp32, {cols});
   if (rows == 0 || cols == 0) return;
-  const int64_t block = nextPow2(cols), perProgram = 16;
-  const int64_t programs = (rows + perProgram - 1) / perProgram;
+  const int64_t block = nextPow2(cols);
+  const int64_t programs = (rows + kRowsPerProgram - 1) / kRowsPerProgram;
   Tensor partial = device.empty(DType::fp32, {programs, cols});
   normsProgram().kernel("rms_norm_bwd").launch(device, {programs},
                                                {dy, x, w, rstd, dx, partial, x.stride(0), rows, cols},
-                                               {{"BLOCK", block}, {"ROWS_PER_PROGRAM", perProgram}}, rowWarps(block));
-  const int64_t sumBlock = std::min<int64_t>(1024, block);
-  normsProgram().kernel("sum_rows").launch(device, {(cols + sumBlock - 1) / sumBlock}, {partial, dw, programs, cols},
-                                           {{"BLOCK", sumBlock}});
+                                               {{"BLOCK", block}, {"ROWS_PER_PROGRAM", kRowsPerProgram}},
+                                               rowWarps(block));
+  sumPartials(device, partial, dw, programs, cols, block);
+}
+
+Tensor layer_norm(Device& device, const Tensor& x, const Tensor& w, const Tensor& b, double eps, Tensor* mean,
+                  Tensor* rstd) {
+  check2d("layer_norm", "x", x);
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  checkVector("layer_norm", "w", w, cols);
+  checkVector("layer_norm", "b", b, cols);
+  Tensor y = device.empty(x.dtype(), {rows, cols});
+  Tensor m = device.empty(DType::fp32, {rows}), r = device.empty(DType::fp32, {rows});
+  if (rows > 0 && cols > 0) {
+    int64_t block = nextPow2(cols);
+    normsProgram().kernel("layer_norm_fwd").launch(device, {rows},
+                                                   {x, w, b, y, m, r, x.stride(0), y.stride(0), cols, eps},
+                                                   {{"BLOCK", block}}, rowWarps(block));
+  }
+  if (mean) *mean = m;
+  if (rstd) *rstd = r;
+  return y;
+}
+
+void layer_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& mean,
+                         const Tensor& rstd, Tensor& dx, Tensor& dw, Tensor& db) {
+  check2d("layer_norm_backward", "x", x);
+  check2d("layer_norm_backward", "dy", dy);
+  checkSameShape("layer_norm_backward", "dy", dy, x);
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  checkVector("layer_norm_backward", "w", w, cols);
+  checkVector("layer_norm_backward", "mean", mean, rows);
+  checkVector("layer_norm_backward", "rstd", rstd, rows);
+  dx = device.empty(x.dtype(), {rows, cols});
+  dw = device.zeros(DType::fp32, {cols});
+  db = device.zeros(DType::fp32, {cols});
+  if (rows == 0 || cols == 0) return;
+  const int64_t block = nextPow2(cols);
+  const int64_t programs = (rows + kRowsPerProgram - 1) / kRowsPerProgram;
+  Tensor dwPartial = device.empty(DType::fp32, {programs, cols}), dbPartial = device.empty(DType::fp32, {programs, cols});
+  normsProgram().kernel("layer_norm_bwd").launch(
+      device, {programs}, {dy, x, w, mean, rstd, dx, dwPartial, dbPartial, x.stride(0), rows, cols},
+      {{"BLOCK", block}, {"ROWS_PER_PROGRAM", kRowsPerProgram}}, rowWarps(block));
+  sumPartials(device, dwPartial, dw, programs, cols, block);
+  sumPartials(device, dbPartial, db, programs, cols, block);
+}
+
+Tensor add_layer_norm_dropout(Device& device, const Tensor& x, const Tensor& residual, const Tensor& w,
+                              const Tensor& b, double p, int64_t seed, double eps, Tensor* h) {
+  check2d("add_layer_norm_dropout", "x", x);
+  checkSameShape("add_layer_norm_dropout", "residual", residual, x);
+  if (residual.dtype() != x.dtype())
+    throw Error("tessera::kernels::add_layer_norm_dropout: residual must have x's dtype");
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  checkVector("add_layer_norm_dropout", "w", w, cols);
+  checkVector("add_layer_norm_dropout", "b", b, cols);
+  if (!(p >= 0 && p < 1))
+    throw Error("tessera::kernels::add_layer_norm_dropout: the dropout probability must be in [0, 1), got " +
+                std::to_string(p));
+  Tensor y = device.empty(x.dtype(), {rows, cols}), sum = device.empty(x.dtype(), {rows, cols});
+  if (rows > 0 && cols > 0) {
+    int64_t block = nextPow2(cols);
+    normsProgram().kernel("add_layer_norm_dropout").launch(
+        device, {rows}, {x, residual, w, b, y, sum, x.stride(0), cols, eps, p, seed}, {{"BLOCK", block}},
+        rowWarps(block));
+  }
+  if (h) *h = sum;
+  return y;
 }
 
 Tensor softmax(Device& device, const Tensor& x) {
@@ -135,6 +221,59 @@ Tensor softmax(Device& device, const Tensor& x) {
                                                                         {x, y, x.stride(0), y.stride(0), cols},
                                                                         {{"BLOCK", block}}, rowWarps(block));
   return y;
+}
+
+Tensor softmax_persistent(Device& device, const Tensor& x) {
+  check2d("softmax_persistent", "x", x);
+  int64_t rows = x.shape()[0], cols = x.shape()[1];
+  Tensor y = device.empty(x.dtype(), {rows, cols});
+  if (rows == 0 || cols == 0) return y;
+  const int64_t block = nextPow2(cols);
+  // Programs per multiprocessor: as many rows in flight as the registers
+  // allow for rows in registers (about 64K fp32 values per multiprocessor).
+  const int64_t perSm = std::max<int64_t>(1, std::min<int64_t>(8, 32768 / block));
+  const int64_t programs = std::min<int64_t>(rows, perSm * device.multiprocessor_count());
+  softmaxProgram().kernel("softmax_persistent").launch(device, {programs},
+                                                       {x, y, x.stride(0), y.stride(0), rows, cols},
+                                                       {{"BLOCK", block}}, rowWarps(block));
+  return y;
+}
+
+Tensor cross_entropy(Device& device, const Tensor& logits, const Tensor& targets, int64_t ignoreIndex, Tensor* lse) {
+  check2d("cross_entropy", "logits", logits, /*anyWidth=*/true);
+  int64_t rows = logits.shape()[0], cols = logits.shape()[1];
+  checkVector("cross_entropy", "targets", targets, rows);
+  if (targets.dtype() != DType::i32 && targets.dtype() != DType::i64)
+    throw Error(std::string("tessera::kernels::cross_entropy: targets must be int32 or int64, got ") +
+                dtype_name(targets.dtype()));
+  Tensor loss = device.empty(DType::fp32, {rows}), l = device.empty(DType::fp32, {rows});
+  if (rows > 0 && cols > 0) {
+    const int64_t block = std::min<int64_t>(4096, nextPow2(cols));
+    lossesProgram().kernel("cross_entropy_fwd").launch(device, {rows},
+                                                       {logits, targets, loss, l, logits.stride(0), cols, ignoreIndex},
+                                                       {{"BLOCK", block}}, rowWarps(block));
+  }
+  if (lse) *lse = l;
+  return loss;
+}
+
+Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor& logits, const Tensor& targets,
+                              const Tensor& lse, int64_t ignoreIndex) {
+  check2d("cross_entropy_backward", "logits", logits, /*anyWidth=*/true);
+  int64_t rows = logits.shape()[0], cols = logits.shape()[1];
+  checkVector("cross_entropy_backward", "targets", targets, rows);
+  checkVector("cross_entropy_backward", "dloss", dloss, rows);
+  checkVector("cross_entropy_backward", "lse", lse, rows);
+  if (dloss.dtype() != DType::fp32 || lse.dtype() != DType::fp32)
+    throw Error("tessera::kernels::cross_entropy_backward: dloss and lse must be fp32");
+  Tensor dlogits = device.empty(logits.dtype(), {rows, cols});
+  if (rows == 0 || cols == 0) return dlogits;
+  const int64_t block = std::min<int64_t>(1024, nextPow2(cols));
+  lossesProgram().kernel("cross_entropy_bwd").launch(
+      device, {rows, (cols + block - 1) / block},
+      {dloss, logits, targets, lse, dlogits, logits.stride(0), cols, ignoreIndex}, {{"BLOCK", block}},
+      rowWarps(block));
+  return dlogits;
 }
 
 Tensor silu_and_mul(Device& device, const Tensor& gateUp) { return gated(device, gateUp, "silu_and_mul", "silu_and_mul"); }

@@ -1,6 +1,8 @@
 """Softmax over the last dimension, for Tessera's kernel library.
 
 softmax_rows: one program per row, the row in registers (n_cols <= BLOCK).
+softmax_persistent: as softmax_rows, but a fixed grid (a few programs per
+multiprocessor) in which each program walks the rows pid, pid + programs, ...
 softmax_wide: one program per row of any width, in BLOCK-wide chunks: a
 first sweep keeps the running maximum and the running sum of exp(x - max)
 (rescaled when the maximum grows), a second writes exp(x - max) / sum.
@@ -18,6 +20,16 @@ def softmax_rows(x_ptr, y_ptr, x_stride, y_stride, n_cols, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + row * x_stride + cols, mask=inside, other=-float("inf")).to(tl.float32)
     e = tl.exp(x - tl.max(x, axis=0))
     tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=inside)
+
+
+@triton.jit
+def softmax_persistent(x_ptr, y_ptr, x_stride, y_stride, n_rows, n_cols, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    inside = cols < n_cols
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        x = tl.load(x_ptr + row * x_stride + cols, mask=inside, other=-float("inf")).to(tl.float32)
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=inside)
 
 
 @triton.jit

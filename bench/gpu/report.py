@@ -221,7 +221,7 @@ def problems(recs, suffix=""):
         msg = r.get("error") or r.get("mismatch")
         if not msg and r.get("ok", True):
             continue
-        what = r.get("what") or " ".join(str(r.get(k, "")) for k in ("kernel", "dtype", "shape"))
+        what = r.get("what") or " ".join(str(r.get(k, "")) for k in ("kernel", "op", "dtype", "shape"))
         msg = (msg or "output check failed").replace("\n", " ").replace("|", "\\|")
         if len(msg) > 400:
             msg = msg[:400] + "…"
@@ -270,6 +270,36 @@ def make_plot(path, plot, ceiling):
     return f"plot: {path}"
 
 
+def library_table(tess, trit):
+    """The kernel library: Tessera's C++ functions, the same kernels/*.py
+    under Triton, and PyTorch's operators (best round of each)."""
+    def best(recs, provider):
+        out = {}
+        for r in recs:
+            if r.get("kind") != "library" or r.get("provider") != provider or r.get("gbps") is None:
+                continue
+            key = (r["op"], r["dtype"], r["shape"])
+            if key not in out or r["gbps"] > out[key]["gbps"]:
+                out[key] = r
+        return out
+    te, tr, pt = best(tess, "tessera"), best(trit, "triton"), best(trit, "torch")
+    keys = []
+    for r in tess + trit:
+        if r.get("kind") == "library":
+            k = (r["op"], r["dtype"], r["shape"])
+            if k not in keys:
+                keys.append(k)
+    if not keys:
+        return []
+    lines = ["| op | shape | dtype | Tessera GB/s | Triton GB/s (same source) | PyTorch GB/s | Tessera/Triton "
+             "| Tessera/PyTorch |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for k in keys:
+        a, b, c = (d.get(k, {}).get("gbps") for d in (te, tr, pt))
+        lines.append(f"| {k[0]} | {k[2]} | {k[1]} | {fmt(a)} | {fmt(b)} | {fmt(c)} | "
+                     f"{fmt(a / b if a and b else None, 2)} | {fmt(a / c if a and c else None, 2)} |")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description="merge the GPU benchmark's JSON lines into markdown")
     ap.add_argument("--tessera", help="bench_gpu JSON lines")
@@ -308,6 +338,13 @@ def main():
                f"ANCHORS.md rows that move ≥ 256 MiB.", ""]
     md += ["## Cold compile", ""] + compile_table(tess, trit) + [""]
     md += ["## Launch overhead", ""] + launch_table(tess, trit) + [""]
+    library = library_table(tess, trit)
+    if library:
+        md += ["## Kernel library (tessera/kernels.h)", "",
+               "Tessera: the C++ function as a user calls it (outputs allocated from the device's pool). Triton: "
+               "the same kernels/*.py source under Triton 3.6, launched with the same parameters (outputs from "
+               "PyTorch's caching allocator). PyTorch: its own operator (autograd for the backwards). GB/s of the "
+               "bytes the op must move, median of do_bench, best round.", ""] + library + [""]
     checks = [s for s in (check_summary("Tessera", tess_check), check_summary("Triton", trit_check)) if s]
     if checks:
         md += ["## Correctness on small odd shapes (--check)", ""] + checks + [""]

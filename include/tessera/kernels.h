@@ -24,10 +24,52 @@ Tensor rms_norm(Device& device, const Tensor& x, const Tensor& w, double eps = 1
 void rms_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& rstd,
                        Tensor& dx, Tensor& dw);
 
+/// LayerNorm over each row: y = (x - mean) / sqrt(var + eps) * w + b (w, b:
+/// one value per column; biased variance, as torch). When `mean` / `rstd`
+/// are given they receive the per-row statistics (fp32) that
+/// layer_norm_backward needs.
+Tensor layer_norm(Device& device, const Tensor& x, const Tensor& w, const Tensor& b, double eps = 1e-5,
+                  Tensor* mean = nullptr, Tensor* rstd = nullptr);
+
+/// The gradients of layer_norm for the upstream gradient `dy`: dx (x's
+/// shape and dtype), dw and db (fp32, one value per column).
+void layer_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& mean,
+                         const Tensor& rstd, Tensor& dx, Tensor& dw, Tensor& db);
+
+/// The fused start of a transformer sub-block: h = x + residual, then
+/// dropout(layer_norm(h) * w + b) with probability `p`: an element is kept
+/// when tl.rand(seed, row * cols + col) >= p, and scaled by 1 / (1 - p).
+/// Returns the output; `h` (when given) receives x + residual in x's dtype,
+/// the next residual. The same seed gives the same mask on every device.
+Tensor add_layer_norm_dropout(Device& device, const Tensor& x, const Tensor& residual, const Tensor& w,
+                              const Tensor& b, double p, int64_t seed, double eps = 1e-5, Tensor* h = nullptr);
+
 /// Softmax over each row: exp(x - max) / sum. Rows up to 8192 columns stay
 /// in registers (one pass over memory); wider rows of any width are read
 /// twice in 4096-column chunks (the 65536 limit does not apply).
 Tensor softmax(Device& device, const Tensor& x);
+
+/// The same softmax (rows up to 65536 columns) with a persistent grid: a
+/// few programs per multiprocessor, each walking rows pid, pid + programs,
+/// ... (Triton's fused-softmax tutorial). On the interpreter, one program
+/// per hardware thread.
+Tensor softmax_persistent(Device& device, const Tensor& x);
+
+/// Cross-entropy of each row of `logits` (rows, classes; fp32/fp16/bf16,
+/// any number of classes) against `targets` (rows; int32 or int64 class
+/// indices): logsumexp(row) - row[target], 0 where target == ignore_index
+/// (reduction "none": average the fp32 result as the loss needs). `lse`
+/// (when given) receives logsumexp per row (fp32), for the backward.
+/// A target outside [0, classes) other than ignore_index is an error on the
+/// interpreter (its bounds check) and undefined on the GPU, as in Triton.
+Tensor cross_entropy(Device& device, const Tensor& logits, const Tensor& targets, int64_t ignore_index = -100,
+                     Tensor* lse = nullptr);
+
+/// dlogits = (softmax(logits) - onehot(target)) * dloss[row] (0 on ignored
+/// rows), in the logits' dtype; dloss is fp32, one value per row (for a mean
+/// over n rows, 1/n each).
+Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor& logits, const Tensor& targets,
+                              const Tensor& lse, int64_t ignore_index = -100);
 
 /// SwiGLU: for each row [gate | up] of 2*d columns, silu(gate) * up (d columns).
 Tensor silu_and_mul(Device& device, const Tensor& gate_up);

@@ -116,6 +116,9 @@ class Device {
   /// The architecture kernels are compiled for on this device ("sm_90a" on
   /// an H100, "sm_80" on an A100); "" for the interpreter.
   std::string arch() const;
+  /// Streaming multiprocessors (sizes persistent grids); for the
+  /// interpreter, the hardware threads it may use.
+  int multiprocessor_count() const;
 
   Tensor empty(DType dtype, std::vector<int64_t> shape);
   Tensor zeros(DType dtype, std::vector<int64_t> shape);

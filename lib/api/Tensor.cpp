@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <thread>
 
 #include "Internal.h"
 #include "tessera/interpreter/Interpreter.h"
@@ -206,6 +207,11 @@ std::string Device::name() const {
 int Device::ordinal() const { return is_interpreter() ? -1 : impl_->ordinal; }
 
 std::string Device::arch() const { return is_interpreter() ? std::string() : impl_->cuda->target().name(); }
+
+int Device::multiprocessor_count() const {
+  if (is_interpreter()) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return impl_->cuda->multiprocessorCount();
+}
 
 static void checkShape(const std::vector<int64_t>& shape) {
   for (int64_t d : shape)

@@ -10,6 +10,7 @@
 
 #include "tessera/runtime/Driver.h"
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -74,6 +75,12 @@ struct DriverApi {
   CUresult (*cuEventDestroy)(CUevent) = nullptr;
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+  // Stream-ordered allocation (CUDA 11.2+), optional: without them tensors
+  // use cuMemAlloc / cuMemFree.
+  CUresult (*cuMemPoolCreate)(void**, const void*) = nullptr;
+  CUresult (*cuMemPoolSetAttribute)(void*, int, void*) = nullptr;
+  CUresult (*cuMemAllocFromPoolAsync)(CUdeviceptr*, size_t, void*, CUstream) = nullptr;
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream) = nullptr;
 
   std::string error;  ///< why the driver is unusable ("" when usable)
   int deviceCount = 0;
@@ -133,6 +140,11 @@ const DriverApi& driverApi() {
         return a;
       }
     }
+    for (const Entry& e : {Entry{"cuMemPoolCreate", slot(a->cuMemPoolCreate)},
+                           Entry{"cuMemPoolSetAttribute", slot(a->cuMemPoolSetAttribute)},
+                           Entry{"cuMemAllocFromPoolAsync", slot(a->cuMemAllocFromPoolAsync)},
+                           Entry{"cuMemFreeAsync", slot(a->cuMemFreeAsync)}})
+      *e.slot = lib.symbol(e.name);
     // CUDA 12.8+ has cuEventElapsedTime_v2 (same signature); prefer it.
     if (void* v2 = lib.symbol("cuEventElapsedTime_v2")) *slot(a->cuEventElapsedTime) = v2;
 
@@ -290,12 +302,47 @@ void CudaDevice::makeCurrent() {
   check(api.cuCtxSetCurrent(context_), "making the primary context current");
 }
 
+/// The device's memory pool for tensors: stream-ordered allocations on the
+/// default (legacy) stream from a pool of Tessera's own that keeps freed
+/// memory for reuse (release threshold: unlimited), so allocating and
+/// freeing tensors neither synchronizes the device (cuMemFree does) nor
+/// returns to the driver each time: what PyTorch's caching allocator gives
+/// its users. nullptr when the driver lacks the pool API or
+/// TESSERA_CUDA_ALLOCATOR=plain asks for cuMemAlloc / cuMemFree.
+void* CudaDevice::pool() {
+  std::call_once(poolOnce_, [this] {
+    const DriverApi& api = driverApi();
+    const char* choice = std::getenv("TESSERA_CUDA_ALLOCATOR");
+    if (choice && std::string(choice) == "plain") return;
+    if (!api.cuMemPoolCreate || !api.cuMemPoolSetAttribute || !api.cuMemAllocFromPoolAsync || !api.cuMemFreeAsync)
+      return;
+    // CUmemPoolProps: allocType (1: pinned device memory), handleTypes
+    // (0: none), location {type 1: device, id}; the rest zero.
+    struct {
+      int allocType = 1, handleTypes = 0, locationType = 1, locationId = 0;
+      unsigned char rest[72] = {};
+    } props;
+    props.locationId = device_;
+    void* created = nullptr;
+    if (api.cuMemPoolCreate(&created, &props) != kSuccess) return;
+    uint64_t keepAll = ~uint64_t(0);
+    constexpr int kReleaseThreshold = 4;  // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
+    api.cuMemPoolSetAttribute(created, kReleaseThreshold, &keepAll);
+    pool_ = created;
+  });
+  return pool_;
+}
+
 DevicePtr CudaDevice::allocate(size_t bytes) {
   makeCurrent();
   CUdeviceptr ptr = 0;
   // cuMemAlloc rejects 0 bytes; an empty tensor still gets a distinct address.
-  check(driverApi().cuMemAlloc(&ptr, bytes ? bytes : 1),
-        "allocating " + std::to_string(bytes) + " bytes of device memory");
+  size_t size = bytes ? bytes : 1;
+  if (void* p = pool())
+    check(driverApi().cuMemAllocFromPoolAsync(&ptr, size, p, nullptr),
+          "allocating " + std::to_string(bytes) + " bytes of device memory");
+  else
+    check(driverApi().cuMemAlloc(&ptr, size), "allocating " + std::to_string(bytes) + " bytes of device memory");
   return ptr;
 }
 
@@ -303,7 +350,10 @@ void CudaDevice::release(DevicePtr ptr) noexcept {
   const DriverApi& api = driverApi();
   CUcontext current = nullptr;
   if (api.cuCtxGetCurrent(&current) != kSuccess || current != context_) api.cuCtxSetCurrent(context_);
-  api.cuMemFree(ptr);
+  if (pool_)
+    api.cuMemFreeAsync(ptr, nullptr);
+  else
+    api.cuMemFree(ptr);
 }
 
 void CudaDevice::copyToDevice(DevicePtr dst, const void* src, size_t bytes) {

@@ -2,15 +2,18 @@
 //
 // The kernel library's C++ functions on odd shapes in fp32, fp16 and bf16,
 // against float64 references computed from the values the kernels read
-// (inputs rounded to the dtype first): RMSNorm forward and backward (dx, dw,
-// the saved 1/rms), softmax (in registers and in two sweeps), SwiGLU and
-// GeGLU; and their argument checks.
+// (inputs rounded to the dtype first): RMSNorm and LayerNorm forward and
+// backward (dx, dw, db, the saved statistics), the fused residual + LayerNorm
+// + dropout (its mask from the Philox reference of tl.rand), softmax (in
+// registers, in two sweeps, persistent), cross-entropy forward and backward
+// (wide vocabularies, ignore_index), SwiGLU and GeGLU; and argument checks.
 //
 //===----------------------------------------------------------------------===//
 
 #include <cmath>
 
 #include "e2e/Harness.h"
+#include "e2e/Philox.h"
 #include "tessera/kernels.h"
 
 using namespace e2e;
@@ -107,6 +110,158 @@ TEST(KernelLibrary, SoftmaxNarrowAndWide) {
   }
 }
 
+/// LayerNorm of each row in double: xhat and the per-row mean and rstd.
+struct LayerNormRef {
+  std::vector<double> xhat, mean, rstd;
+};
+LayerNormRef layerNormRef(const std::vector<float>& x, int64_t rows, int64_t cols, double eps) {
+  LayerNormRef ref{std::vector<double>(rows * cols), std::vector<double>(rows), std::vector<double>(rows)};
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0, sq = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += x[r * cols + c];
+    double mean = sum / cols;
+    for (int64_t c = 0; c < cols; ++c) sq += (x[r * cols + c] - mean) * (x[r * cols + c] - mean);
+    double rstd = 1.0 / std::sqrt(sq / cols + eps);
+    for (int64_t c = 0; c < cols; ++c) ref.xhat[r * cols + c] = (x[r * cols + c] - mean) * rstd;
+    ref.mean[r] = mean;
+    ref.rstd[r] = rstd;
+  }
+  return ref;
+}
+
+TEST(KernelLibrary, LayerNormForwardAndBackward) {
+  E2E_RNG(rng);
+  for (DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 300}, {5, 4099}, {40, 64}}) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      auto x = rounded(dt, rng.floats(rows * cols, -2, 3)), w = rounded(dt, rng.floats(cols, 0.5f, 1.5f));
+      auto b = rounded(dt, rng.floats(cols, -0.5f, 0.5f)), dy = rounded(dt, rng.floats(rows * cols, -1, 1));
+      tessera::Tensor tx = uploadAs(dt, x, {rows, cols}), tw = uploadAs(dt, w, {cols}), tb = uploadAs(dt, b, {cols});
+      const double eps = 1e-5;
+      tessera::Tensor mean, rstd, dx, dw, db;
+      tessera::Tensor y = K::layer_norm(dev(), tx, tw, tb, eps, &mean, &rstd);
+      K::layer_norm_backward(dev(), uploadAs(dt, dy, {rows, cols}), tx, tw, mean, rstd, dx, dw, db);
+
+      LayerNormRef ref = layerNormRef(x, rows, cols, eps);
+      std::vector<float> wantY(rows * cols), wantDx(rows * cols), wantDw(cols), wantDb(cols);
+      std::vector<double> dwAcc(cols, 0.0), dbAcc(cols, 0.0);
+      for (int64_t r = 0; r < rows; ++r) {
+        double meanG = 0, meanGx = 0;
+        for (int64_t c = 0; c < cols; ++c) {
+          double g = double(dy[r * cols + c]) * w[c];
+          meanG += g / cols;
+          meanGx += g * ref.xhat[r * cols + c] / cols;
+        }
+        for (int64_t c = 0; c < cols; ++c) {
+          size_t i = r * cols + c;
+          double g = double(dy[i]) * w[c];
+          wantY[i] = float(ref.xhat[i] * w[c] + b[c]);
+          wantDx[i] = float(ref.rstd[r] * (g - meanG - ref.xhat[i] * meanGx));
+          dwAcc[c] += dy[i] * ref.xhat[i];
+          dbAcc[c] += dy[i];
+        }
+      }
+      for (int64_t c = 0; c < cols; ++c) wantDw[c] = float(dwAcc[c]), wantDb[c] = float(dbAcc[c]);
+      double tol = outputTolerance(dt);
+      expectClose(downloadFloats(y), wantY, tol, tol, "y");
+      expectClose(mean.download<float>(), std::vector<float>(ref.mean.begin(), ref.mean.end()), 1e-5, 1e-6, "mean");
+      expectClose(rstd.download<float>(), std::vector<float>(ref.rstd.begin(), ref.rstd.end()), 1e-5, 1e-6, "rstd");
+      expectClose(downloadFloats(dx), wantDx, tol, tol * 4, "dx");
+      expectClose(dw.download<float>(), wantDw, 1e-4, 1e-3, "dw");
+      expectClose(db.download<float>(), wantDb, 1e-4, 1e-3, "db");
+    }
+  }
+}
+
+// h = x + residual, y = dropout(LayerNorm(h) * w + b): the kept elements
+// follow tl.rand's Philox stream (the reference in Philox.h), so the mask
+// is checked exactly and the values within tolerance.
+TEST(KernelLibrary, AddLayerNormDropout) {
+  E2E_RNG(rng);
+  const double p = 0.25, eps = 1e-5;
+  const int64_t seed = 20261125;
+  for (DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{29, 777}, {3, 2048}}) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      auto x = rounded(dt, rng.floats(rows * cols, -1, 1.5)), res = rounded(dt, rng.floats(rows * cols, -1, 1));
+      auto w = rounded(dt, rng.floats(cols, 0.5f, 1.5f)), b = rounded(dt, rng.floats(cols, -0.5f, 0.5f));
+      tessera::Tensor h;
+      tessera::Tensor y = K::add_layer_norm_dropout(dev(), uploadAs(dt, x, {rows, cols}), uploadAs(dt, res, {rows, cols}),
+                                                    uploadAs(dt, w, {cols}), uploadAs(dt, b, {cols}), p, seed, eps, &h);
+      std::vector<float> sum(rows * cols);
+      for (size_t i = 0; i < sum.size(); ++i) sum[i] = x[i] + res[i];  // exact in fp32 for these inputs
+      LayerNormRef ref = layerNormRef(sum, rows, cols, eps);
+      std::vector<float> got = downloadFloats(y), want(rows * cols);
+      int64_t kept = 0, maskErrors = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) {
+          size_t i = r * cols + c;
+          bool keep = randRef(seed, r * cols + c) >= p;
+          kept += keep;
+          want[i] = keep ? float((ref.xhat[i] * w[c] + b[c]) / (1 - p)) : 0.f;
+          maskErrors += keep != (got[i] != 0.f);
+        }
+      EXPECT_EQ(maskErrors, 0);
+      EXPECT_NEAR(double(kept) / (rows * cols), 1 - p, 0.05);
+      double tol = outputTolerance(dt);
+      expectClose(got, want, tol, tol * 2, "y");
+      expectClose(downloadFloats(h), rounded(dt, sum), tol, tol, "x + residual");
+    }
+  }
+}
+
+TEST(KernelLibrary, SoftmaxPersistent) {
+  E2E_RNG(rng);
+  for (DType dt : {DType::fp32, DType::fp16}) {
+    // More rows than programs (each program walks several), and fewer.
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1111, 200}, {3, 5000}}) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      auto x = rounded(dt, rng.floats(rows * cols, -6, 6));
+      tessera::Tensor y = K::softmax_persistent(dev(), uploadAs(dt, x, {rows, cols}));
+      double tol = outputTolerance(dt) * (onGpu() ? 4 : 1);
+      expectClose(downloadFloats(y), rowSoftmaxReference(x, rows, cols), tol, 1e-7, "softmax");
+    }
+  }
+}
+
+TEST(KernelLibrary, CrossEntropyForwardAndBackward) {
+  E2E_RNG(rng);
+  const int64_t ignore = -100;
+  for (DType dt : {DType::fp32, DType::bf16}) {
+    // 5003 classes: two 4096-wide chunks forward, several programs backward.
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{13, 5003}, {6, 77}}) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      auto logits = rounded(dt, rng.floats(rows * cols, -8, 8));
+      std::vector<int64_t> targets(rows);
+      for (int64_t r = 0; r < rows; ++r) targets[r] = r % 5 == 3 ? ignore : rng.integer(0, cols - 1);
+      auto dloss = rng.floats(rows, 0.1f, 1.f);
+      tessera::Tensor tl = uploadAs(dt, logits, {rows, cols});
+      for (DType targetType : {DType::i64, DType::i32}) {
+        tessera::Tensor tt = targetType == DType::i64 ? dev().upload(targets, {rows})
+                                                      : dev().upload(std::vector<int32_t>(targets.begin(), targets.end()), {rows});
+        tessera::Tensor lse;
+        tessera::Tensor loss = K::cross_entropy(dev(), tl, tt, ignore, &lse);
+        tessera::Tensor dlogits = K::cross_entropy_backward(dev(), dev().upload(dloss, {rows}), tl, tt, lse, ignore);
+        std::vector<float> wantLoss(rows), wantD(rows * cols);
+        for (int64_t r = 0; r < rows; ++r) {
+          double top = -INFINITY, total = 0;
+          for (int64_t c = 0; c < cols; ++c) top = std::max(top, double(logits[r * cols + c]));
+          for (int64_t c = 0; c < cols; ++c) total += std::exp(logits[r * cols + c] - top);
+          double l = top + std::log(total);
+          bool ignored = targets[r] == ignore;
+          wantLoss[r] = ignored ? 0.f : float(l - logits[r * cols + targets[r]]);
+          for (int64_t c = 0; c < cols; ++c)
+            wantD[r * cols + c] = ignored ? 0.f
+                                          : float((std::exp(logits[r * cols + c] - l) - (c == targets[r])) * dloss[r]);
+        }
+        expectClose(loss.download<float>(), wantLoss, 1e-5, 1e-5, "loss");
+        double tol = outputTolerance(dt);
+        expectClose(downloadFloats(dlogits), wantD, tol, tol * 1e-2, "dlogits");
+      }
+    }
+  }
+}
+
 TEST(KernelLibrary, ArgumentChecks) {
   auto odd = dev().zeros(DType::fp32, {4, 7});
   std::string msg = errorOf([&] { K::silu_and_mul(dev(), odd); });
@@ -117,6 +272,14 @@ TEST(KernelLibrary, ArgumentChecks) {
   auto ints = dev().zeros(DType::i32, {4, 8});
   msg = errorOf([&] { K::rms_norm(dev(), ints, w); });
   EXPECT_NE(msg.find("fp32, fp16 or bf16"), std::string::npos) << msg;
+  auto floats = dev().zeros(DType::fp32, {4});
+  msg = errorOf([&] { K::cross_entropy(dev(), x, floats); });
+  EXPECT_NE(msg.find("int32 or int64"), std::string::npos) << msg;
+  auto b = dev().zeros(DType::fp32, {8}), w8 = dev().zeros(DType::fp32, {8});
+  msg = errorOf([&] { K::add_layer_norm_dropout(dev(), x, x, w8, b, 1.0, 1); });
+  EXPECT_NE(msg.find("[0, 1)"), std::string::npos) << msg;
+  msg = errorOf([&] { K::add_layer_norm_dropout(dev(), x, odd, w8, b, 0.1, 1); });
+  EXPECT_NE(msg.find("residual must have x's shape"), std::string::npos) << msg;
 }
 
 }  // namespace

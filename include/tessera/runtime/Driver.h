@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,13 @@ class CudaDevice {
   /// it already is).
   void makeCurrent();
 
+  /// Device memory, stream-ordered on the default stream from the device's
+  /// pool (see pool() in Driver.cpp): usable at once by the default stream
+  /// and by synchronous copies; work on other streams must not outlive the
+  /// tensor (as with PyTorch's caching allocator).
   DevicePtr allocate(size_t bytes);
-  /// Frees; errors are ignored (called from destructors, also at exit).
+  /// Frees (stream-ordered on the default stream when pooled); errors are
+  /// ignored (called from destructors, also at exit).
   void release(DevicePtr ptr) noexcept;
   void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
   void copyToHost(void* dst, DevicePtr src, size_t bytes);
@@ -120,8 +126,12 @@ class CudaDevice {
   /// Throws an Error for a failing CUresult: "<what> on cuda:N: CUDA_ERROR_X (text)".
   void check(int result, const std::string& what, const std::string* kernel = nullptr);
 
+  void* pool();
+
   int ordinal_ = 0;
   int device_ = 0;             ///< CUdevice
+  std::once_flag poolOnce_;
+  void* pool_ = nullptr;       ///< CUmemoryPool; nullptr: cuMemAlloc / cuMemFree
   void* context_ = nullptr;    ///< CUcontext (primary)
   std::string name_;
   gpu::Target target_;
