@@ -19,7 +19,6 @@ namespace tessera::kernels {
 extern const std::string_view kNormsSource;        // kernels/norms.py
 extern const std::string_view kActivationsSource;  // kernels/activations.py
 extern const std::string_view kSoftmaxSource;      // kernels/softmax.py
-extern const std::string_view kLossesSource;       // kernels/losses.py
 
 namespace {
 
@@ -35,11 +34,6 @@ Program& activationsProgram() {
 
 Program& softmaxProgram() {
   static Program p = Program::from_source(std::string(kSoftmaxSource), "kernels/softmax.py");
-  return p;
-}
-
-Program& lossesProgram() {
-  static Program p = Program::from_source(std::string(kLossesSource), "kernels/losses.py");
   return p;
 }
 
@@ -249,7 +243,7 @@ Tensor cross_entropy(Device& device, const Tensor& logits, const Tensor& targets
   Tensor loss = device.empty(DType::fp32, {rows}), l = device.empty(DType::fp32, {rows});
   if (rows > 0 && cols > 0) {
     const int64_t block = std::min<int64_t>(4096, nextPow2(cols));
-    lossesProgram().kernel("cross_entropy_fwd").launch(device, {rows},
+    softmaxProgram().kernel("cross_entropy_fwd").launch(device, {rows},
                                                        {logits, targets, loss, l, logits.stride(0), cols, ignoreIndex},
                                                        {{"BLOCK", block}}, rowWarps(block));
   }
@@ -269,7 +263,7 @@ Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor&
   Tensor dlogits = device.empty(logits.dtype(), {rows, cols});
   if (rows == 0 || cols == 0) return dlogits;
   const int64_t block = std::min<int64_t>(1024, nextPow2(cols));
-  lossesProgram().kernel("cross_entropy_bwd").launch(
+  softmaxProgram().kernel("cross_entropy_bwd").launch(
       device, {rows, (cols + block - 1) / block},
       {dloss, logits, targets, lse, dlogits, logits.stride(0), cols, ignoreIndex}, {{"BLOCK", block}},
       rowWarps(block));

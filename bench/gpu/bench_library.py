@@ -49,7 +49,7 @@ def load(name):
     return module
 
 
-norms, softmax_k, losses, acts = load("norms"), load("softmax"), load("losses"), load("activations")
+norms, softmax_k, acts = load("norms"), load("softmax"), load("activations")
 SMS = torch.cuda.get_device_properties(0).multi_processor_count
 
 
@@ -149,7 +149,7 @@ def triton_op(op, x, aux):
             def run():
                 loss = torch.empty(R, device="cuda")
                 lse_out = torch.empty(R, device="cuda")
-                losses.cross_entropy_fwd[(R,)](x, t, loss, lse_out, x.stride(0), C, -100, BLOCK=fb,
+                softmax_k.cross_entropy_fwd[(R,)](x, t, loss, lse_out, x.stride(0), C, -100, BLOCK=fb,
                                                num_warps=row_warps(fb))
                 return loss
             return run, F.cross_entropy(x.float(), t, reduction="none")
@@ -157,7 +157,7 @@ def triton_op(op, x, aux):
 
         def run():
             d = torch.empty_like(x)
-            losses.cross_entropy_bwd[(R, triton.cdiv(C, bb))](dloss, x, t, lse, d, x.stride(0), C, -100, BLOCK=bb,
+            softmax_k.cross_entropy_bwd[(R, triton.cdiv(C, bb))](dloss, x, t, lse, d, x.stride(0), C, -100, BLOCK=bb,
                                                               num_warps=row_warps(bb))
             return d
         ref = (torch.softmax(x.float(), 1) - F.one_hot(t, C).float()) * dloss[:, None]
