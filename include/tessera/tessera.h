@@ -195,6 +195,9 @@ struct Grid {
 struct LaunchOptions {
   int num_warps = 4;
   int num_stages = 3;
+  /// Registers per thread the kernel may use (PTX `.maxnreg`, Triton's
+  /// `maxnreg`); 0: the assembler decides. A specialization of its own.
+  int maxnreg = 0;
   /// CUDA launches: the CUstream / cudaStream_t to launch on (nullptr: the
   /// default stream). Ignored by the interpreter.
   void* stream = nullptr;
@@ -307,10 +310,12 @@ inline Kw kw(std::string name, Value value) { return {std::move(name), std::move
 inline Kw kw(std::string name, int value) { return {std::move(name), Value(int64_t(value))}; }
 struct NumWarps { int value; };
 struct NumStages { int value; };
+struct MaxNReg { int value; };
 struct OnStream { void* stream; };
 struct OnDevice { Device* device; };
 inline NumWarps num_warps(int n) { return {n}; }
 inline NumStages num_stages(int n) { return {n}; }
+inline MaxNReg maxnreg(int n) { return {n}; }
 /// Launch on this CUstream (default: the default stream).
 inline OnStream on_stream(void* stream) { return {stream}; }
 /// Launch on this device (default: Device::default_device(), chosen once).
@@ -320,7 +325,7 @@ class Kernel;
 
 /// `kernel[grid]`: call it with the arguments to launch. Positional
 /// arguments (tensors, numbers, nullptr) go to the parameters in order,
-/// kw(...) by name; num_warps/num_stages/on_stream/on_device set options.
+/// kw(...) by name; num_warps/num_stages/maxnreg/on_stream/on_device set options.
 class GridLaunch {
  public:
   GridLaunch(Kernel& kernel, Grid grid) : kernel_(kernel), grid_(std::move(grid)) {}
@@ -346,6 +351,8 @@ class GridLaunch {
       options_.num_warps = v.value;
     } else if constexpr (std::is_same_v<D, NumStages>) {
       options_.num_stages = v.value;
+    } else if constexpr (std::is_same_v<D, MaxNReg>) {
+      options_.maxnreg = v.value;
     } else if constexpr (std::is_same_v<D, OnStream>) {
       options_.stream = v.stream;
     } else if constexpr (std::is_same_v<D, OnDevice>) {
@@ -353,7 +360,7 @@ class GridLaunch {
     } else {
       static_assert(std::is_constructible_v<Arg, T>,
                     "kernel[grid](...): each argument is a Tensor, a number, a bool, nullptr, kw(name, value), "
-                    "num_warps(n), num_stages(n), on_stream(s) or on_device(d)");
+                    "num_warps(n), num_stages(n), maxnreg(n), on_stream(s) or on_device(d)");
       positional_[count_++] = true;
       return Arg(std::forward<T>(v));
     }

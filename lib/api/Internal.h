@@ -139,6 +139,7 @@ struct CompiledKernelImpl {
   std::string ttir;  ///< printed once at compile time
   int numWarps = 4;
   int numStages = 3;
+  int maxNumRegisters = 0;  ///< `.maxnreg`; 0: the assembler decides
   bool debug = false;
   std::string specializationKey;  ///< detail::specializationKey
   SourceFileRef source;           ///< the kernel's file (disk cache key)

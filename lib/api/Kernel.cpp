@@ -153,6 +153,9 @@ static void reportRecompile(const detail::KernelImpl& kernel, const std::vector<
       if (previous->options.numStages != options.numStages)
         diff.push_back("num_stages " + std::to_string(options.numStages) + " (was " +
                        std::to_string(previous->options.numStages) + ")");
+      if (previous->options.maxNumRegisters != options.maxNumRegisters)
+        diff.push_back("maxnreg " + std::to_string(options.maxNumRegisters) + " (was " +
+                       std::to_string(previous->options.maxNumRegisters) + ")");
       if (previous->options.debug != options.debug)
         diff.push_back(std::string("debug ") + (options.debug ? "on" : "off"));
       if (!any || diff.size() < bestDiff.size()) bestDiff = diff;
@@ -194,6 +197,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->argToParam = std::move(result.argToParam);
   compiled->numWarps = options.numWarps;
   compiled->numStages = options.numStages;
+  compiled->maxNumRegisters = options.maxNumRegisters;
   compiled->debug = options.debug;
   compiled->specializationKey = key;
   compiled->specs = specs;
@@ -210,6 +214,10 @@ static frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, 
   o.debug = fn.debug || envFlag("TESSERA_DEBUG") || envFlag("TRITON_DEBUG");
   o.numWarps = options.num_warps;
   o.numStages = options.num_stages;
+  o.maxNumRegisters = options.maxnreg;
+  if (o.maxNumRegisters != 0 && (o.maxNumRegisters < 16 || o.maxNumRegisters > 255))
+    throw Error("kernel '" + fn.name + "': maxnreg must be between 16 and 255 registers per thread (0: no cap), got " +
+                std::to_string(o.maxNumRegisters));
   if (o.numWarps < 1 || o.numWarps > 32 || (o.numWarps & (o.numWarps - 1)))
     throw Error("kernel '" + fn.name + "': num_warps must be a power of 2 between 1 and 32, got " +
                 std::to_string(o.numWarps));
@@ -256,7 +264,8 @@ static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& 
       .field(k.name)
       .field(k.specializationKey)
       .field("num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
-             " debug=" + std::to_string(k.debug))
+             " debug=" + std::to_string(k.debug) +
+             (k.maxNumRegisters ? " maxnreg=" + std::to_string(k.maxNumRegisters) : std::string()))
       .field(target.name())
       .field(runtime::assemblerIdentity());
   return h.hexDigest();
@@ -304,6 +313,7 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
       gpu::GpuOptions options;
       options.numWarps = k.numWarps;
       options.numStages = k.numStages;
+      options.maxNumRegisters = k.maxNumRegisters;
       options.target = target;
       options.debug = k.debug;
       b->ptx = compilePtx(*k.module, k.name, options);
@@ -449,8 +459,12 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
                     "' is given at launch and also tuned by @triton.autotune");
       extra[name] = detail::toMetaValue(value);
     }
+    if (cfg.numCtas != 1)
+      throw Error("kernel '" + fn.name + "': num_ctas=" + std::to_string(cfg.numCtas) +
+                  " (thread-block clusters) is not supported yet; this config needs num_ctas=1");
     options.num_warps = cfg.numWarps;
     options.num_stages = cfg.numStages;
+    options.maxnreg = cfg.maxnreg.value_or(0);
   }
   if (!fn.heuristics.empty()) {
     std::map<std::string, frontend::ConstValue> named;

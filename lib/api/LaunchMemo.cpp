@@ -109,7 +109,7 @@ std::string wrongDeviceMessage(const frontend::JitFunction& fn, int paramIndex, 
 /// One remembered launch shape and how to launch it.
 struct LaunchMemoEntry {
   runtime::CudaDevice* device = nullptr;
-  int numWarps = 0, numStages = 0;
+  int numWarps = 0, numStages = 0, maxnreg = 0;
   size_t nargs = 0;
   std::array<uint32_t, kMaxArgs> codes{};
   Meta constexprs;
@@ -140,6 +140,7 @@ static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const
 static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
                       const Arg* args, size_t nargs, const uint32_t* codes, const Meta& constexprs) {
   return e.device == device && e.numWarps == options.num_warps && e.numStages == options.num_stages &&
+         e.maxnreg == options.maxnreg &&
          e.nargs == nargs && std::equal(codes, codes + nargs, e.codes.begin()) && e.constexprs == constexprs;
 }
 
@@ -203,6 +204,7 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   entry->device = device.cuda;
   entry->numWarps = options.num_warps;
   entry->numStages = options.num_stages;
+  entry->maxnreg = options.maxnreg;
   entry->nargs = nargs;
   for (size_t i = 0; i < nargs; ++i) {
     entry->codes[i] = shapeCode(args[i]);

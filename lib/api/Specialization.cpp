@@ -335,6 +335,7 @@ std::string specializationKey(const std::vector<ParamSpec>& specs, const fronten
     }
   }
   key << "|debug=" << options.debug << "|warps=" << options.numWarps << "|stages=" << options.numStages;
+  if (options.maxNumRegisters) key << "|maxnreg=" << options.maxNumRegisters;
   return key.str();
 }
 

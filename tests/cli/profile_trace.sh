@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # TESSERA_PROFILE=FILE: the softmax example (a compile and a launch on the
 # interpreter, or on the GPU where there is one) writes a Chrome trace with
-# compile and launch spans, valid JSON.
+# compile and launch spans, valid JSON; `tessera bench` summarizes it per
+# kernel and refuses a file that is not such a trace.
 #
 #   profile_trace.sh TESSERA TESSERA_OPT SOURCE_DIR
 set -uo pipefail
@@ -18,5 +19,13 @@ done
 if command -v python3 >/dev/null; then
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(len(d['traceEvents']), 'events')" "$tmp/trace.json" ||
     { echo "FAIL: the trace is not valid JSON"; exit 1; }
+fi
+# tessera bench: one row per kernel, the softmax launched and compiled.
+"$1" bench "$tmp/trace.json" >"$tmp/bench.txt" 2>&1 || { cat "$tmp/bench.txt"; echo "FAIL: tessera bench"; exit 1; }
+cat "$tmp/bench.txt"
+grep -Eq '^softmax_rows +[1-9][0-9]* +[0-9.]+ ' "$tmp/bench.txt" || { echo "FAIL: no softmax_rows row with launches"; exit 1; }
+echo '{"x": 1}' >"$tmp/foreign.json"
+if "$1" bench "$tmp/foreign.json" >"$tmp/err.txt" 2>&1 || ! grep -q "not a trace" "$tmp/err.txt"; then
+  echo "FAIL: a foreign file is not refused clearly"; cat "$tmp/err.txt"; exit 1
 fi
 echo "ok"

@@ -17,7 +17,6 @@ namespace {
 
 const char* kFile = "casts.py";
 
-std::vector<float> halves(const tessera::Tensor& t) { return downloadFloats(t); }
 
 TEST(Casts, Fp32ToFp16AndBf16BothRoundings) {
   E2E_RNG(rng);

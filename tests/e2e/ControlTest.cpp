@@ -89,27 +89,55 @@ TEST(Control, HeuristicsComputeEvenN) {
   }
 }
 
-TEST(Control, AutotuneAnyConfigGivesTheRightResult) {
+/// Launches an autotuned a * x + y kernel of control.py (tuned_axpy's
+/// parameters) over n elements with its grid from the chosen BLOCK, checks
+/// the result and that every program saw that BLOCK; returns the BLOCK.
+int64_t launchTunedAxpy(tessera::Kernel& k, int64_t n) {
   E2E_RNG(rng);
-  int64_t n = 1000;
   auto x = rng.floats(n, -1, 1), y = rng.floats(n, -1, 1);
   float a = rng.uniform(-2, 2);
   auto tx = dev().upload(x, {n}), ty = dev().upload(y, {n});
   auto out = dev().zeros(DType::fp32, {n});
   auto blocks = dev().zeros(DType::i32, {n});
   int64_t chosen = 0;
-  kernel(kFile, "tuned_axpy")
-      .launch(dev(), gridFn([&](const tessera::Meta& m) {
-                chosen = metaInt(m, "BLOCK");
-                return std::vector<int64_t>{cdiv(n, chosen)};
-              }),
-              {tx, ty, out, blocks, n, a});
-  ASSERT_TRUE(chosen == 32 || chosen == 64 || chosen == 128) << chosen;
+  k.launch(dev(), gridFn([&](const tessera::Meta& m) {
+             chosen = metaInt(m, "BLOCK");
+             return std::vector<int64_t>{cdiv(n, chosen)};
+           }),
+           {tx, ty, out, blocks, n, a});
   std::vector<float> want(n);
   for (int64_t i = 0; i < n; ++i) want[i] = a * x[i] + y[i];
   expectClose(out.download<float>(), want, 1e-6, 1e-7, "a * x + y");
   auto b = blocks.download<int32_t>();
-  for (int64_t p = 0; p < cdiv(n, chosen); ++p) EXPECT_EQ(b[p], chosen) << "program " << p;
+  for (int64_t p = 0; p < cdiv(n, std::max<int64_t>(chosen, 1)); ++p) EXPECT_EQ(b[p], chosen) << "program " << p;
+  return chosen;
+}
+
+TEST(Control, AutotuneAnyConfigGivesTheRightResult) {
+  tessera::Kernel k = kernel(kFile, "tuned_axpy");
+  int64_t chosen = launchTunedAxpy(k, 1000);
+  EXPECT_TRUE(chosen == 32 || chosen == 64 || chosen == 128) << chosen;
+}
+
+// Configs with a register cap (maxnreg) tune like the others; a config
+// asking for thread-block clusters (num_ctas=2) is skipped with a reason,
+// and best_config() reports the winner with its cap. The interpreter runs
+// the first config and tunes nothing.
+TEST(Control, AutotuneConfigsWithRegisterCaps) {
+  tessera::Kernel k = kernel(kFile, "tuned_axpy_capped");
+  ASSERT_EQ(k.autotune_configs().size(), 3u);
+  EXPECT_EQ(k.autotune_configs()[0].maxnreg, 32);
+  EXPECT_EQ(k.autotune_configs()[2].num_ctas, 2);
+  int64_t chosen = launchTunedAxpy(k, 2999);
+  EXPECT_TRUE(chosen == 64 || chosen == 128) << chosen;
+  std::optional<tessera::AutotuneConfig> best = k.best_config();
+  if (onGpu()) {
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(best->maxnreg, chosen == 64 ? 32 : 64);
+  } else {
+    EXPECT_FALSE(best.has_value());
+    EXPECT_EQ(chosen, 64);
+  }
 }
 
 // Tuning runs the kernel many times (every config, warm-up and timed runs):
@@ -166,8 +194,9 @@ TEST(Control, AutotuneSweepLeavesNoTrace) {
     fresh.launch(dev(), grid, {tx, tacc, hits, n});
     dev().synchronize();
     printed = testing::internal::GetCapturedStderr();
-    if (!tessera::runtime::cacheDirectory().empty())
+    if (!tessera::runtime::cacheDirectory().empty()) {
       EXPECT_NE(printed.find("cached on disk"), std::string::npos) << printed;
+    }
     for (int64_t i = 0; i < n; ++i) want[i] += x[i];
     expectSameBits(tacc.download<float>(), want, "acc + 3x");
   }

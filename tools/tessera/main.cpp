@@ -1,10 +1,11 @@
 //===- main.cpp - The tessera command-line tool ---------------------------===//
 //
 //   tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...
-//           [--num-warps N] [--num-stages N] [--arch ARCH]
+//           [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH]
 //           --emit ttir|ttgir|ptx|cubin|sass|metadata|cpp [-o OUT]
 //   tessera list FILE
 //   tessera info
+//   tessera bench TRACE.json     (bench.cpp)
 //
 // SIG is Triton's AOT notation ("*fp32:16, *fp32:16, i32, i32:16"): the
 // kernel's non-constexpr parameters in order; constexprs come with -D (or
@@ -29,6 +30,7 @@
 
 #include "tessera/runtime/Assembler.h"
 #include "tessera/runtime/Driver.h"
+#include "bench.h"
 #include "tessera/aot.h"
 #include "tessera/tessera.h"
 
@@ -37,13 +39,14 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
-    "          [--num-warps N] [--num-stages N] [--arch ARCH] --emit STAGE [-o OUT]\n"
+    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT]\n"
     "      STAGE: ttir | ttgir | ptx (no toolkit needed) | cubin | sass | metadata | cpp (need the CUDA toolkit)\n"
     "      cpp:   -o NAME writes NAME.h and NAME.cpp, a launcher with the cubins embedded\n"
     "             (--arch may list several, e.g. sm_80,sm_90a)\n"
     "      ARCH:  sm_80, sm_90, sm_90a, ... (default: GPU 0's architecture, else sm_90a)\n"
     "  tessera list FILE\n"
     "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
+    "  tessera bench TRACE   (per-kernel launches, run and compile time of a TESSERA_PROFILE=TRACE trace)\n"
     "  tessera --help | --version\n";
 
 const char* kVersion = "tessera 0.1.0";
@@ -95,6 +98,7 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
     else if (a == "--arch") c.arch = value();
     else if (a == "--num-warps" || a == "-w") c.options.num_warps = parseInt(a, value());
     else if (a == "--num-stages" || a == "-ns") c.options.num_stages = parseInt(a, value());
+    else if (a == "--maxnreg") c.options.maxnreg = parseInt(a, value());
     else if (a.rfind("-D", 0) == 0) {
       std::string def = a.size() > 2 ? a.substr(2) : value();
       size_t eq = def.find('=');
@@ -236,6 +240,11 @@ int main(int argc, char** argv) {
     if (command == "compile") return compileCommand(args);
     if (command == "list") return listCommand(args);
     if (command == "info") return infoCommand(args);
+    if (command == "bench") {
+      if (args.size() != 1 || args[0].empty() || args[0][0] == '-')
+        throw UsageError("bench takes one argument, the trace TESSERA_PROFILE wrote");
+      return tessera::cli::benchCommand(args);
+    }
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError& e) {
     std::cerr << "tessera: " << e.what() << "\n" << kUsage;

@@ -115,6 +115,7 @@ struct CompileOptions {
   bool debug = false;  ///< device_assert enabled (TRITON_DEBUG / @jit(debug=True))
   int numWarps = 4;
   int numStages = 3;
+  int maxNumRegisters = 0;  ///< `.maxnreg` (GPU code only; 0: none); part of the specialization
 };
 
 struct CompileResult {

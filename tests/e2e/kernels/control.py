@@ -107,6 +107,16 @@ def tuned_axpy(x_ptr, y_ptr, out_ptr, block_out, n, a, BLOCK: tl.constexpr):
     tl.store(block_out + tl.program_id(0), BLOCK)
 
 
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": b}, num_warps=w, maxnreg=r) for b, w, r in [(64, 2, 32), (128, 4, 64)]]
+    + [triton.Config({"BLOCK": 256}, num_warps=4, num_ctas=2)],
+    key=["n"],
+)
+@triton.jit
+def tuned_axpy_capped(x_ptr, y_ptr, out_ptr, block_out, n, a, BLOCK: tl.constexpr):
+    tuned_axpy(x_ptr, y_ptr, out_ptr, block_out, n, a, BLOCK)
+
+
 @triton.jit
 def hinted_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)

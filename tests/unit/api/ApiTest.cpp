@@ -199,6 +199,23 @@ TEST(Kernel, ConcurrentCompilesMatchSequentialOnes) {
   }
 }
 
+// LaunchOptions::maxnreg caps the registers: `.maxnreg N` in the PTX, a
+// specialization of its own; outside [16, 255] it is refused by name.
+TEST(Kernel, MaxnregCapsRegisters) {
+  auto program = tessera::Program::from_source(kSource, "api.py");
+  auto k = program.kernel("scale");
+  tessera::LaunchOptions capped;
+  capped.maxnreg = 40;
+  std::string with = k.compile("*fp32:16, *fp32:16, i32, fp32", {{"BLOCK", int64_t(256)}}, capped, "sm_90a").asm_text("ptx");
+  std::string without = k.compile("*fp32:16, *fp32:16, i32, fp32", {{"BLOCK", int64_t(256)}}, {}, "sm_90a").asm_text("ptx");
+  EXPECT_NE(with.find(".maxnreg 40"), std::string::npos) << with.substr(0, 600);
+  EXPECT_EQ(without.find(".maxnreg"), std::string::npos);
+  capped.maxnreg = 300;
+  std::string msg = errorOf([&] { k.compile("*fp32:16, *fp32:16, i32, fp32", {{"BLOCK", int64_t(256)}}, capped, "sm_90a"); });
+  EXPECT_NE(msg.find("'scale'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("maxnreg must be between 16 and 255"), std::string::npos) << msg;
+}
+
 // The first compiles of a process may run at once (the autotuner's first
 // sweep does exactly that): the shared Triton-language prelude (tl.max,
 // tl.sum, ... written in Triton) is loaded by one of them while the others
