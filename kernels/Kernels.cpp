@@ -74,11 +74,18 @@ void checkVector(const char* fn, const char* what, const Tensor& t, int64_t n) {
                 " elements");
 }
 
-/// out[c] = sum over the rows of partial (programs x cols, fp32).
-void sumPartials(Device& device, const Tensor& partial, Tensor& out, int64_t programs, int64_t cols, int64_t block) {
-  const int64_t sumBlock = std::min<int64_t>(1024, block);
-  normsProgram().kernel("sum_rows").launch(device, {(cols + sumBlock - 1) / sumBlock}, {partial, out, programs, cols},
-                                           {{"BLOCK", sumBlock}});
+/// out[c] = sum over the rows of partial (programs x cols, fp32), in two
+/// launches of sum_rows: slices of about 32 rows in parallel (columns x
+/// slices programs), then the slices' sums. A fixed order: deterministic.
+void sumPartials(Device& device, const Tensor& partial, Tensor& out, int64_t programs, int64_t cols) {
+  const int64_t block = std::min<int64_t>(256, nextPow2(cols));
+  const int64_t perSlice = 32, slices = (programs + perSlice - 1) / perSlice;
+  const int64_t colPrograms = (cols + block - 1) / block;
+  Tensor sliced = device.empty(DType::fp32, {slices, cols});
+  normsProgram().kernel("sum_rows").launch(device, {colPrograms, slices}, {partial, sliced, programs, cols, perSlice},
+                                           {{"BLOCK", block}});
+  normsProgram().kernel("sum_rows").launch(device, {colPrograms, 1}, {sliced, out, slices, cols, slices},
+                                           {{"BLOCK", block}});
 }
 
 /// Rows each backward program handles (its partial dw is one more row to sum).
@@ -136,7 +143,7 @@ void rms_norm_backward(Device& device, const Tensor& dy, const Tensor& x, const 
                                                {dy, x, w, rstd, dx, partial, x.stride(0), rows, cols},
                                                {{"BLOCK", block}, {"ROWS_PER_PROGRAM", kRowsPerProgram}},
                                                rowWarps(block));
-  sumPartials(device, partial, dw, programs, cols, block);
+  sumPartials(device, partial, dw, programs, cols);
 }
 
 Tensor layer_norm(Device& device, const Tensor& x, const Tensor& w, const Tensor& b, double eps, Tensor* mean,
@@ -177,8 +184,8 @@ void layer_norm_backward(Device& device, const Tensor& dy, const Tensor& x, cons
   normsProgram().kernel("layer_norm_bwd").launch(
       device, {programs}, {dy, x, w, mean, rstd, dx, dwPartial, dbPartial, x.stride(0), rows, cols},
       {{"BLOCK", block}, {"ROWS_PER_PROGRAM", kRowsPerProgram}}, rowWarps(block));
-  sumPartials(device, dwPartial, dw, programs, cols, block);
-  sumPartials(device, dbPartial, db, programs, cols, block);
+  sumPartials(device, dwPartial, dw, programs, cols);
+  sumPartials(device, dbPartial, db, programs, cols);
 }
 
 Tensor add_layer_norm_dropout(Device& device, const Tensor& x, const Tensor& residual, const Tensor& w,

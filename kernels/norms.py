@@ -7,7 +7,7 @@ backward; the forwards save per-row statistics (fp32) for the backwards:
 and a fused forward for transformer blocks: h = x + residual (kept for the
 next residual branch), then LayerNorm(h), then dropout. Backwards write dx
 per row and one partial sum of dw (and db) per program, which sum_rows adds
-up. Inputs of any float dtype; math in fp32; variance biased, as in torch.
+up in two steps. Inputs of any float dtype; math in fp32; variance biased, as in torch.
 """
 import triton
 import triton.language as tl
@@ -52,14 +52,18 @@ def rms_norm_bwd(dy_ptr, x_ptr, w_ptr, rstd_ptr, dx_ptr, dw_partial_ptr, stride,
 
 
 @triton.jit
-def sum_rows(partial_ptr, out_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
-    """out[c] = sum over r of partial[r, c], BLOCK columns per program."""
+def sum_rows(partial_ptr, out_ptr, n_rows, n_cols, rows_per_program, BLOCK: tl.constexpr):
+    """out[pid1, c] = sum of partial[r, c] over the rows r of slice pid1
+    (rows_per_program of them), BLOCK columns per program along axis 0.
+    Two launches reduce the backwards' partial sums: many slices first,
+    then their sums, so the GPU is busy and the order is fixed."""
     cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     inside = cols < n_cols
+    first = tl.program_id(1) * rows_per_program
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    for r in tl.range(0, n_rows):
+    for r in tl.range(first, tl.minimum(first + rows_per_program, n_rows)):
         acc += tl.load(partial_ptr + r * n_cols + cols, mask=inside, other=0.0)
-    tl.store(out_ptr + cols, acc, mask=inside)
+    tl.store(out_ptr + tl.program_id(1) * n_cols + cols, acc, mask=inside)
 
 
 @triton.jit

@@ -61,9 +61,15 @@ def row_warps(block):
     return 4 if block <= 2048 else 8 if block <= 8192 else 16
 
 
-def sum_partials(partial, out, programs, cols, block):
-    sb = min(1024, block)
-    norms.sum_rows[(triton.cdiv(cols, sb),)](partial, out, programs, cols, BLOCK=sb)
+def sum_partials(partial, out, programs, cols):
+    """As Kernels.cpp's sumPartials: slices of 32 rows, then their sums."""
+    block = min(256, next_pow2(cols))
+    per_slice = 32
+    slices = triton.cdiv(programs, per_slice)
+    sliced = torch.empty(slices, cols, device="cuda")
+    grid_c = triton.cdiv(cols, block)
+    norms.sum_rows[(grid_c, slices)](partial, sliced, programs, cols, per_slice, BLOCK=block)
+    norms.sum_rows[(grid_c, 1)](sliced, out, slices, cols, slices, BLOCK=block)
 
 
 def triton_op(op, x, aux):
@@ -108,12 +114,12 @@ def triton_op(op, x, aux):
                 dbp = torch.empty(programs, C, device="cuda")
                 norms.layer_norm_bwd[(programs,)](dy, x, w, mean, rstd, dx, dwp, dbp, x.stride(0), R, C, BLOCK=block,
                                                   ROWS_PER_PROGRAM=ROWS_PER_PROGRAM, num_warps=nw)
-                sum_partials(dwp, dw, programs, C, block)
-                sum_partials(dbp, db, programs, C, block)
+                sum_partials(dwp, dw, programs, C)
+                sum_partials(dbp, db, programs, C)
             else:
                 norms.rms_norm_bwd[(programs,)](dy, x, w, rstd, dx, dwp, x.stride(0), R, C, BLOCK=block,
                                                 ROWS_PER_PROGRAM=ROWS_PER_PROGRAM, num_warps=nw)
-                sum_partials(dwp, dw, programs, C, block)
+                sum_partials(dwp, dw, programs, C)
             return dx
         return run, ref.to(x.dtype)
     if op == "add_layer_norm_dropout":
