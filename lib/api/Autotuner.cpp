@@ -121,9 +121,13 @@ struct Snapshot {
   };
   std::vector<Saved> saved;
 
-  void take(const std::vector<Arg>& args) {
-    for (const Arg& a : args) {
+  /// Saves the CUDA tensors among `args`; with `written`, only those of
+  /// the parameters it marks (the kernel may write no other).
+  void take(const std::vector<Arg>& args, const std::optional<std::vector<bool>>& written) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Arg& a = args[i];
       if (a.kind != Arg::Kind::Tensor || !a.tensor.defined()) continue;
+      if (written && i < written->size() && !(*written)[i]) continue;
       const auto& storage = a.tensor.storage();
       if (storage->kind != DeviceKind::Cuda) continue;
       bool seen = false;
@@ -226,7 +230,7 @@ AutotuneConfig publicConfig(const frontend::AutotuneConfig& c) {
 }
 
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
-                       const std::function<void(size_t)>& prepareConfig,
+                       const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig) {
   const frontend::JitFunction& fn = *kernel.fn;
   const frontend::AutotuneSpec& spec = *fn.autotune;
@@ -278,12 +282,12 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   Snapshot snapshot;
   bool restore = !(std::getenv("TESSERA_AUTOTUNE_RESTORE") && std::string(std::getenv("TESSERA_AUTOTUNE_RESTORE")) == "0");
   dev.cuda->synchronize();  // the caller's work on any stream is done before the sweep reads or saves anything
-  if (restore) snapshot.take(args);
   // Every config compiles and loads at once, one thread each (compilation
   // is pure C++ and the caches are thread-safe); timing then runs them one
   // by one on the GPU.
   size_t count = spec.configs.size();
   std::vector<std::string> prepareErrors(count);
+  std::vector<std::optional<std::vector<bool>>> written(count);
   {
     std::vector<std::thread> workers;
     std::atomic<size_t> nextConfig{0};
@@ -293,7 +297,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
         for (size_t j = nextConfig++; j < candidates.size(); j = nextConfig++) {
           size_t i = candidates[j];
           try {
-            prepareConfig(i);
+            written[i] = prepareConfig(i);
           } catch (const std::exception& e) {
             prepareErrors[i] = e.what();
             if (prepareErrors[i].empty()) prepareErrors[i] = "failed to compile";
@@ -301,6 +305,21 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
         }
       });
     for (auto& w : workers) w.join();
+  }
+  // What the sweep may clobber: the tensors any compiled config may write
+  // (every tensor when one of them cannot tell), saved before the first run.
+  if (restore) {
+    std::optional<std::vector<bool>> mayWrite = std::vector<bool>(fn.params.size(), false);
+    for (size_t i : candidates) {
+      if (!prepareErrors[i].empty()) continue;
+      if (!written[i]) {
+        mayWrite.reset();
+        break;
+      }
+      for (size_t p = 0; p < mayWrite->size() && p < written[i]->size(); ++p)
+        if ((*written[i])[p]) (*mayWrite)[p] = true;
+    }
+    snapshot.take(args, mayWrite);
   }
   // Timing. With the decorator's warmup/rep, every config gets exactly that
   // budget, as in Triton. Without them, a race: every config for a short

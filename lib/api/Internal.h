@@ -147,6 +147,12 @@ struct CompiledKernelImpl {
   std::shared_ptr<GpuStages> gpu = std::make_shared<GpuStages>();
 };
 
+/// The parameters (by index, numParams of them) whose memory `kernel` may
+/// write: stores, atomics, calls and inline asm through pointers derived
+/// from them (WrittenParams.cpp). std::nullopt when a pointer cannot be
+/// traced (then assume every tensor may be written).
+std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel, size_t numParams);
+
 /// The PTX stage compiler: gpu::compileToPtx, or a test's replacement.
 using PtxCompiler =
     std::function<gpu::PtxKernel(const ir::Module&, const std::string&, const gpu::GpuOptions&)>;
@@ -218,9 +224,10 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
 /// The index of the @triton.autotune config to launch with (Autotuner.cpp):
 /// remembered per tuning key, read from the disk cache, or found by timing
 /// every config with `launchConfig(i)` on the GPU after compiling them all
-/// in parallel with `prepareConfig(i)`. 0 on the interpreter.
+/// in parallel with `prepareConfig(i)`, which returns the parameters config
+/// i may write (writtenParams). 0 on the interpreter.
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
-                       const std::function<void(size_t)>& prepareConfig,
+                       const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig);
 /// A scalar argument as an integer and as a float (an annotated parameter
 /// may take the other kind: `scale: tl.float32` given 2 packs 2.0).

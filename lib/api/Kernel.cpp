@@ -608,11 +608,14 @@ static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Gri
                              const Meta& constexprs, const LaunchOptions& launchOptions, size_t config);
 
 /// Compiles config `configIndex` of an autotuned launch and loads it on the
-/// device, without launching (the autotuner runs these in parallel).
-static void prepareConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
-                          const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex) {
+/// device, without launching (the autotuner runs these in parallel);
+/// returns the parameters it may write (detail::writtenParams).
+static std::optional<std::vector<bool>> prepareConfig(detail::KernelImpl& impl, Device& device, const Grid& grid,
+                                                      const std::vector<Arg>& args, const Meta& constexprs,
+                                                      const LaunchOptions& launchOptions, size_t configIndex) {
   ResolvedLaunch r = resolveLaunch(impl, grid, args, constexprs, launchOptions, configIndex, /*withGrid=*/false);
   if (!device.is_interpreter()) detail::deviceKernel(*r.compiled, *device.impl());
+  return detail::writtenParams(*r.compiled, impl.fn->params.size());
 }
 
 /// A launch the warm path did not serve: autotunes (first time per key),
@@ -629,7 +632,7 @@ static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& gri
     sweep.stream = nullptr;
     config = detail::autotunedConfig(
         impl, device, args, constexprs,
-        [&](size_t i) { prepareConfig(impl, device, grid, args, constexprs, sweep, i); },
+        [&](size_t i) { return prepareConfig(impl, device, grid, args, constexprs, sweep, i); },
         [&](size_t i) { launchWithConfig(impl, device, grid, args, constexprs, sweep, i); });
   }
   launchWithConfig(impl, device, grid, args, constexprs, launchOptions, config);
@@ -748,7 +751,7 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
     sweep.stream = nullptr;
     config = detail::autotunedConfig(
         *impl_, device, p->args, constexprs,
-        [&](size_t i) { prepareConfig(*impl_, device, grid, p->args, constexprs, sweep, i); },
+        [&](size_t i) { return prepareConfig(*impl_, device, grid, p->args, constexprs, sweep, i); },
         [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, constexprs, sweep, i); });
   }
   ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, constexprs, options, config);  // checks and compiles
