@@ -1,10 +1,11 @@
 //===- EncodingLayouts.cpp - Encodings as linear layouts ------------------===//
 //
 // The one place where an encoding of Encoding.h gets its meaning for a given
-// shape (DESIGN.md decision 4): blocked, slice and linear encodings become
-// register/lane/warp layouts, swizzled_shared becomes an offset -> element
-// layout, following Triton 3.x's LinearLayoutConversions. Also Triton's
-// default blocked encoding, the layout AssignLayouts starts from.
+// shape (DESIGN.md decision 4): blocked, slice, linear, nvidia_mma (version
+// 2, mma.sync) and dot_op encodings become register/lane/warp layouts,
+// swizzled_shared becomes an offset -> element layout, following Triton
+// 3.x's LinearLayoutConversions. Also Triton's default blocked encoding,
+// the layout AssignLayouts starts from.
 //
 // Malformed encodings or shapes are reported with tessera::Error: encodings
 // can come from parsed ttgir text.
@@ -73,6 +74,77 @@ LinearLayout blockedLayout(const std::vector<int64_t>& shape, ir::Encoding enc) 
   return tile.resizedTo(shape, order);
 }
 
+/// The register/lane tile of one mma.sync fragment over a tile of
+/// tileShape (rank >= 2; its last two dims are the matrix, the others 1),
+/// whose `inner` dim is contiguous in a thread: kWidth registers along it,
+/// then 4 lanes along it, 8 lanes along `outer`, then registers repeating
+/// along `outer` and along `inner` (Triton's nvidiaMmaTile). This is the
+/// PTX ISA's fragment layout: for the m16n8k16 accumulator, a thread of lane
+/// l holds rows l/4 and l/4 + 8, columns 2 (l%4) and 2 (l%4) + 1.
+LinearLayout mmaTile(const std::vector<int64_t>& tileShape, int64_t kWidth, int inner, int outer) {
+  int rank = static_cast<int>(tileShape.size());
+  int64_t m = tileShape[outer], n = tileShape[inner];
+  if (m % 8 != 0 || n % (kWidth * 4) != 0)
+    throw Error("mma tile " + ints(tileShape) + " does not hold whole fragments of kWidth " + std::to_string(kWidth));
+  return LinearLayout::identity1D(kWidth, HwDim::Register, inner, rank) *
+         LinearLayout::identity1D(4, HwDim::Lane, inner, rank) * LinearLayout::identity1D(8, HwDim::Lane, outer, rank) *
+         LinearLayout::identity1D(m / 8, HwDim::Register, outer, rank) *
+         LinearLayout::identity1D(n / (kWidth * 4), HwDim::Register, inner, rank);
+}
+
+/// Warps over warpsPerCTA, the last dim fastest; along `broadcastDim` (a dot
+/// operand's K) they all hold the same elements.
+LinearLayout mmaWarps(const std::vector<int64_t>& warpsPerCTA, int broadcastDim = -1) {
+  int rank = static_cast<int>(warpsPerCTA.size());
+  LinearLayout ll = LinearLayout::empty(rank);
+  for (int d = rank - 1; d >= 0; --d)
+    ll = ll * (d == broadcastDim ? LinearLayout::zeros1D(warpsPerCTA[d], HwDim::Warp, rank)
+                                 : LinearLayout::identity1D(warpsPerCTA[d], HwDim::Warp, d, rank));
+  return ll;
+}
+
+void checkMmaV2(ir::Encoding mma) {
+  if (mma.versionMajor() != 2)
+    throw Error("layout of " + mma.str() + ": only version 2 (mma.sync) has a register layout here so far");
+  checkPow2s(mma.warpsPerCTA(), "warpsPerCTA", mma);
+  if (mma.warpsPerCTA().size() < 2) throw Error(mma.str() + " must have rank 2 or 3");
+}
+
+/// nvidia_mma version 2 (the accumulator): 16 x 8 tiles, kWidth 2 along N;
+/// warps over warpsPerCTA (N fastest); repeated over the shape N first.
+LinearLayout mmaV2Layout(const std::vector<int64_t>& shape, ir::Encoding mma) {
+  checkMmaV2(mma);
+  int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> tileShape(rank, 1);
+  tileShape[rank - 2] = 16;
+  tileShape[rank - 1] = 8;
+  LinearLayout ll = mmaTile(tileShape, 2, rank - 1, rank - 2) * mmaWarps(mma.warpsPerCTA());
+  std::vector<int64_t> repOrder;
+  for (int d = rank - 1; d >= 0; --d) repOrder.push_back(d);
+  return ll.resizedTo(shape, repOrder);
+}
+
+/// dot_op of an nvidia_mma version 2 parent: A (opIdx 0) in 16 x (8 kWidth)
+/// tiles, B (opIdx 1) in (8 kWidth) x 8 tiles, K contiguous in a thread;
+/// warps as the parent's, all holding the same K; repeated K first.
+LinearLayout mmaV2OperandLayout(const std::vector<int64_t>& shape, ir::Encoding dot) {
+  ir::Encoding mma = dot.parent();
+  if (!mma.isNvidiaMma()) throw Error("layout of " + dot.str() + ": the parent must be an nvidia_mma encoding");
+  checkMmaV2(mma);
+  int64_t kWidth = dot.kWidth();
+  if (!isPow2(kWidth) || kWidth > 8) throw Error("kWidth of " + dot.str() + " must be 1, 2, 4 or 8");
+  int rank = static_cast<int>(shape.size());
+  bool isA = dot.opIdx() == 0;
+  int kDim = isA ? rank - 1 : rank - 2, nonK = isA ? rank - 2 : rank - 1;
+  std::vector<int64_t> tileShape(rank, 1);
+  tileShape[kDim] = 8 * kWidth;
+  tileShape[nonK] = isA ? 16 : 8;
+  LinearLayout ll = mmaTile(tileShape, kWidth, kDim, nonK) * mmaWarps(mma.warpsPerCTA(), kDim);
+  std::vector<int64_t> repOrder = {kDim, nonK};
+  for (int d = rank - 3; d >= 0; --d) repOrder.push_back(d);
+  return ll.resizedTo(shape, repOrder);
+}
+
 LinearLayout linearLayout(const std::vector<int64_t>& shape, ir::Encoding enc) {
   const ir::LinearBases& given = enc.bases();
   if (given.size() != static_cast<size_t>(kNumHwDims))
@@ -115,6 +187,12 @@ LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding enco
       for (int64_t s : shape)
         if (!isPow2(s)) throw Error("layout of tensor shape " + ints(shape) + ": dims must be powers of two");
       return linearLayout(shape, encoding);
+    case ir::EncodingKind::NvidiaMma:
+      checkShape(shape, encoding);
+      return mmaV2Layout(shape, encoding);
+    case ir::EncodingKind::DotOperand:
+      checkShape(shape, encoding);
+      return mmaV2OperandLayout(shape, encoding);
     case ir::EncodingKind::SwizzledShared:
       throw Error("toLinearLayout of shared encoding " + encoding.str() + " (use sharedToLinearLayout)");
   }

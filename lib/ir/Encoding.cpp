@@ -24,6 +24,9 @@ struct EncodingStorage {
   Encoding parent;
   int64_t vec = 1, perPhase = 1, maxPhase = 1;
   LinearBases bases;
+  int64_t versionMajor = 0, versionMinor = 0;
+  std::vector<int64_t> instrShape;
+  int64_t opIdx = 0, kWidth = 0;
   std::string text;
 };
 
@@ -60,6 +63,18 @@ std::string render(const EncodingStorage& s) {
             ", maxPhase = " + std::to_string(s.maxPhase) + ", order = ";
       appendInts(out, s.order);
       out += "}>";
+      break;
+    case EncodingKind::NvidiaMma:
+      out = "#ttg.nvidia_mma<{versionMajor = " + std::to_string(s.versionMajor) +
+            ", versionMinor = " + std::to_string(s.versionMinor) + ", warpsPerCTA = ";
+      appendInts(out, s.warpsPerCTA);
+      out += ", instrShape = ";
+      appendInts(out, s.instrShape);
+      out += "}>";
+      break;
+    case EncodingKind::DotOperand:
+      out = "#ttg.dot_op<{opIdx = " + std::to_string(s.opIdx) + ", parent = " + s.parent.str() +
+            ", kWidth = " + std::to_string(s.kWidth) + "}>";
       break;
     case EncodingKind::Linear: {
       static const char* kNames[kNumHwDims] = {"register", "lane", "warp", "block"};
@@ -138,6 +153,25 @@ Encoding Encoding::linear(LinearBases bases) {
   return EncodingUniquer::get().intern(std::move(s));
 }
 
+Encoding Encoding::nvidiaMma(int64_t versionMajor, int64_t versionMinor, std::vector<int64_t> warpsPerCTA,
+                             std::vector<int64_t> instrShape) {
+  EncodingStorage s{EncodingKind::NvidiaMma};
+  s.versionMajor = versionMajor;
+  s.versionMinor = versionMinor;
+  s.warpsPerCTA = std::move(warpsPerCTA);
+  s.instrShape = std::move(instrShape);
+  return EncodingUniquer::get().intern(std::move(s));
+}
+
+Encoding Encoding::dotOperand(int64_t opIdx, Encoding parent, int64_t kWidth) {
+  assert(parent && (opIdx == 0 || opIdx == 1) && "dot operand index is 0 (A) or 1 (B)");
+  EncodingStorage s{EncodingKind::DotOperand};
+  s.opIdx = opIdx;
+  s.parent = parent;
+  s.kWidth = kWidth;
+  return EncodingUniquer::get().intern(std::move(s));
+}
+
 EncodingKind Encoding::kind() const { return impl_->kind; }
 
 int64_t Encoding::rank() const {
@@ -145,6 +179,8 @@ int64_t Encoding::rank() const {
     case EncodingKind::Blocked: return static_cast<int64_t>(impl_->order.size());
     case EncodingKind::Slice: return impl_->parent.rank() - 1;
     case EncodingKind::SwizzledShared: return static_cast<int64_t>(impl_->order.size());
+    case EncodingKind::NvidiaMma: return static_cast<int64_t>(impl_->warpsPerCTA.size());
+    case EncodingKind::DotOperand: return impl_->parent.rank();
     case EncodingKind::Linear:
       for (const auto& dim : impl_->bases)
         if (!dim.empty()) return static_cast<int64_t>(dim.front().size());
@@ -163,6 +199,11 @@ int64_t Encoding::vec() const { return impl_->vec; }
 int64_t Encoding::perPhase() const { return impl_->perPhase; }
 int64_t Encoding::maxPhase() const { return impl_->maxPhase; }
 const LinearBases& Encoding::bases() const { return impl_->bases; }
+int64_t Encoding::versionMajor() const { return impl_->versionMajor; }
+int64_t Encoding::versionMinor() const { return impl_->versionMinor; }
+const std::vector<int64_t>& Encoding::instrShape() const { return impl_->instrShape; }
+int64_t Encoding::opIdx() const { return impl_->opIdx; }
+int64_t Encoding::kWidth() const { return impl_->kWidth; }
 
 std::string Encoding::str() const { return impl_ ? impl_->text : "<<null encoding>>"; }
 
@@ -234,6 +275,24 @@ Encoding Encoding::parseAt(std::string_view text, size_t& pos) {
         !r.intField("maxPhase", maxPhase) || !r.eat(",") || !r.intsField("order", order) || !r.eat("}>"))
       return {};
     return swizzledShared(vec, perPhase, maxPhase, order);
+  }
+  if (r.eat("#ttg.nvidia_mma<{")) {
+    int64_t major, minor;
+    std::vector<int64_t> warps, instr;
+    if (!r.intField("versionMajor", major) || !r.eat(",") || !r.intField("versionMinor", minor) || !r.eat(",") ||
+        !r.intsField("warpsPerCTA", warps) || !r.eat(",") || !r.intsField("instrShape", instr) || !r.eat("}>"))
+      return {};
+    if (warps.size() < 2) return {};
+    return nvidiaMma(major, minor, warps, instr);
+  }
+  if (r.eat("#ttg.dot_op<{")) {
+    int64_t opIdx, kWidth;
+    if (!r.intField("opIdx", opIdx) || !r.eat(",") || !r.field("parent")) return {};
+    r.spaces();
+    Encoding parent = parseAt(text, pos);
+    if (!parent || !r.eat(",") || !r.intField("kWidth", kWidth) || !r.eat("}>") || (opIdx != 0 && opIdx != 1))
+      return {};
+    return dotOperand(opIdx, parent, kWidth);
   }
   if (r.eat("#ttg.linear<{")) {
     static const char* kNames[kNumHwDims] = {"register", "lane", "warp", "block"};

@@ -143,7 +143,9 @@ class LinearLayout {
   std::vector<int64_t> outSizes_;
 };
 
-/// The linear layout of a distributed encoding (blocked, slice, linear) for a
+/// The linear layout of a distributed encoding (blocked, slice, linear,
+/// nvidia_mma version 2 and its dot_op operands: the PTX ISA's mma.sync
+/// fragments, as Triton's nvidiaMmaTile) for a
 /// tensor of `shape` (powers of two). The lane and warp counts are the
 /// encoding's (blocked: product of threadsPerWarp / warpsPerCTA).
 /// Blocked: identity over sizePerThread (register), threadsPerWarp (lane),

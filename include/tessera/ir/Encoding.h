@@ -13,6 +13,10 @@
 //   #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 //   #ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], ...],
 //                warp = [[1, 0]], block = []}>
+//   #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2],
+//                    instrShape = [16, 8]}>          (tensor-core results)
+//   #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{...}>, kWidth = 2}>
+//                                                    (tensor-core operands)
 //
 // Encodings are interned like types: equal parameters give the same handle,
 // so Encoding equality (and tensor Type equality) is pointer equality. The IR
@@ -29,7 +33,7 @@
 
 namespace tessera::ir {
 
-enum class EncodingKind : uint8_t { Blocked, Slice, SwizzledShared, Linear };
+enum class EncodingKind : uint8_t { Blocked, Slice, SwizzledShared, Linear, NvidiaMma, DotOperand };
 
 struct EncodingStorage;
 
@@ -53,6 +57,15 @@ class Encoding {
   static Encoding swizzledShared(int64_t vec, int64_t perPhase, int64_t maxPhase, std::vector<int64_t> order);
   /// `bases` has kNumHwDims entries (register, lane, warp, block).
   static Encoding linear(LinearBases bases);
+  /// The accumulator layout of NVIDIA tensor-core instructions: version 2
+  /// is mma.sync (sm_80+), 3 is wgmma (sm_90a); `instrShape` the M x N (x K
+  /// for version 3) of one instruction.
+  static Encoding nvidiaMma(int64_t versionMajor, int64_t versionMinor, std::vector<int64_t> warpsPerCTA,
+                            std::vector<int64_t> instrShape);
+  /// Operand `opIdx` (0: A, 1: B) of a tensor-core dot whose result has
+  /// layout `parent`; each thread holds `kWidth` consecutive elements along
+  /// K (32 bits' worth: 2 for 16-bit types, 4 for 8-bit ones).
+  static Encoding dotOperand(int64_t opIdx, Encoding parent, int64_t kWidth);
 
   explicit operator bool() const { return impl_ != nullptr; }
   bool operator==(Encoding o) const { return impl_ == o.impl_; }
@@ -64,19 +77,28 @@ class Encoding {
   bool isSlice() const { return impl_ && kind() == EncodingKind::Slice; }
   bool isShared() const { return impl_ && kind() == EncodingKind::SwizzledShared; }
   bool isLinear() const { return impl_ && kind() == EncodingKind::Linear; }
+  bool isNvidiaMma() const { return impl_ && kind() == EncodingKind::NvidiaMma; }
+  bool isDotOperand() const { return impl_ && kind() == EncodingKind::DotOperand; }
 
   /// Rank of the tensors this encoding applies to (slice: parent rank - 1).
   int64_t rank() const;
 
-  // Blocked.
+  // Blocked (warpsPerCTA also for nvidia_mma).
   const std::vector<int64_t>& sizePerThread() const;
   const std::vector<int64_t>& threadsPerWarp() const;
   const std::vector<int64_t>& warpsPerCTA() const;
   /// Blocked and shared: dims from fastest-varying to slowest.
   const std::vector<int64_t>& order() const;
-  // Slice.
+  // Slice (parent also for dot_op).
   int64_t sliceDim() const;
   Encoding parent() const;
+  // NVIDIA mma.
+  int64_t versionMajor() const;
+  int64_t versionMinor() const;
+  const std::vector<int64_t>& instrShape() const;
+  // Dot operand.
+  int64_t opIdx() const;
+  int64_t kWidth() const;
   // Swizzled shared.
   int64_t vec() const;
   int64_t perPhase() const;
