@@ -2,7 +2,8 @@
 //
 // The one place where an encoding of Encoding.h gets its meaning for a given
 // shape (DESIGN.md decision 4): blocked, slice, linear, nvidia_mma (version
-// 2, mma.sync) and dot_op encodings become register/lane/warp layouts,
+// 2, mma.sync; version 3, wgmma's accumulator) and dot_op (of version 2)
+// encodings become register/lane/warp layouts,
 // swizzled_shared becomes an offset -> element layout, following Triton
 // 3.x's LinearLayoutConversions. Also Triton's default blocked encoding,
 // the layout AssignLayouts starts from.
@@ -92,33 +93,43 @@ LinearLayout mmaTile(const std::vector<int64_t>& tileShape, int64_t kWidth, int 
          LinearLayout::identity1D(n / (kWidth * 4), HwDim::Register, inner, rank);
 }
 
-/// Warps over warpsPerCTA, the last dim fastest; along `broadcastDim` (a dot
-/// operand's K) they all hold the same elements.
-LinearLayout mmaWarps(const std::vector<int64_t>& warpsPerCTA, int broadcastDim = -1) {
+/// Warps over warpsPerCTA, the last dim fastest (mma.sync) or the M dim
+/// fastest (wgmma: the 4 warps of a warpgroup stack along M); along
+/// `broadcastDim` (a dot operand's K) they all hold the same elements.
+LinearLayout mmaWarps(const std::vector<int64_t>& warpsPerCTA, int broadcastDim = -1, bool mFastest = false) {
   int rank = static_cast<int>(warpsPerCTA.size());
+  std::vector<int> order;
+  for (int d = rank - 1; d >= 0; --d) order.push_back(d);
+  if (mFastest) std::swap(order[0], order[1]);
   LinearLayout ll = LinearLayout::empty(rank);
-  for (int d = rank - 1; d >= 0; --d)
+  for (int d : order)
     ll = ll * (d == broadcastDim ? LinearLayout::zeros1D(warpsPerCTA[d], HwDim::Warp, rank)
                                  : LinearLayout::identity1D(warpsPerCTA[d], HwDim::Warp, d, rank));
   return ll;
 }
 
-void checkMmaV2(ir::Encoding mma) {
-  if (mma.versionMajor() != 2)
-    throw Error("layout of " + mma.str() + ": only version 2 (mma.sync) has a register layout here so far");
+void checkMma(ir::Encoding mma, bool v2Only) {
+  if (mma.versionMajor() != 2 && (v2Only || mma.versionMajor() != 3))
+    throw Error("layout of " + mma.str() + ": only version 2 (mma.sync)" + (v2Only ? "" : " and 3 (wgmma)") +
+                " have a register layout here so far");
   checkPow2s(mma.warpsPerCTA(), "warpsPerCTA", mma);
   if (mma.warpsPerCTA().size() < 2) throw Error(mma.str() + " must have rank 2 or 3");
 }
 
-/// nvidia_mma version 2 (the accumulator): 16 x 8 tiles, kWidth 2 along N;
-/// warps over warpsPerCTA (N fastest); repeated over the shape N first.
-LinearLayout mmaV2Layout(const std::vector<int64_t>& shape, ir::Encoding mma) {
-  checkMmaV2(mma);
+/// nvidia_mma, the accumulator: version 2 in 16 x 8 tiles per warp (N
+/// fastest over the warps); version 3 in 16 x N tiles per warp (N of
+/// instrShape), the warps of a warpgroup stacked along M (M fastest).
+/// kWidth 2 along N; repeated over the shape N first.
+LinearLayout mmaLayout(const std::vector<int64_t>& shape, ir::Encoding mma) {
+  checkMma(mma, /*v2Only=*/false);
   int rank = static_cast<int>(shape.size());
+  bool wgmma = mma.versionMajor() == 3;
+  if (wgmma && (mma.instrShape().size() < 2 || !isPow2(mma.instrShape()[1]) || mma.instrShape()[1] < 8))
+    throw Error("layout of " + mma.str() + ": instrShape must give a power-of-two N of at least 8");
   std::vector<int64_t> tileShape(rank, 1);
   tileShape[rank - 2] = 16;
-  tileShape[rank - 1] = 8;
-  LinearLayout ll = mmaTile(tileShape, 2, rank - 1, rank - 2) * mmaWarps(mma.warpsPerCTA());
+  tileShape[rank - 1] = wgmma ? mma.instrShape()[1] : 8;
+  LinearLayout ll = mmaTile(tileShape, 2, rank - 1, rank - 2) * mmaWarps(mma.warpsPerCTA(), -1, wgmma);
   std::vector<int64_t> repOrder;
   for (int d = rank - 1; d >= 0; --d) repOrder.push_back(d);
   return ll.resizedTo(shape, repOrder);
@@ -130,7 +141,7 @@ LinearLayout mmaV2Layout(const std::vector<int64_t>& shape, ir::Encoding mma) {
 LinearLayout mmaV2OperandLayout(const std::vector<int64_t>& shape, ir::Encoding dot) {
   ir::Encoding mma = dot.parent();
   if (!mma.isNvidiaMma()) throw Error("layout of " + dot.str() + ": the parent must be an nvidia_mma encoding");
-  checkMmaV2(mma);
+  checkMma(mma, /*v2Only=*/true);
   int64_t kWidth = dot.kWidth();
   if (!isPow2(kWidth) || kWidth > 8) throw Error("kWidth of " + dot.str() + " must be 1, 2, 4 or 8");
   int rank = static_cast<int>(shape.size());
@@ -189,7 +200,7 @@ LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding enco
       return linearLayout(shape, encoding);
     case ir::EncodingKind::NvidiaMma:
       checkShape(shape, encoding);
-      return mmaV2Layout(shape, encoding);
+      return mmaLayout(shape, encoding);
     case ir::EncodingKind::DotOperand:
       checkShape(shape, encoding);
       return mmaV2OperandLayout(shape, encoding);

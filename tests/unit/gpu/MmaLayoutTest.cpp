@@ -3,7 +3,8 @@
 // nvidia_mma (version 2) and dot_op encodings as linear layouts, checked
 // element by element against the fragment tables of the PTX ISA for
 // mma.sync.aligned.m16n8k16 (f16/bf16: A, B and the f32 accumulator) and
-// m16n8k32 (8-bit A): which lane and register hold which element. Then the
+// m16n8k32 (8-bit A), and wgmma's m64nNk16 accumulator: which lane and
+// register hold which element. Then the
 // warp and repetition structure on larger tiles, the text forms, and the
 // errors for what is not supported yet.
 //
@@ -94,6 +95,25 @@ TEST(MmaLayout, WarpsAndRepetitions) {
   EXPECT_EQ(at(b, 4, 0), std::make_pair(int64_t(16), int64_t(0)));  // K first
 }
 
+TEST(MmaLayout, WgmmaAccumulatorIsThePtxFragment) {
+  // PTX ISA, wgmma m64nNk16 D (f32) over a warpgroup: d_i of lane l in
+  // warp w is at row 16 w + l/4 + 8 ((i / 2) % 2), column 8 (i / 4) +
+  // 2 (l % 4) + i % 2. Here N = 32: 16 registers per thread.
+  LinearLayout ll = toLinearLayout({64, 32}, Encoding::nvidiaMma(3, 0, {4, 1}, {16, 32, 16}));
+  EXPECT_EQ(ll.inDimSize(HwDim::Register), 16);
+  EXPECT_EQ(ll.inDimSize(HwDim::Warp), 4);
+  for (int64_t w = 0; w < 4; ++w)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t i = 0; i < 16; ++i)
+        EXPECT_EQ(at(ll, i, lane, w),
+                  std::make_pair(16 * w + lane / 4 + 8 * ((i / 2) % 2), 8 * (i / 4) + 2 * (lane % 4) + i % 2))
+            << "warp " << w << " lane " << lane << " d" << i;
+  // Two warpgroups along N (warpsPerCTA [4, 2]): warp bits 0-1 step M, bit 2 steps N by 32.
+  LinearLayout two = toLinearLayout({64, 64}, Encoding::nvidiaMma(3, 0, {4, 2}, {16, 32, 16}));
+  EXPECT_EQ(at(two, 0, 0, 4), std::make_pair(int64_t(0), int64_t(32)));
+  EXPECT_EQ(at(two, 0, 0, 1), std::make_pair(int64_t(16), int64_t(0)));
+}
+
 TEST(MmaLayout, TextFormsRoundTripAndErrors) {
   std::string text =
       "tensor<64x32xf16, #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
@@ -113,8 +133,8 @@ TEST(MmaLayout, TextFormsRoundTripAndErrors) {
   EXPECT_FALSE(ir::Type::parse("tensor<16x16xf16, #ttg.dot_op<{opIdx = 2, parent = #ttg.nvidia_mma<{versionMajor "
                                "= 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>>"));
   try {
-    toLinearLayout({64, 64}, Encoding::nvidiaMma(3, 0, {4, 1}, {16, 64, 16}));
-    ADD_FAILURE() << "wgmma layouts are not implemented yet";
+    toLinearLayout({64, 16}, Encoding::dotOperand(0, Encoding::nvidiaMma(3, 0, {4, 1}, {16, 64, 16}), 2));
+    ADD_FAILURE() << "wgmma operand layouts are not implemented yet";
   } catch (const Error& err) {
     EXPECT_NE(std::string(err.what()).find("only version 2"), std::string::npos) << err.what();
   }
