@@ -68,10 +68,24 @@ void checkSameShape(const char* fn, const char* what, const Tensor& t, const Ten
     throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must have x's shape");
 }
 
+/// Statistics per row (mean, rstd, logsumexp) of rows with no columns are
+/// undefined: refused rather than returned uninitialized.
+void checkColumns(const char* fn, int64_t rows, int64_t cols) {
+  if (rows > 0 && cols == 0)
+    throw Error(std::string("tessera::kernels::") + fn + ": rows with no columns have no statistics");
+}
+
 void checkVector(const char* fn, const char* what, const Tensor& t, int64_t n) {
   if (!t.defined() || t.shape().size() != 1 || t.shape()[0] != n)
     throw Error(std::string("tessera::kernels::") + fn + ": " + what + " must be 1-D with " + std::to_string(n) +
                 " elements");
+}
+
+void checkTargets(const char* fn, const Tensor& targets, int64_t rows) {
+  checkVector(fn, "targets", targets, rows);
+  if (targets.dtype() != DType::i32 && targets.dtype() != DType::i64)
+    throw Error(std::string("tessera::kernels::") + fn + ": targets must be int32 or int64, got " +
+                dtype_name(targets.dtype()));
 }
 
 /// out[c] = sum over the rows of partial (programs x cols, fp32), in two
@@ -113,6 +127,7 @@ Tensor rms_norm(Device& device, const Tensor& x, const Tensor& w, double eps, Te
   check2d("rms_norm", "x", x);
   int64_t rows = x.shape()[0], cols = x.shape()[1];
   checkVector("rms_norm", "w", w, cols);
+  checkColumns("rms_norm", rows, cols);
   Tensor y = device.empty(x.dtype(), {rows, cols});
   Tensor r = device.empty(DType::fp32, {rows});
   if (rows > 0 && cols > 0) {
@@ -152,6 +167,7 @@ Tensor layer_norm(Device& device, const Tensor& x, const Tensor& w, const Tensor
   int64_t rows = x.shape()[0], cols = x.shape()[1];
   checkVector("layer_norm", "w", w, cols);
   checkVector("layer_norm", "b", b, cols);
+  checkColumns("layer_norm", rows, cols);
   Tensor y = device.empty(x.dtype(), {rows, cols});
   Tensor m = device.empty(DType::fp32, {rows}), r = device.empty(DType::fp32, {rows});
   if (rows > 0 && cols > 0) {
@@ -243,10 +259,8 @@ Tensor softmax_persistent(Device& device, const Tensor& x) {
 Tensor cross_entropy(Device& device, const Tensor& logits, const Tensor& targets, int64_t ignoreIndex, Tensor* lse) {
   check2d("cross_entropy", "logits", logits, /*anyWidth=*/true);
   int64_t rows = logits.shape()[0], cols = logits.shape()[1];
-  checkVector("cross_entropy", "targets", targets, rows);
-  if (targets.dtype() != DType::i32 && targets.dtype() != DType::i64)
-    throw Error(std::string("tessera::kernels::cross_entropy: targets must be int32 or int64, got ") +
-                dtype_name(targets.dtype()));
+  checkTargets("cross_entropy", targets, rows);
+  checkColumns("cross_entropy", rows, cols);
   Tensor loss = device.empty(DType::fp32, {rows}), l = device.empty(DType::fp32, {rows});
   if (rows > 0 && cols > 0) {
     const int64_t block = std::min<int64_t>(4096, nextPow2(cols));
@@ -262,7 +276,7 @@ Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor&
                               const Tensor& lse, int64_t ignoreIndex) {
   check2d("cross_entropy_backward", "logits", logits, /*anyWidth=*/true);
   int64_t rows = logits.shape()[0], cols = logits.shape()[1];
-  checkVector("cross_entropy_backward", "targets", targets, rows);
+  checkTargets("cross_entropy_backward", targets, rows);
   checkVector("cross_entropy_backward", "dloss", dloss, rows);
   checkVector("cross_entropy_backward", "lse", lse, rows);
   if (dloss.dtype() != DType::fp32 || lse.dtype() != DType::fp32)

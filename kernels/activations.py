@@ -11,7 +11,7 @@ import triton.language as tl
 
 @triton.jit
 def _gated_activation(in_ptr, out_ptr, d, in_stride, out_stride, BLOCK: tl.constexpr, EXACT_GELU: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     inside = cols < d
     gate = tl.load(in_ptr + row * in_stride + cols, mask=inside, other=0.0).to(tl.float32)

@@ -15,7 +15,7 @@ import triton.language as tl
 
 @triton.jit
 def rms_norm_fwd(x_ptr, w_ptr, y_ptr, rstd_ptr, x_stride, y_stride, n_cols, eps, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     x = tl.load(x_ptr + row * x_stride + cols, mask=inside, other=0.0).to(tl.float32)
@@ -32,7 +32,7 @@ def rms_norm_bwd(dy_ptr, x_ptr, w_ptr, rstd_ptr, dx_ptr, dw_partial_ptr, stride,
     (row dw_partial[program_id]; the caller adds the partials up):
       xhat = x * rstd,  dx = rstd * (dy * w - xhat * mean(dy * w * xhat)),
       dw = sum over rows of dy * xhat."""
-    pid = tl.program_id(0)
+    pid = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     w = tl.load(w_ptr + cols, mask=inside, other=0.0).to(tl.float32)
@@ -59,11 +59,11 @@ def sum_rows(partial_ptr, out_ptr, n_rows, n_cols, rows_per_program, BLOCK: tl.c
     then their sums, so the GPU is busy and the order is fixed."""
     cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     inside = cols < n_cols
-    first = tl.program_id(1) * rows_per_program
+    first = tl.program_id(1).to(tl.int64) * rows_per_program
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
     for r in tl.range(first, tl.minimum(first + rows_per_program, n_rows)):
         acc += tl.load(partial_ptr + r * n_cols + cols, mask=inside, other=0.0)
-    tl.store(out_ptr + tl.program_id(1) * n_cols + cols, acc, mask=inside)
+    tl.store(out_ptr + tl.program_id(1).to(tl.int64) * n_cols + cols, acc, mask=inside)
 
 
 @triton.jit
@@ -78,7 +78,7 @@ def _layer_norm_row(x, inside, n_cols, eps):
 @triton.jit
 def layer_norm_fwd(x_ptr, w_ptr, b_ptr, y_ptr, mean_ptr, rstd_ptr, x_stride, y_stride, n_cols, eps,
                    BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     x = tl.load(x_ptr + row * x_stride + cols, mask=inside, other=0.0).to(tl.float32)
@@ -97,7 +97,7 @@ def layer_norm_bwd(dy_ptr, x_ptr, w_ptr, mean_ptr, rstd_ptr, dx_ptr, dw_partial_
       xhat = (x - mean) * rstd,  g = dy * w,
       dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),
       dw = sum over rows of dy * xhat,  db = sum over rows of dy."""
-    pid = tl.program_id(0)
+    pid = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     w = tl.load(w_ptr + cols, mask=inside, other=0.0).to(tl.float32)
@@ -128,7 +128,7 @@ def add_layer_norm_dropout(x_ptr, res_ptr, w_ptr, b_ptr, y_ptr, h_ptr, stride, n
     an element survives when tl.rand(seed, row * n_cols + col) >= p and is
     then scaled by 1 / (1 - p). The LayerNorm reads the fp32 sum, before
     it is rounded for storage."""
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     offs = row * stride + cols

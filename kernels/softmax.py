@@ -18,7 +18,7 @@ import triton.language as tl
 
 @triton.jit
 def softmax_rows(x_ptr, y_ptr, x_stride, y_stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     x = tl.load(x_ptr + row * x_stride + cols, mask=inside, other=-float("inf")).to(tl.float32)
@@ -31,9 +31,10 @@ def softmax_persistent(x_ptr, y_ptr, x_stride, y_stride, n_rows, n_cols, BLOCK: 
     cols = tl.arange(0, BLOCK)
     inside = cols < n_cols
     for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
-        x = tl.load(x_ptr + row * x_stride + cols, mask=inside, other=-float("inf")).to(tl.float32)
+        offs = row.to(tl.int64)
+        x = tl.load(x_ptr + offs * x_stride + cols, mask=inside, other=-float("inf")).to(tl.float32)
         e = tl.exp(x - tl.max(x, axis=0))
-        tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=inside)
+        tl.store(y_ptr + offs * y_stride + cols, e / tl.sum(e, axis=0), mask=inside)
 
 
 @triton.jit
@@ -55,7 +56,7 @@ def _online_max_and_sum(src, n_cols, BLOCK: tl.constexpr):
 
 @triton.jit
 def softmax_wide(x_ptr, y_ptr, x_stride, y_stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     src = x_ptr + row * x_stride
     dst = y_ptr + row * y_stride
     top, total = _online_max_and_sum(src, n_cols, BLOCK)
@@ -71,7 +72,7 @@ def softmax_wide(x_ptr, y_ptr, x_stride, y_stride, n_cols, BLOCK: tl.constexpr):
 @triton.jit
 def cross_entropy_fwd(logits_ptr, target_ptr, loss_ptr, lse_ptr, stride, n_cols, ignore_index,
                       BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     src = logits_ptr + row * stride
     top, total = _online_max_and_sum(src, n_cols, BLOCK)
     lse = top + tl.log(total)
@@ -85,7 +86,7 @@ def cross_entropy_fwd(logits_ptr, target_ptr, loss_ptr, lse_ptr, stride, n_cols,
 @triton.jit
 def cross_entropy_bwd(dloss_ptr, logits_ptr, target_ptr, lse_ptr, dlogits_ptr, stride, n_cols, ignore_index,
                       BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+    row = tl.program_id(0).to(tl.int64)  # row * stride overflows i32 past 2^31 elements
     pos = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     inside = pos < n_cols
     x = tl.load(logits_ptr + row * stride + pos, mask=inside, other=0.0).to(tl.float32)

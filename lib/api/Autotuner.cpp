@@ -319,6 +319,11 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       for (size_t p = 0; p < mayWrite->size() && p < written[i]->size(); ++p)
         if ((*written[i])[p]) (*mayWrite)[p] = true;
     }
+    // reset_to_zero tensors are cleared before every timed run: saved too.
+    if (mayWrite)
+      for (const std::string& name : spec.resetToZero)
+        for (size_t p = 0; p < fn.params.size() && p < mayWrite->size(); ++p)
+          if (fn.params[p].name == name) (*mayWrite)[p] = true;
     snapshot.take(args, mayWrite);
   }
   // Timing. With the decorator's warmup/rep, every config gets exactly that

@@ -11,7 +11,8 @@
 // operands, through regions and their terminators, to a fixed point; what a
 // load or an atomic returns is data and gets no tag), and a
 // parameter is written when a tagged value is the pointer operand of a
-// store, an atomic, a call or inline assembly. Pointers the analysis cannot
+// store or an atomic, or any operand of a call, inline assembly or an
+// external function. Pointers the analysis cannot
 // trace to a parameter (tt.int_to_ptr, pointers loaded from memory) make it
 // give up: std::nullopt, and the autotuner saves everything.
 //
@@ -98,14 +99,15 @@ std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel,
   for (int round = 0; propagate(func, tags); ++round)
     if (round > 1000) return std::nullopt;  // cannot happen: tags only grow, 64 bits each
 
-  // Callees are not followed: a call counts as writing through every
-  // operand it is given (their stores see untagged parameters).
+  // Callees, inline assembly and external functions are opaque: they count
+  // as writing through every operand they are given, pointers or not (an
+  // address can travel as an integer: tt.ptr_to_int keeps its tag).
   uint64_t written = 0;
   func->walk([&](ir::Operation* op) {
-    bool writes = op->hasTrait(ir::OpTraits::MemWrite) || op->is(ir::OpCode::InlineAsm);
-    if (!writes) return;
+    bool opaque = op->is(ir::OpCode::Call) || op->is(ir::OpCode::InlineAsm) || op->is(ir::OpCode::ExternElementwise);
+    if (!opaque && !op->hasTrait(ir::OpTraits::MemWrite)) return;
     for (const ir::Value& v : op->operands())
-      if (holdsPointers(v.type()) || op->is(ir::OpCode::Call)) written |= tags.of(v);
+      if (opaque || holdsPointers(v.type())) written |= tags.of(v);
   });
   std::vector<bool> out(numParams, false);
   for (size_t p = 0; p < numParams; ++p) out[p] = (written >> p) & 1;

@@ -81,6 +81,7 @@ struct DriverApi {
   CUresult (*cuMemPoolSetAttribute)(void*, int, void*) = nullptr;
   CUresult (*cuMemAllocFromPoolAsync)(CUdeviceptr*, size_t, void*, CUstream) = nullptr;
   CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream) = nullptr;
+  CUresult (*cuMemPoolTrimTo)(void*, size_t) = nullptr;
 
   std::string error;  ///< why the driver is unusable ("" when usable)
   int deviceCount = 0;
@@ -143,7 +144,8 @@ const DriverApi& driverApi() {
     for (const Entry& e : {Entry{"cuMemPoolCreate", slot(a->cuMemPoolCreate)},
                            Entry{"cuMemPoolSetAttribute", slot(a->cuMemPoolSetAttribute)},
                            Entry{"cuMemAllocFromPoolAsync", slot(a->cuMemAllocFromPoolAsync)},
-                           Entry{"cuMemFreeAsync", slot(a->cuMemFreeAsync)}})
+                           Entry{"cuMemFreeAsync", slot(a->cuMemFreeAsync)},
+                           Entry{"cuMemPoolTrimTo", slot(a->cuMemPoolTrimTo)}})
       *e.slot = lib.symbol(e.name);
     // CUDA 12.8+ has cuEventElapsedTime_v2 (same signature); prefer it.
     if (void* v2 = lib.symbol("cuEventElapsedTime_v2")) *slot(a->cuEventElapsedTime) = v2;
@@ -304,25 +306,31 @@ void CudaDevice::makeCurrent() {
 
 /// The device's memory pool for tensors: stream-ordered allocations on the
 /// default (legacy) stream from a pool of Tessera's own that keeps freed
-/// memory for reuse (release threshold: unlimited), so allocating and
-/// freeing tensors neither synchronizes the device (cuMemFree does) nor
-/// returns to the driver each time: what PyTorch's caching allocator gives
-/// its users. nullptr when the driver lacks the pool API or
+/// memory for reuse (release threshold: unlimited; trimmed when an
+/// allocation fails), so allocating and freeing tensors neither
+/// synchronizes the device (cuMemFree does) nor returns to the driver each
+/// time: what PyTorch's caching allocator gives its users. Once work has
+/// been launched on a stream of the user's (which the default stream does
+/// not order: non-blocking streams), a free first waits for the device, as
+/// cuMemFree did, so no kernel on any stream still uses memory the pool
+/// hands out again. nullptr when the driver lacks the pool API or
 /// TESSERA_CUDA_ALLOCATOR=plain asks for cuMemAlloc / cuMemFree.
 void* CudaDevice::pool() {
   std::call_once(poolOnce_, [this] {
     const DriverApi& api = driverApi();
     const char* choice = std::getenv("TESSERA_CUDA_ALLOCATOR");
     if (choice && std::string(choice) == "plain") return;
-    if (!api.cuMemPoolCreate || !api.cuMemPoolSetAttribute || !api.cuMemAllocFromPoolAsync || !api.cuMemFreeAsync)
+    if (!api.cuMemPoolCreate || !api.cuMemPoolSetAttribute || !api.cuMemAllocFromPoolAsync || !api.cuMemFreeAsync ||
+        !api.cuMemPoolTrimTo)
       return;
     // CUmemPoolProps: allocType (1: pinned device memory), handleTypes
-    // (0: none), location {type 1: device, id}; the rest zero.
-    struct {
+    // (0: none), location {type 1: device, id: the ordinal}; the rest
+    // (win32 attributes, maxSize, usage, reserved: 72 bytes) zero.
+    struct alignas(8) {
       int allocType = 1, handleTypes = 0, locationType = 1, locationId = 0;
       unsigned char rest[72] = {};
     } props;
-    props.locationId = device_;
+    props.locationId = ordinal_;
     void* created = nullptr;
     if (api.cuMemPoolCreate(&created, &props) != kSuccess) return;
     uint64_t keepAll = ~uint64_t(0);
@@ -338,11 +346,18 @@ DevicePtr CudaDevice::allocate(size_t bytes) {
   CUdeviceptr ptr = 0;
   // cuMemAlloc rejects 0 bytes; an empty tensor still gets a distinct address.
   size_t size = bytes ? bytes : 1;
-  if (void* p = pool())
-    check(driverApi().cuMemAllocFromPoolAsync(&ptr, size, p, nullptr),
-          "allocating " + std::to_string(bytes) + " bytes of device memory");
-  else
+  if (void* p = pool()) {
+    const DriverApi& api = driverApi();
+    CUresult r = api.cuMemAllocFromPoolAsync(&ptr, size, p, nullptr);
+    if (r != kSuccess) {  // give the pool's cached memory back to the driver and try once more
+      api.cuCtxSynchronize();
+      api.cuMemPoolTrimTo(p, 0);
+      r = api.cuMemAllocFromPoolAsync(&ptr, size, p, nullptr);
+    }
+    check(r, "allocating " + std::to_string(bytes) + " bytes of device memory");
+  } else {
     check(driverApi().cuMemAlloc(&ptr, size), "allocating " + std::to_string(bytes) + " bytes of device memory");
+  }
   return ptr;
 }
 
@@ -350,10 +365,12 @@ void CudaDevice::release(DevicePtr ptr) noexcept {
   const DriverApi& api = driverApi();
   CUcontext current = nullptr;
   if (api.cuCtxGetCurrent(&current) != kSuccess || current != context_) api.cuCtxSetCurrent(context_);
-  if (pool_)
+  if (pool_) {
+    if (userStreams_.load(std::memory_order_relaxed)) api.cuCtxSynchronize();
     api.cuMemFreeAsync(ptr, nullptr);
-  else
+  } else {
     api.cuMemFree(ptr);
+  }
 }
 
 void CudaDevice::copyToDevice(DevicePtr dst, const void* src, size_t bytes) {
@@ -383,6 +400,7 @@ void CudaDevice::memset8(DevicePtr dst, uint8_t value, size_t bytes) {
 void CudaDevice::memset8Async(DevicePtr dst, uint8_t value, size_t bytes, void* stream) {
   if (!bytes) return;
   makeCurrent();
+  if (stream) userStreams_.store(true, std::memory_order_relaxed);
   check(driverApi().cuMemsetD8Async(dst, value, bytes, stream),
         "clearing " + std::to_string(bytes) + " bytes of device memory");
 }
@@ -422,6 +440,7 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
                 ", " + std::to_string(grid[2]) + ") exceeds the CUDA limits (2^31-1, 65535, 65535)");
   makeCurrent();
   lastKernel_.store(kernel.name, std::memory_order_relaxed);
+  if (stream && !userStreams_.load(std::memory_order_relaxed)) userStreams_.store(true, std::memory_order_relaxed);
   CUresult r = driverApi().cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]),
                                           static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
                                           static_cast<unsigned>(blockThreads), 1, 1,

@@ -281,6 +281,15 @@ TEST(KernelLibrary, ArgumentChecks) {
   EXPECT_NE(msg.find("[0, 1)"), std::string::npos) << msg;
   msg = errorOf([&] { K::add_layer_norm_dropout(dev(), x, odd, w8, b, 0.1, 1); });
   EXPECT_NE(msg.find("residual must have x's shape"), std::string::npos) << msg;
+  auto lse = dev().zeros(DType::fp32, {4}), targets = dev().zeros(DType::i64, {4});
+  msg = errorOf([&] { K::cross_entropy_backward(dev(), lse, x, floats, lse); });
+  EXPECT_NE(msg.find("int32 or int64"), std::string::npos) << msg;
+  auto empty = dev().zeros(DType::fp32, {4, 0});
+  msg = errorOf([&] { K::cross_entropy(dev(), empty, targets); });
+  EXPECT_NE(msg.find("no columns"), std::string::npos) << msg;
+  auto w0 = dev().zeros(DType::fp32, {0});
+  msg = errorOf([&] { K::layer_norm(dev(), empty, w0, w0); });
+  EXPECT_NE(msg.find("no columns"), std::string::npos) << msg;
 }
 
 }  // namespace

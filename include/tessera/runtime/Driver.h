@@ -79,9 +79,9 @@ class CudaDevice {
   void makeCurrent();
 
   /// Device memory, stream-ordered on the default stream from the device's
-  /// pool (see pool() in Driver.cpp): usable at once by the default stream
-  /// and by synchronous copies; work on other streams must not outlive the
-  /// tensor (as with PyTorch's caching allocator).
+  /// pool (see pool() in Driver.cpp): usable at once by the default stream,
+  /// by synchronous copies and (frees wait for the device once other
+  /// streams are in use) by work on any stream.
   DevicePtr allocate(size_t bytes);
   /// Frees (stream-ordered on the default stream when pooled); errors are
   /// ignored (called from destructors, also at exit).
@@ -132,6 +132,7 @@ class CudaDevice {
   int device_ = 0;             ///< CUdevice
   std::once_flag poolOnce_;
   void* pool_ = nullptr;       ///< CUmemoryPool; nullptr: cuMemAlloc / cuMemFree
+  std::atomic<bool> userStreams_{false};  ///< a launch on a stream other than the default one happened
   void* context_ = nullptr;    ///< CUcontext (primary)
   std::string name_;
   gpu::Target target_;

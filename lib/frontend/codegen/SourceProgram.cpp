@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <cassert>
+#include <set>
 
 #include "CodeGen.h"
 
@@ -107,6 +108,38 @@ class Indexer {
       functionDef(*fd);
     } else if (auto* cd = s.as<py::ClassDef>()) {
       globals_.names[cd->name] = Val::opaque("class '" + cd->name + "'");
+    } else {
+      noteMutations(s);
+    }
+  }
+
+  /// Module-level names changed after their assignment (`x += ...`,
+  /// `x.append(...)`, assignments in loops and branches): their assigned
+  /// expression no longer says what they hold, so configs cannot name them.
+  void noteMutations(const py::Stmt& s) {
+    auto bodies = [&](const py::StmtList& list) {
+      for (const auto& inner : list) noteMutations(*inner);
+    };
+    if (auto* aug = s.as<py::AugAssign>()) {
+      if (auto* n = aug->target->as<py::Name>()) mutated_.insert(n->id);
+    } else if (auto* as = s.as<py::Assign>()) {
+      for (const auto& t : as->targets)
+        if (auto* n = t->as<py::Name>()) mutated_.insert(n->id);
+    } else if (auto* e = s.as<py::ExprStmt>()) {
+      if (auto* call = e->value->as<py::Call>())
+        if (auto* attr = call->func->as<py::Attribute>())
+          if (auto* n = attr->value->as<py::Name>()) mutated_.insert(n->id);
+    } else if (auto* f = s.as<py::For>()) {
+      bodies(f->body);
+      bodies(f->orelse);
+    } else if (auto* w = s.as<py::While>()) {
+      bodies(w->body);
+      bodies(w->orelse);
+    } else if (auto* i = s.as<py::If>()) {
+      bodies(i->body);
+      bodies(i->orelse);
+    } else if (auto* wi = s.as<py::With>()) {
+      bodies(wi->body);
     }
   }
 
@@ -250,6 +283,10 @@ class Indexer {
     } else if (auto* b = e.as<py::BinOp>(); b && b->op == py::BinOpKind::Add) {
       configList(*b->left, out, depth + 1);
       configList(*b->right, out, depth + 1);
+    } else if (auto* n = e.as<py::Name>(); n && mutated_.count(n->id)) {
+      reportError(loc(e), "triton.autotune: configs '" + n->id + "' are changed after they are assigned (+=, append, "
+                          "a loop or a branch); Tessera reads configs without running Python: build them in one "
+                          "expression (a list, a comprehension, or a sum of these)");
     } else if (auto* n = e.as<py::Name>(); n && assignedExprs_.count(n->id)) {
       configList(*assignedExprs_.at(n->id), out, depth + 1);
     } else {
@@ -367,6 +404,7 @@ class Indexer {
       bool isNone = v.as<py::Constant>() && v.as<py::Constant>()->type == py::Constant::Type::None;
       if (name == "configs") {
         configList(v, spec.configs, 0);
+        if (spec.configs.empty()) spec.configs.push_back(AutotuneConfig{});  // Triton: one default config
       } else if (name == "key") {
         spec.key = stringList(v, "triton.autotune: key");
       } else if (name == "reset_to_zero" && !isNone) {
@@ -413,6 +451,7 @@ class Indexer {
   const SourceProgram& prog_;
   SourceProgram::Globals& globals_;
   std::map<std::string, const py::Expr*> assignedExprs_;  ///< module-level `name = expr` (the last one)
+  std::set<std::string> mutated_;  ///< module-level names changed after assignment (noteMutations)
   std::vector<JitFunction>& fns_;
   CompileOptions opts_;
   CodeGen cg_;

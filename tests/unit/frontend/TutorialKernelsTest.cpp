@@ -352,5 +352,29 @@ def k(x_ptr, n, BLOCK: tl.constexpr):
   }
 }
 
+// configs built up after assignment (append in a loop, +=) cannot be read
+// without running Python: a clear error at the decorator; an empty list is
+// Triton's one default config.
+TEST(Tutorials, AutotuneConfigsChangedAfterAssignmentAreAnError) {
+  for (const char* build : {"CONFIGS = []\nfor w in (2, 4):\n    CONFIGS.append(triton.Config({}, num_warps=w))\n",
+                            "CONFIGS = [triton.Config({}, num_warps=2)]\nCONFIGS += [triton.Config({}, num_warps=4)]\n"}) {
+    std::string src = std::string("import triton\nimport triton.language as tl\n") + build +
+                      "@triton.autotune(configs=CONFIGS, key=['n'])\n@triton.jit\ndef k(x_ptr, n):\n    pass\n";
+    try {
+      load(src);
+      ADD_FAILURE() << "expected an error for:\n" << src;
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find("configs 'CONFIGS' are changed after they are assigned"), std::string::npos) << msg;
+    }
+  }
+  auto prog = load("import triton\nimport triton.language as tl\n@triton.autotune(configs=[], key=['n'])\n"
+                   "@triton.jit\ndef k(x_ptr, n):\n    pass\n");
+  const JitFunction* fn = prog->find("k");
+  ASSERT_TRUE(fn && fn->autotune);
+  ASSERT_EQ(fn->autotune->configs.size(), 1u);
+  EXPECT_EQ(fn->autotune->configs[0].numWarps, 4);
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test

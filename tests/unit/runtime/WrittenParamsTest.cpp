@@ -50,6 +50,13 @@ def via_helper_and_block_ptr(src_ptr, dst_ptr, blk_ptr, BLOCK: tl.constexpr):
     tl.store(bp, v)
 
 @triton.jit
+def asm_store(x_ptr, dst_ptr, BLOCK: tl.constexpr):
+    addr = (dst_ptr + tl.arange(0, BLOCK)).to(tl.int64)
+    v = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.inline_asm_elementwise("st.global.b32 [$1], $2; mov.b32 $0, 0;", "=r,l,r", [addr, v], dtype=tl.int32,
+                              is_pure=False, pack=1)
+
+@triton.jit
 def from_integer(x_ptr, addr, BLOCK: tl.constexpr):
     p = addr.to(tl.pointer_type(tl.float32))
     tl.store(p + tl.arange(0, BLOCK), tl.load(x_ptr + tl.arange(0, BLOCK)))
@@ -79,6 +86,13 @@ TEST(WrittenParams, LoopCarriedSelectedHelperAndBlockPointers) {
   w = written("via_helper_and_block_ptr", "*fp32:16, *fp32:16, *fp32:16", {{"BLOCK", int64_t(32)}});
   ASSERT_TRUE(w);
   EXPECT_EQ(*w, (std::vector<bool>{false, true, true, false}));
+}
+
+// An address passed to inline assembly as an integer still counts.
+TEST(WrittenParams, InlineAsmWritesThroughIntegerAddresses) {
+  auto w = written("asm_store", "*i32:16, *i32:16", {{"BLOCK", int64_t(32)}});
+  ASSERT_TRUE(w);
+  EXPECT_TRUE((*w)[1]);
 }
 
 TEST(WrittenParams, UntraceablePointersGiveUp) {
