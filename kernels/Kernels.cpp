@@ -93,7 +93,9 @@ void checkTargets(const char* fn, const Tensor& targets, int64_t rows) {
 /// slices programs), then the slices' sums. A fixed order: deterministic.
 void sumPartials(Device& device, const Tensor& partial, Tensor& out, int64_t programs, int64_t cols) {
   const int64_t block = std::min<int64_t>(256, nextPow2(cols));
-  const int64_t perSlice = 32, slices = (programs + perSlice - 1) / perSlice;
+  // At most 65535 slices (the grid's y limit), so more rows per slice past 33M rows.
+  const int64_t perSlice = std::max<int64_t>(32, (programs + 65534) / 65535);
+  const int64_t slices = (programs + perSlice - 1) / perSlice;
   const int64_t colPrograms = (cols + block - 1) / block;
   Tensor sliced = device.empty(DType::fp32, {slices, cols});
   normsProgram().kernel("sum_rows").launch(device, {colPrograms, slices}, {partial, sliced, programs, cols, perSlice},
