@@ -64,7 +64,7 @@ def row_warps(block):
 def sum_partials(partial, out, programs, cols):
     """As Kernels.cpp's sumPartials: slices of 32 rows, then their sums."""
     block = min(256, next_pow2(cols))
-    per_slice = 32
+    per_slice = max(32, triton.cdiv(programs, 65535))
     slices = triton.cdiv(programs, per_slice)
     sliced = torch.empty(slices, cols, device="cuda")
     grid_c = triton.cdiv(cols, block)
