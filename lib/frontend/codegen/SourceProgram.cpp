@@ -305,9 +305,10 @@ class Indexer {
         for (size_t k = 0; k < call->args.size(); ++k) a[call->args.size() == 1 ? 1 : k] = intOf(*call->args[k], "range");
         if (a[2] == 0) reportError(loc(iter), "range() step must not be zero");
         std::vector<Val> out;
-        for (int64_t i = a[0]; a[2] > 0 ? i < a[1] : i > a[1]; i += a[2]) {
+        for (int64_t i = a[0]; a[2] > 0 ? i < a[1] : i > a[1];) {
           if (out.size() >= 4096) reportError(loc(iter), "triton.autotune: more than 4096 configs");
           out.push_back(Val::integer(BigInt(i)));
+          if (__builtin_add_overflow(i, a[2], &i)) break;  // the next value is past any int64 bound
         }
         return out;
       }
@@ -328,6 +329,9 @@ class Indexer {
     }
     const py::Comprehension& g = gens[level];
     for (const Val& value : iterationValues(*g.iter)) {
+      // Filters that reject nearly everything still cost their iterations.
+      if (++comprehensionSteps_ > (1 << 20))
+        reportError(loc(*g.iter), "triton.autotune: a configs comprehension runs over a million iterations");
       std::map<std::string, Val>& locals = cg_.frame().locals;
       std::map<std::string, Val> saved = locals;
       bindLocal(*g.target, value);
@@ -452,6 +456,7 @@ class Indexer {
   SourceProgram::Globals& globals_;
   std::map<std::string, const py::Expr*> assignedExprs_;  ///< module-level `name = expr` (the last one)
   std::set<std::string> mutated_;  ///< module-level names changed after assignment (noteMutations)
+  int64_t comprehensionSteps_ = 0;  ///< iterations of configs comprehensions so far (a bound)
   std::vector<JitFunction>& fns_;
   CompileOptions opts_;
   CodeGen cg_;

@@ -376,5 +376,25 @@ TEST(Tutorials, AutotuneConfigsChangedAfterAssignmentAreAnError) {
   EXPECT_EQ(fn->autotune->configs[0].numWarps, 4);
 }
 
+// range() near the int64 limit stops instead of overflowing; filters that
+// reject everything over a huge product are cut off with an error.
+TEST(Tutorials, AutotuneConfigRangesAreBounded) {
+  auto prog = load("import triton\nimport triton.language as tl\n"
+                   "@triton.autotune(configs=[triton.Config({'X': v}) for v in range(9223372036854775800, "
+                   "9223372036854775807, 5)], key=['n'])\n@triton.jit\ndef k(x_ptr, n, X: tl.constexpr):\n    pass\n");
+  const JitFunction* fn = prog->find("k");
+  ASSERT_TRUE(fn && fn->autotune);
+  ASSERT_EQ(fn->autotune->configs.size(), 2u);
+  EXPECT_EQ(std::get<int64_t>(fn->autotune->configs[1].kwargs.at("X")), 9223372036854775805);
+  try {
+    load("import triton\nimport triton.language as tl\n"
+         "@triton.autotune(configs=[triton.Config({}) for a in range(4096) for b in range(4096) if a < 0], "
+         "key=['n'])\n@triton.jit\ndef k(x_ptr, n):\n    pass\n");
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("over a million iterations"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
