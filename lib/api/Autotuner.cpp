@@ -368,6 +368,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       dev.cuda->synchronize();  // a fault here poisons the context: let it surface as such
     }
   };
+  profile::SweepScope sweepRuns;  // the runs below are the sweep's, not the program's launches
   // On a terminal, a line of progress while the configs are timed (erased
   // after; TESSERA_PRINT_AUTOTUNING prints the full report instead).
   bool tty = !print && isatty(STDERR_FILENO);

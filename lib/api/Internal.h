@@ -205,7 +205,17 @@ struct GpuMark {
   void* end = nullptr;
 };
 GpuMark beginGpu(runtime::CudaDevice& device, void* stream);
+/// Records the launch; inside a SweepScope it is marked `"autotune": true`
+/// (a timed run of a sweep, which `tessera bench` counts apart).
 void endGpu(const GpuMark& mark, void* stream, const std::string& name, const std::string& args);
+/// While alive, this thread's GPU launches are an autotuning sweep's runs.
+class SweepScope {
+ public:
+  SweepScope();
+  ~SweepScope();
+  SweepScope(const SweepScope&) = delete;
+  SweepScope& operator=(const SweepScope&) = delete;
+};
 }  // namespace profile
 
 /// The PTX (and with needCubin the cubin) of `k` for `target`, compiled or

@@ -9,8 +9,9 @@
 //   autotune   each sweep, with the chosen config
 //   launch     each launch call on the CPU thread (kernel, grid, warps)
 //   gpu        each GPU launch's execution, from a pair of CUDA events
-//              around it, on a track of its own; interpreter launches are
-//              timed on the CPU (they run there)
+//              around it, on a track of its own (an autotuning sweep's
+//              timed runs carry "autotune": true); interpreter launches
+//              are timed on the CPU (they run there)
 //
 // Off (the variable unset), every hook is one load of a cached flag.
 //
@@ -154,12 +155,20 @@ GpuMark beginGpu(runtime::CudaDevice& device, void* stream) {
   return m;
 }
 
+namespace {
+thread_local int sweepDepth = 0;
+}  // namespace
+
+SweepScope::SweepScope() { ++sweepDepth; }
+SweepScope::~SweepScope() { --sweepDepth; }
+
 void endGpu(const GpuMark& m, void* stream, const std::string& name, const std::string& args) {
   if (!m.device) return;
   m.device->recordEvent(m.end, stream);
+  std::string marked = sweepDepth ? args + (args.empty() ? "" : ", ") + "\"autotune\": true" : args;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.gpu.push_back({name, args, m.device, m.start, m.end});
+  s.gpu.push_back({name, std::move(marked), m.device, m.start, m.end});
 }
 
 }  // namespace detail::profile

@@ -24,6 +24,22 @@ fi
 "$1" bench "$tmp/trace.json" >"$tmp/bench.txt" 2>&1 || { cat "$tmp/bench.txt"; echo "FAIL: tessera bench"; exit 1; }
 cat "$tmp/bench.txt"
 grep -Eq '^softmax_rows +[1-9][0-9]* +[0-9.]+ ' "$tmp/bench.txt" || { echo "FAIL: no softmax_rows row with launches"; exit 1; }
+# A GPU-style trace: the sweep's timed runs ("autotune": true) are counted
+# with the sweep, not as launches of the kernel.
+cat >"$tmp/gpu.json" <<'TRACE'
+{"displayTimeUnit": "ms", "traceEvents": [
+  {"name": "ttir k", "cat": "compile", "ph": "X", "ts": 1.0, "dur": 500.000, "pid": 1, "tid": 1, "args": {}},
+  {"name": "k", "cat": "autotune", "ph": "X", "ts": 2.0, "dur": 40000.000, "pid": 1, "tid": 1, "args": {}},
+  {"name": "k", "cat": "gpu", "ph": "X", "ts": 3.0, "dur": 10.000, "pid": 1, "tid": 0, "args": {"autotune": true}},
+  {"name": "k", "cat": "gpu", "ph": "X", "ts": 4.0, "dur": 12.000, "pid": 1, "tid": 0, "args": {"autotune": true}},
+  {"name": "k", "cat": "launch", "ph": "X", "ts": 5.0, "dur": 3.000, "pid": 1, "tid": 1, "args": {}},
+  {"name": "k", "cat": "gpu", "ph": "X", "ts": 6.0, "dur": 9.000, "pid": 1, "tid": 0, "args": {}}
+]}
+TRACE
+"$1" bench "$tmp/gpu.json" >"$tmp/gpu.txt" 2>&1 || { cat "$tmp/gpu.txt"; echo "FAIL: tessera bench (GPU trace)"; exit 1; }
+grep -Eq '^k +1 +0\.009 +9\.00 .* gpu$' "$tmp/gpu.txt" &&
+  grep -q 'autotuning sweep: k, 40.00 ms (2 timed runs' "$tmp/gpu.txt" ||
+  { cat "$tmp/gpu.txt"; echo "FAIL: sweep runs counted as launches"; exit 1; }
 echo '{"x": 1}' >"$tmp/foreign.json"
 if "$1" bench "$tmp/foreign.json" >"$tmp/err.txt" 2>&1 || ! grep -q "not a trace" "$tmp/err.txt"; then
   echo "FAIL: a foreign file is not refused clearly"; cat "$tmp/err.txt"; exit 1

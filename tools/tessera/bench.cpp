@@ -5,7 +5,8 @@
 // launches, the time they ran as total, mean, min and max, and the time
 // spent compiling it (Tile IR, PTX, cubin, module load); then each
 // autotuning sweep. Run time is the "gpu" track's (CUDA events around each
-// launch); a kernel with no such events ran on the interpreter, whose
+// launch; a sweep's timed runs, marked "autotune", are counted with the
+// sweep, not as launches); a kernel with no such events ran on the interpreter, whose
 // launch calls are the execution, so their CPU time is used ("cpu" in the
 // clock column). Sorted by total run time, the costliest kernel first.
 //
@@ -81,6 +82,7 @@ struct Timings {
 struct KernelRow {
   std::string name;
   Timings gpu, calls;  ///< the gpu track; the launch calls (CPU)
+  Timings sweepRuns;   ///< gpu events of autotuning sweeps' timed runs
   double compileUs = 0;
   const Timings& run() const { return gpu.count ? gpu : calls; }
 };
@@ -107,7 +109,8 @@ int benchCommand(const std::vector<std::string>& args) {
     if (*cat == "gpu" || *cat == "launch") {
       KernelRow& r = rows[*name];
       r.name = *name;
-      (*cat == "gpu" ? r.gpu : r.calls).add(*dur);
+      bool sweepRun = *cat == "gpu" && line.find("\"autotune\": true") != std::string::npos;
+      (sweepRun ? r.sweepRuns : *cat == "gpu" ? r.gpu : r.calls).add(*dur);
     } else if (*cat == "compile") {
       // "ttir NAME", "ptx NAME", "cubin NAME", "load NAME".
       size_t space = name->find(' ');
@@ -137,7 +140,14 @@ int benchCommand(const std::vector<std::string>& args) {
       std::printf("%-*s %9d %13s %11s %11s %11s %12.2f %6s\n", static_cast<int>(width), r.name.c_str(), 0, "-", "-",
                   "-", "-", r.compileUs / 1e3, "-");
   }
-  for (const auto& [kernel, us] : sweeps) std::printf("autotuning sweep: %s, %.2f ms\n", kernel.c_str(), us / 1e3);
+  for (const auto& [kernel, us] : sweeps) {
+    std::printf("autotuning sweep: %s, %.2f ms", kernel.c_str(), us / 1e3);
+    auto it = rows.find(kernel);
+    if (it != rows.end() && it->second.sweepRuns.count)
+      std::printf(" (%d timed runs, %.3f ms of GPU time in all sweeps of it)", it->second.sweepRuns.count,
+                  it->second.sweepRuns.totalUs / 1e3);
+    std::printf("\n");
+  }
   if (sorted.empty() && sweeps.empty()) std::printf("(no kernel launches or compiles in this trace)\n");
   return 0;
 }
