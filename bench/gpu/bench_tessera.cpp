@@ -769,7 +769,9 @@ void coldCompile(const Options& opt, const std::string& mode, const std::string&
     err.str("kind", "compile").str("provider", "tessera").str("device", deviceName).str("what", what);
     try {
       std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-      std::string cmd = "TESSERA_CACHE_DIR=" + shellQuote(tmpl) + " " + shellQuote(self) + " --cold " + mode +
+      // Sweeps print where their time went (compile, save, time) into the log.
+      std::string cmd = "TESSERA_CACHE_DIR=" + shellQuote(tmpl) + (sweep ? " TESSERA_PRINT_AUTOTUNING=1 " : " ") +
+                        shellQuote(self) + " --cold " + mode +
                         " --kernels " + shellQuote(opt.kernelsPath) + (opt.interpreter ? " --interpreter" : "");
       FILE* pipe = popen(cmd.c_str(), "r");
       if (!pipe) throw tessera::Error("bench: cannot start '" + cmd + "'");

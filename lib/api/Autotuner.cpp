@@ -306,6 +306,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       });
     for (auto& w : workers) w.join();
   }
+  auto compiled = std::chrono::steady_clock::now();
   // What the sweep may clobber: the tensors any compiled config may write
   // (every tensor when one of them cannot tell), saved before the first run.
   if (restore) {
@@ -326,6 +327,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
           if (fn.params[p].name == name) (*mayWrite)[p] = true;
     snapshot.take(args, mayWrite);
   }
+  auto saved = std::chrono::steady_clock::now();
   // Timing. With the decorator's warmup/rep, every config gets exactly that
   // budget, as in Triton. Without them, a race: every config for a short
   // round (5 ms warm-up, 10 ms of runs), then only those within 5% of the
@@ -414,12 +416,19 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
                   for (const auto& r : report) all += (all.empty() ? "" : "\n  ") + r;
                   return all;
                 }());
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto finished = std::chrono::steady_clock::now();
+  auto ms = [](auto from, auto to) { return std::chrono::duration<double, std::milli>(to - from).count(); };
+  double seconds = ms(start, finished) / 1e3;
   span.arg("best", describeConfig(spec.configs[best]));
+  // Where the time went: compiling (in parallel), saving the tensors, timing (and restoring).
+  char phases[160];
+  std::snprintf(phases, sizeof phases, "compile %.1f ms, save %.1f ms, time and restore %.1f ms", ms(start, compiled),
+                ms(compiled, saved), ms(saved, finished));
+  span.arg("phases", phases);
   if (print) {
     for (const auto& r : report) std::fprintf(stderr, "  %s\n", r.c_str());
-    std::fprintf(stderr, "Tessera autotuning for function %s finished after %.2fs; best config selected: %s;\n",
-                 fn.name.c_str(), seconds, describeConfig(spec.configs[best]).c_str());
+    std::fprintf(stderr, "Tessera autotuning for function %s finished after %.2fs (%s); best config selected: %s;\n",
+                 fn.name.c_str(), seconds, phases, describeConfig(spec.configs[best]).c_str());
   }
   if (!dir.empty())
     runtime::publishCacheEntry(dir, entryKey,

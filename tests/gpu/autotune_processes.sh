@@ -31,6 +31,7 @@ for p in p1 p2; do
   fi
 done
 echo "sweeps timed by the concurrent processes: $(cat "$tmp"/p1.err "$tmp"/p2.err | grep -c 'finished after')"
+grep -h 'finished after' "$tmp"/p1.err "$tmp"/p2.err  # where each sweep's time went
 # The cache: only complete entries.
 entries=0
 while IFS= read -r manifest; do
