@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/FloatFormats.h"
 #include "tessera/kernels.h"
 #include "tessera/tessera.h"
 #include "tessera/testing.h"
@@ -57,8 +58,7 @@ const Row kLibraryRows[] = {
     {"gelu_and_mul", DType::fp16, 8192, 16384},
 };
 
-/// Uniform values in [lo, hi) uploaded as `dtype` (fp32 bits rounded by
-/// truncation to fp16/bf16 are fine for timing).
+/// Uniform values in [lo, hi) uploaded as `dtype` (rounded to nearest even).
 Tensor random(Device& dev, DType dtype, std::vector<int64_t> shape, float lo, float hi, uint64_t seed) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
@@ -68,17 +68,8 @@ Tensor random(Device& dev, DType dtype, std::vector<int64_t> shape, float lo, fl
   for (float& x : v) x = dist(gen);
   if (dtype == DType::fp32) return dev.upload(v, shape);
   std::vector<uint16_t> bits(n);
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t u;
-    std::memcpy(&u, &v[i], 4);
-    if (dtype == DType::bf16) {
-      bits[i] = static_cast<uint16_t>(u >> 16);
-    } else {  // fp16 of a value in a modest range: normal numbers only
-      uint32_t sign = (u >> 16) & 0x8000, exp = (u >> 23) & 0xff, mant = (u >> 13) & 0x3ff;
-      int e = static_cast<int>(exp) - 127 + 15;
-      bits[i] = static_cast<uint16_t>(e <= 0 ? sign : sign | (uint32_t(e) << 10) | mant);
-    }
-  }
+  for (int64_t i = 0; i < n; ++i)
+    bits[i] = dtype == DType::bf16 ? tessera::ir::floats::floatToBF16(v[i]) : tessera::ir::floats::floatToHalf(v[i]);
   return dev.upload(bits.data(), dtype, shape);
 }
 

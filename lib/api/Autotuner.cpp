@@ -274,11 +274,14 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   if (spec.warmup) bench.warmup_ms = static_cast<int>(*spec.warmup);
   if (spec.rep) bench.rep_ms = static_cast<int>(*spec.rep);
   std::vector<std::shared_ptr<TensorStorage>> zeroed;
+  std::vector<bool> resetParams(fn.params.size(), false);  // cleared before every timed run
   for (const std::string& name : spec.resetToZero)
     for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i)
       if (fn.params[i].name == name && args[i].kind == Arg::Kind::Tensor && args[i].tensor.defined() &&
-          args[i].tensor.storage()->kind == DeviceKind::Cuda)
+          args[i].tensor.storage()->kind == DeviceKind::Cuda) {
         zeroed.push_back(args[i].tensor.storage());
+        resetParams[i] = true;
+      }
   Snapshot snapshot;
   bool restore = !(std::getenv("TESSERA_AUTOTUNE_RESTORE") && std::string(std::getenv("TESSERA_AUTOTUNE_RESTORE")) == "0");
   dev.cuda->synchronize();  // the caller's work on any stream is done before the sweep reads or saves anything
@@ -307,10 +310,11 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     for (auto& w : workers) w.join();
   }
   auto compiled = std::chrono::steady_clock::now();
-  // What the sweep may clobber: the tensors any compiled config may write
-  // (every tensor when one of them cannot tell), saved before the first run.
+  // What the sweep may clobber: the reset_to_zero tensors and those any
+  // compiled config may write (every tensor when one of them cannot tell),
+  // saved before the first run.
   if (restore) {
-    std::optional<std::vector<bool>> mayWrite = std::vector<bool>(fn.params.size(), false);
+    std::optional<std::vector<bool>> mayWrite = resetParams;
     for (size_t i : candidates) {
       if (!prepareErrors[i].empty()) continue;
       if (!written[i]) {
@@ -320,11 +324,6 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       for (size_t p = 0; p < mayWrite->size() && p < written[i]->size(); ++p)
         if ((*written[i])[p]) (*mayWrite)[p] = true;
     }
-    // reset_to_zero tensors are cleared before every timed run: saved too.
-    if (mayWrite)
-      for (const std::string& name : spec.resetToZero)
-        for (size_t p = 0; p < fn.params.size() && p < mayWrite->size(); ++p)
-          if (fn.params[p].name == name) (*mayWrite)[p] = true;
     snapshot.take(args, mayWrite);
   }
   auto saved = std::chrono::steady_clock::now();

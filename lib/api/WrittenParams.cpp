@@ -96,8 +96,8 @@ std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel,
     if (param < 0 || static_cast<size_t>(param) >= numParams) return std::nullopt;
     if (holdsPointers(entry.argument(i).type())) tags.add(entry.argument(i), uint64_t(1) << param);
   }
-  for (int round = 0; propagate(func, tags); ++round)
-    if (round > 1000) return std::nullopt;  // cannot happen: tags only grow, 64 bits each
+  while (propagate(func, tags)) {
+  }  // terminates: tags only grow, 64 bits each
 
   // Callees, inline assembly and external functions are opaque: they count
   // as writing through every operand they are given, pointers or not (an
