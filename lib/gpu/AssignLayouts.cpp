@@ -19,6 +19,11 @@
 //    are converted, and rematerializeConversions later rebuilds them
 //    directly in that layout, so the convert disappears.
 //  * Loop-carried values keep the init's encoding; yields are converted.
+//    Except accumulators: a loop-carried value that a tt.dot yields takes
+//    the dot's result encoding from the start (its init is converted once,
+//    before the loop), so an mma accumulator stays in registers.
+//  * tt.dot: operands, accumulator and result as DotEncodings.cpp says
+//    (mma.sync encodings, or FMA layouts around the accumulator's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,7 +63,8 @@ int64_t product(const std::vector<int64_t>& v) {
 
 class LayoutAssigner {
  public:
-  LayoutAssigner(Operation* func, int numWarps) : func_(func), numWarps_(numWarps), axis_(func) {}
+  LayoutAssigner(Operation* func, int numWarps, int capability)
+      : func_(func), numWarps_(numWarps), capability_(capability), axis_(func) {}
 
   void run() {
     chooseRankLayouts();
@@ -198,9 +204,7 @@ class LayoutAssigner {
       case OpCode::If: return assignIf(op);
       case OpCode::While: return assignWhile(op);
       case OpCode::Reduce: case OpCode::Scan: return assignCombine(op);
-      case OpCode::Dot:
-        throw Error(location(op) + "tl.dot is not supported by the GPU backend yet (it comes with the tensor-core "
-                    "backend); run this kernel on the interpreter for now");
+      case OpCode::Dot: return assignDot(op);
       case OpCode::Call:
         throw Error(location(op) + "the GPU backend could not inline the call to '" + op->strAttr("callee") +
                     "' (a function with an early return?)");
@@ -275,6 +279,31 @@ class LayoutAssigner {
       convertOperand(op, 0, Encoding::slice(axis, parent));
     }
     setResults(op, parent);
+  }
+
+  /// The encoding a dot's result (and accumulator) gets.
+  Encoding dotResultEncoding(Operation* dot) {
+    const std::vector<int64_t>& shape = dot->result().type().shape();
+    if (dotUsesMmaV2(dot, capability_)) return mmaV2Encoding(shape, numWarps_);
+    Encoding acc = enc(dot->operand(2));
+    return acc && acc.isBlocked() ? acc : rankLayout(shape);
+  }
+
+  void assignDot(Operation* op) {
+    Encoding result = dotResultEncoding(op);
+    const std::vector<int64_t>& aShape = op->operand(0).type().shape();
+    int64_t k = aShape.back();
+    if (result.isNvidiaMma()) {
+      int64_t kWidth = mmaV2KWidth(op->operand(0).type().elementType());
+      convertOperand(op, 0, Encoding::dotOperand(0, result, kWidth));
+      convertOperand(op, 1, Encoding::dotOperand(1, result, kWidth));
+    } else {
+      LinearLayout r = toLinearLayout(op->result().type().shape(), result);
+      convertOperand(op, 0, linearOf(fmaOperandLayout(r, 0, k)));
+      convertOperand(op, 1, linearOf(fmaOperandLayout(r, 1, k)));
+    }
+    convertOperand(op, 2, result);
+    setResults(op, result);
   }
 
   void assignCombine(Operation* op) {
@@ -352,6 +381,13 @@ class LayoutAssigner {
 
   void assignFor(Operation* op) {
     Block& body = op->region(0).front();
+    // Accumulators: iter args that a dot yields start in the dot's encoding.
+    Operation* terminator = body.terminator();
+    for (unsigned i = 0; terminator && i < terminator->numOperands() && 3 + i < op->numOperands(); ++i) {
+      Operation* def = terminator->operand(i).definingOp();
+      if (def && def->is(OpCode::Dot) && def->block() == &body && def->operand(2) == body.argument(i + 1))
+        convertOperand(op, 3 + i, dotResultEncoding(def));
+    }
     for (unsigned i = 3; i < op->numOperands(); ++i) body.argument(i - 2).setType(op->operand(i).type());
     assignBlock(body);
     Operation* yield = body.terminator();
@@ -398,6 +434,7 @@ class LayoutAssigner {
 
   Operation* func_;
   int numWarps_;
+  int capability_;
   AxisInfoAnalysis axis_;
   std::map<int, Encoding> rankLayouts_;
   std::map<ValueImpl*, bool> cheap_;
@@ -405,6 +442,8 @@ class LayoutAssigner {
 
 }  // namespace
 
-void assignLayouts(Operation* func, int numWarps) { LayoutAssigner(func, numWarps).run(); }
+void assignLayouts(Operation* func, int numWarps, int capability) {
+  LayoutAssigner(func, numWarps, capability).run();
+}
 
 }  // namespace tessera::gpu

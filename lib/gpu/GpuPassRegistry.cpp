@@ -11,8 +11,8 @@
 // (hand-written tests), convert-to-gpu takes every function and lower-to-gpu
 // every function no tt.call names. Both refuse a kernel with tensor
 // parameters or results (its signature would keep no encoding). The local
-// rewrites (rematerialize-converts, fold-converts, sink-casts,
-// rematerialize-at-uses) run on every function: they only touch converts,
+// rewrites (combine-dot-add, rematerialize-converts, fold-converts,
+// sink-casts, rematerialize-at-uses) run on every function: they only touch converts,
 // casts and index math.
 //
 //===----------------------------------------------------------------------===//
@@ -82,6 +82,12 @@ int numWarpsOption(const Options& options, const std::string& pass) {
   return value;
 }
 
+/// The `target` option ("sm_90a", "sm_80", ...): which dots run on tensor cores.
+Target targetOption(const Options& options) {
+  auto it = options.find("target");
+  return it == options.end() ? Target{} : Target::parse(it->second);
+}
+
 /// A pass that applies `fn` to each kernel (kernelsOf) or to every function.
 class FunctionPass : public Pass {
  public:
@@ -98,11 +104,12 @@ class FunctionPass : public Pass {
 
 std::unique_ptr<Pass> createConvertToGpu(const Options& options) {
   int numWarps = numWarpsOption(options, "convert-to-gpu");
+  int capability = targetOption(options).capability;
   return std::make_unique<FunctionPass>(
-      [numWarps](Operation* f) {
+      [numWarps, capability](Operation* f) {
         checkKernelSignature(f, "convert-to-gpu");
         f->setAttr("num_warps", int64_t{numWarps});
-        assignLayouts(f, numWarps);
+        assignLayouts(f, numWarps, capability);
       },
       /*kernelsOnly=*/true);
 }
@@ -115,7 +122,10 @@ std::unique_ptr<Pass> createFunctionPass(void (*fn)(Operation*)) {
 /// kernels (helpers are inlined into them and dropped, as for the PTX).
 class LowerToGpuPass : public Pass {
  public:
-  explicit LowerToGpuPass(int numWarps) { options_.numWarps = numWarps; }
+  LowerToGpuPass(int numWarps, Target target) {
+    options_.numWarps = numWarps;
+    options_.target = target;
+  }
   void run(Module& module) override {
     std::vector<std::unique_ptr<Module>> lowered;
     for (Operation* k : kernelsOf(module, /*uncalledOnly=*/true)) {
@@ -142,8 +152,12 @@ const std::vector<PassInfo>& gpuPasses() {
       {"convert-to-gpu",
        "Gives every tensor of each kernel an encoding (coalesced blocked layout per rank, slices, linear "
        "layouts) and inserts ttg.convert_layout where an op needs another one.",
-       {{"num-warps", "4"}},
+       {{"num-warps", "4"}, {"target", "sm_90a"}},
        createConvertToGpu},
+      {"combine-dot-add",
+       "Folds x + tt.dot(a, b, 0) into tt.dot(a, b, x) when the dot has no other use.",
+       {},
+       [](const Options&) { return createFunctionPass(combineDotAdd); }},
       {"rematerialize-converts",
        "Replaces converts of cheap chains (ranges, splats, constants, index arithmetic) by copies of the "
        "chain built in the target layout.",
@@ -166,9 +180,9 @@ const std::vector<PassInfo>& gpuPasses() {
       {"lower-to-gpu",
        "Runs the whole Tile IR -> Tile GPU IR pipeline (inline, simplify, layouts, converts, cse/dce, "
        "sink-casts, rematerialize-at-uses) on each kernel; other functions are dropped.",
-       {{"num-warps", "4"}},
+       {{"num-warps", "4"}, {"target", "sm_90a"}},
        [](const Options& options) {
-         return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"));
+         return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"), targetOption(options));
        }},
   };
   return passes;

@@ -1,6 +1,7 @@
 //===- GpuPasses.h - The Tile GPU IR passes (private to lib/gpu) -*- C++ -*-===//
 //
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
+//   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x)
 //   assignLayouts            every tensor value gets an encoding; operands
 //                            whose encoding differs from what an op needs get
 //                            a ttg.convert_layout
@@ -14,11 +15,30 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <vector>
+
+#include "tessera/gpu/LinearLayout.h"
 #include "tessera/ir/IR.h"
 
 namespace tessera::gpu {
 
-void assignLayouts(ir::Operation* func, int numWarps);
+/// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
+void combineDotAdd(ir::Operation* func);
+/// `capability`: the target's 10 * major + minor; it decides which dots run
+/// on tensor cores (DotEncodings.cpp).
+void assignLayouts(ir::Operation* func, int numWarps, int capability = 90);
+
+// DotEncodings.cpp: how a tt.dot is computed.
+/// True when `dot` runs on mma.sync for a target of `capability`.
+bool dotUsesMmaV2(ir::Operation* dot, int capability);
+/// Elements of one 32-bit mma.sync operand register: 2 for 16-bit types.
+int64_t mmaV2KWidth(ir::Type element);
+/// The nvidia_mma (version 2) encoding of a dot result of `shape`.
+ir::Encoding mmaV2Encoding(const std::vector<int64_t>& shape, int numWarps);
+/// Operand `opIdx` (0: A, 1: B) of an FMA dot whose result has layout
+/// `result`: the result's layout with N (A) or M (B) replaced by all of K in
+/// registers.
+LinearLayout fmaOperandLayout(const LinearLayout& result, int opIdx, int64_t k);
 /// Moves widening casts down to their first use (SinkCasts.cpp).
 void sinkWideningCasts(ir::Operation* func);
 /// Copies cheap index computations to each of their users (SinkCasts.cpp).

@@ -31,7 +31,8 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
     if (f != kernel) others.push_back(f);
   for (Operation* f : others) gpu->eraseFunction(f);
   kernel->setAttr("num_warps", int64_t{options.numWarps});
-  assignLayouts(kernel, options.numWarps);
+  combineDotAdd(kernel);
+  assignLayouts(kernel, options.numWarps, options.target.capability);
   rematerializeConversions(kernel);
   foldConversions(kernel);
   transforms::runPasses(*gpu, "cse,dce");

@@ -441,7 +441,7 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::ConvertLayout: case OpCode::Hint:
       return emitLayoutOp(*this, op);
     case OpCode::Dot:
-      fail(op, "tl.dot is not supported yet (tensor-core backend)");
+      return emitDot(*this, op);
     case OpCode::Call: case OpCode::Func:
       fail(op, "calls must be inlined before PTX emission");
     default:

@@ -180,6 +180,7 @@ void emitLayoutOp(Emitter& e, Operation* op);      // Layouts.cpp: make_range, s
 void emitReduction(Emitter& e, Operation* op);     // Reduce.cpp: reduce, scan
 void emitSort(Emitter& e, Operation* op);          // Sort.cpp: tt.sort (bitonic network in shared memory)
 void emitDebugOp(Emitter& e, Operation* op);       // Debug.cpp: print, assert, barrier
+void emitDot(Emitter& e, Operation* op);           // Dot.cpp: tt.dot (mma.sync, FMA)
 /// Moves `values` (layout `from`) into layout `to` of the same shape:
 /// in-thread when possible, else through shared memory.
 Regs relayout(Emitter& e, const Regs& values, Type from, Type to);

@@ -3,8 +3,7 @@
 # every kernel specialization the e2e suite launched (recorded through
 # TESSERA_RECORD_LAUNCHES) goes through `tessera compile --emit cubin` for
 # sm_80 and for sm_90a: the PTX backend must lower it and nvJitLink (ptxas)
-# must accept the PTX. Kernels whose Tile IR contains tt.dot are skipped and
-# counted (the tensor-core backend is a later stage).
+# must accept the PTX (tt.dot kernels included).
 #
 #   assemble_all_e2e_kernels.sh TESSERA TESSERA_OPT SOURCE_DIR
 #
@@ -45,7 +44,7 @@ count=$(wc -l <"$tmp/specs.tsv")
 [ "$count" -gt 0 ] || { echo "no recorded specialization has its kernel file on disk"; exit 1; }
 
 # One specialization per call: writes $tmp/res/N as lines
-#   "<status>\t<arch or ->\t<first error line>" with status ok|fail|refused|dot|ttir
+#   "<status>\t<arch or ->\t<first error line>" with status ok|fail|refused|ttir
 # A fresh cache directory makes every run really assemble (kernels compiled
 # earlier and cached on disk are not looked at).
 export TESSERA_CACHE_DIR=$tmp/cache tessera tmp logs
@@ -76,7 +75,6 @@ worker() {
     cp "$base.err" "$logs/$kernel.$n.ttir.log"
     return
   fi
-  if grep -q 'tt\.dot' "$base.ttir"; then printf 'dot\t-\t\n' >"$res"; return; fi
   local arch
   for arch in $ARCHS; do
     # shellcheck disable=SC2086
@@ -108,13 +106,12 @@ start=$SECONDS
 seq 1 "$count" | xargs -P "${TESSERA_ASSEMBLE_JOBS:-$(nproc)}" -I{} bash -c 'worker {}' 2>>"$tmp/workers.err"
 
 # Report: failures grouped by specialization, then one summary line.
-assembled=0 skipped=0 failed=0 frontend=0 refused=0
+assembled=0 failed=0 frontend=0 refused=0
 : >"$tmp/refused.txt"
 for n in $(seq 1 "$count"); do
   res=$tmp/res/$n
   IFS=$'\t' read -r file kernel sig defines < <(sed -n "${n}p" "$tmp/specs.tsv")
   if [ ! -s "$res" ]; then echo "FAIL $kernel ($(basename "$file")): no result (worker died)"; failed=$((failed + 1)); continue; fi
-  if grep -q '^dot' "$res"; then skipped=$((skipped + 1)); continue; fi
   if grep -q '^ttir' "$res"; then
     echo "FAIL $kernel ($(basename "$file")) sig='$sig' $defines: --emit ttir failed: $(cut -f3 "$res")"
     frontend=$((frontend + 1)); continue
@@ -135,7 +132,7 @@ if [ "$refused" -gt 0 ]; then
   echo "refused on purpose, as Triton does (fp8e4nv before sm_89, AMD fp8 types, fp8e4b15 on sm_90+):"
   cat "$tmp/refused.txt"
 fi
-echo "assembled $assembled specializations for ${archs[0]} and ${archs[1]}, skipped $skipped tl.dot kernels" \
+echo "assembled $assembled specializations for ${archs[0]} and ${archs[1]}" \
      "($failed failed, of $count; $((SECONDS - start)) s)"
 [ "$failed" -gt 0 ] && echo "full logs: $logs/"
 if [ "$frontend" -gt 0 ]; then echo "$frontend specializations did not even compile to ttir"; exit 1; fi

@@ -192,7 +192,6 @@ TEST(CoverageGapsData, Fp64MathEndToEnd) {
 }
 
 TEST(CoverageGapsData, Fp64Dot) {
-  if (onGpu()) GTEST_SKIP() << kDotNeedsTensorCores;
   E2E_RNG(rng);
   const int64_t M = 37, N = 29, K = 45;
   auto a = rng.doubles(M * K, -1.0, 1.0), b = rng.doubles(K * N, -1.0, 1.0);

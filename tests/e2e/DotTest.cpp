@@ -16,14 +16,7 @@ namespace {
 
 const char* kFile = "dot.py";
 
-/// Every test here runs tl.dot, which the GPU backend compiles only once
-/// tensor cores arrive: skip them there.
-class Dot : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (onGpu()) GTEST_SKIP() << kDotNeedsTensorCores;
-  }
-};
+class Dot : public ::testing::Test {};
 
 struct Mat {
   std::vector<float> values;  ///< already rounded to the operand dtype

@@ -36,10 +36,6 @@ tessera::Device& dev();
 /// `if (onGpu()) GTEST_SKIP() << "why";`.
 bool onGpu();
 
-/// The skip reason of every test that runs tl.dot on the GPU (the GPU
-/// backend compiles tl.dot once the tensor-core backend exists).
-inline constexpr const char* kDotNeedsTensorCores = "tl.dot needs the tensor-core backend (issue #5)";
-
 /// Full path of a file in the kernel directory.
 std::string kernelPath(const std::string& file);
 

@@ -189,14 +189,8 @@ void runAttention(bool causal) {
   expectClose(o.download<float>(), want, 1e-4, 1e-5, "attention output");
 }
 
-TEST(Models, AttentionForwardCausal) {
-  if (onGpu()) GTEST_SKIP() << kDotNeedsTensorCores;
-  runAttention(true);
-}
-TEST(Models, AttentionForwardFull) {
-  if (onGpu()) GTEST_SKIP() << kDotNeedsTensorCores;
-  runAttention(false);
-}
+TEST(Models, AttentionForwardCausal) { runAttention(true); }
+TEST(Models, AttentionForwardFull) { runAttention(false); }
 
 TEST(Models, PersistentGrid) {
   E2E_RNG(rng);

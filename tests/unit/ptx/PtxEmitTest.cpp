@@ -172,22 +172,62 @@ TEST(PtxEmit, Int16CompareAndSwap) {
   EXPECT_ASSEMBLES(kCasI16, "cas16", "*i16:16, *i16:16, BLOCK=64", 2);
 }
 
-TEST(PtxEmit, DotIsRejectedWithAClearError) {
-  const char* src = R"(
+const char* kDot = R"(
 import triton
 import triton.language as tl
 
 @triton.jit
-def mm(a_ptr, c_ptr):
-    r = tl.arange(0, 16)
-    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
-    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a))
+def mm(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, PRECISION: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
 )";
-  try {
-    compile(src, "mm", "*fp16:16, *fp32:16", 4);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("tl.dot"), std::string::npos) << e.what();
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// 64 x 32 x 32 on 4 warps: warps 2 x 2 (M first while a warp has two M
+// tiles per N tile), so each warp owns 2 x 2 accumulator tiles of 16 x 8
+// and runs K / k-per-instruction mma.sync for each.
+TEST(PtxEmit, DotOnTensorCoresEmitsOneMmaPerTileAndKStep) {
+  struct Case {
+    const char* sig;
+    const char* opcode;
+    size_t perTile;
+  } cases[] = {
+      {"*fp16:16, *fp16:16, *fp32:16, M=64, N=32, K=32, PRECISION=ieee",
+       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 2},
+      {"*bf16:16, *bf16:16, *fp32:16, M=64, N=32, K=32, PRECISION=ieee",
+       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 2},
+      {"*fp32:16, *fp32:16, *fp32:16, M=64, N=32, K=32, PRECISION=tf32",
+       "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 4},
+      {"*i8:16, *i8:16, *i32:16, M=64, N=32, K=32, PRECISION=ieee",
+       "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.sig);
+    gpu::PtxKernel k = compile(kDot, "mm", c.sig, 4, "sm_80");
+    EXPECT_EQ(count(k.ptx, c.opcode), 4 * c.perTile) << k.ptx;
+    EXPECT_ASSEMBLES(kDot, "mm", c.sig, 4);
+  }
+}
+
+TEST(PtxEmit, DotInIeeeFp32AndFp64UsesFmas) {
+  for (const char* sig : {"*fp32:16, *fp32:16, *fp32:16, M=16, N=16, K=16, PRECISION=ieee",
+                          "*fp64:16, *fp64:16, *fp64:16, M=16, N=16, K=16, PRECISION=ieee"}) {
+    SCOPED_TRACE(sig);
+    gpu::PtxKernel k = compile(kDot, "mm", sig, 4, "sm_90a");
+    EXPECT_EQ(count(k.ptx, "mma.sync"), 0u);
+    // 256 products of 16 terms over 128 threads: 2 results of 16 FMAs each.
+    EXPECT_EQ(count(k.ptx, std::string(sig[1] == 'f' && sig[3] == '6' ? "fma.rn.f64" : "fma.rn.f32")), 32u) << k.ptx;
+    EXPECT_ASSEMBLES(kDot, "mm", sig, 4);
   }
 }
 

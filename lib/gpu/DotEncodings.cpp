@@ -1,0 +1,93 @@
+//===- DotEncodings.cpp - Which encodings a tt.dot computes in -------------===//
+//
+// AssignLayouts asks here how a tt.dot is computed and so which encodings
+// its operands, accumulator and result need:
+//
+//  * On tensor cores with mma.sync (sm_80 and later): fp16 and bf16 (m16n8k16,
+//    fp32 or fp16 accumulator), fp32 at input_precision "tf32" (m16n8k8) and
+//    int8 (m16n8k32, int32 accumulator). The result is #ttg.nvidia_mma
+//    version 2 with warps placed as Triton 3.6 places them (warpsPerTile for
+//    mma v2); A and B are #ttg.dot_op of it with kWidth = 32 bits / element
+//    bits, the elements one thread feeds one instruction register.
+//  * Otherwise with FMAs in the accumulator's blocked layout (fp32 at "ieee"
+//    and "tf32x3"/"bf16x3"/"bf16x6", whose accuracy FMAs give in full,
+//    fp64, fp8): each thread computes its accumulator elements from whole
+//    rows of A and columns of B, so A gets the accumulator's layout with N
+//    replaced by K held in registers (fmaOperandLayout), B likewise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpu/GpuPasses.h"
+#include "tessera/Error.h"
+#include "tessera/gpu/LinearLayout.h"
+
+namespace tessera::gpu {
+
+using namespace ir;
+
+bool dotUsesMmaV2(Operation* dot, int capability) {
+  if (capability < 80) return false;
+  Type a = dot->operand(0).type().elementType();
+  Type out = dot->result().type().elementType();
+  switch (a.kind()) {
+    case TypeKind::F16: return out.kind() == TypeKind::F32 || out.kind() == TypeKind::F16;
+    case TypeKind::BF16: return out.kind() == TypeKind::F32;
+    case TypeKind::I8: return out.isInteger(32);
+    case TypeKind::F32: return out.kind() == TypeKind::F32 && dot->strAttr("input_precision") == "tf32";
+    default: return false;
+  }
+}
+
+int64_t mmaV2KWidth(Type element) { return std::max<int64_t>(1, 32 / element.bitWidth()); }
+
+Encoding mmaV2Encoding(const std::vector<int64_t>& shape, int numWarps) {
+  size_t rank = shape.size();
+  int64_t m = shape[rank - 2], n = shape[rank - 1];
+  // Triton's warpsPerTile for mma v2: double the warps along the dim with
+  // more 16 x 8 instruction tiles per warp, M while it has tiles left.
+  int64_t wm = 1, wn = 1;
+  while (wm * wn < numWarps) {
+    if (m / 16 / wm >= n / (8 * wn)) {
+      if (wm < m / 16) wm *= 2;
+      else wn *= 2;
+    } else {
+      wn *= 2;
+    }
+  }
+  std::vector<int64_t> warps(rank, 1);
+  warps[rank - 2] = wm;
+  warps[rank - 1] = wn;
+  std::vector<int64_t> instr(rank, 1);
+  instr[rank - 2] = 16;
+  instr[rank - 1] = 8;
+  return Encoding::nvidiaMma(2, 0, warps, instr);
+}
+
+LinearLayout fmaOperandLayout(const LinearLayout& result, int opIdx, int64_t k) {
+  int rank = result.rank();
+  int dropped = opIdx == 0 ? rank - 1 : rank - 2;  // N for A, M for B: K takes its place
+  LinearLayout::Bases bases = result.bases();
+  for (int d = 0; d < kNumHwDims; ++d) {
+    std::vector<std::vector<int64_t>> kept;
+    for (std::vector<int64_t> b : bases[d]) {
+      bool movesAlongDropped = b[dropped] != 0;
+      b[dropped] = 0;
+      bool zero = true;
+      for (int64_t x : b) zero = zero && x == 0;
+      // Registers that only walked the dropped dim would repeat others.
+      if (static_cast<HwDim>(d) == HwDim::Register && movesAlongDropped && zero) continue;
+      kept.push_back(std::move(b));
+    }
+    bases[d] = std::move(kept);
+  }
+  for (int64_t step = 1; step < k; step *= 2) {
+    std::vector<int64_t> b(rank, 0);
+    b[dropped] = step;
+    bases[static_cast<int>(HwDim::Register)].push_back(std::move(b));
+  }
+  std::vector<int64_t> sizes = result.outDimSizes();
+  sizes[dropped] = k;
+  return LinearLayout(std::move(bases), std::move(sizes));
+}
+
+}  // namespace tessera::gpu

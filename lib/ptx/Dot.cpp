@@ -1,0 +1,264 @@
+//===- Dot.cpp - tt.dot on tensor cores (mma.sync) and with FMAs -----------===//
+//
+// AssignLayouts (DotEncodings.cpp) has put the operands in the layouts the
+// computation wants, so each thread already holds exactly the elements it
+// feeds in:
+//
+//  * nvidia_mma version 2 result: every 16 x 8 tile of the accumulator that
+//    the thread's warp owns is one chain of mma.sync instructions along K
+//    (m16n8k16 for fp16/bf16, m16n8k8 for tf32, m16n8k32 for int8). The
+//    PTX ISA fixes which elements each lane passes in which register; lane
+//    0's are found here by coordinates in the operands' linear layouts (the
+//    other lanes' follow, the layouts being those fragments, MmaLayoutTest).
+//    Operand registers are packed once per tile and reused across the tiles
+//    that share them; the K loop is outermost so independent mma chains
+//    interleave.
+//  * any other result layout: FMAs. Result register r at (m, n) is
+//    acc + sum over k of A[m, k] * B[k, n] in k order, with A's and B's
+//    registers found by coordinates (fmaOperandLayout gives the thread all
+//    of K for its rows and columns).
+//
+//===----------------------------------------------------------------------===//
+
+#include <map>
+
+#include "ptx/Emitter.h"
+
+namespace tessera::ptx {
+
+using namespace ir;
+using gpu::LinearLayout;
+
+namespace {
+
+/// Register index of each element coordinate a thread holds, read at lane 0
+/// of warp 0 (the thread's own lane/warp part is the same XOR for all).
+class RegisterFinder {
+ public:
+  RegisterFinder(Emitter& e, Type t) {
+    const LinearLayout& ll = e.layout(t);
+    int64_t n = e.numRegs(t);
+    for (int64_t i = 0; i < n; ++i) index_.emplace(e.registerCoords(ll, i), i);
+  }
+  /// The register holding `coords`; a missing one is a layout bug.
+  int64_t at(Emitter& e, Operation* op, const std::vector<int64_t>& coords) const {
+    auto it = index_.find(coords);
+    if (it == index_.end()) e.fail(op, "tt.dot: an operand layout does not hold the elements the product needs");
+    return it->second;
+  }
+
+ private:
+  std::map<std::vector<int64_t>, int64_t> index_;
+};
+
+std::vector<int64_t> offsetBy(std::vector<int64_t> c, int64_t dRow, int64_t dCol) {
+  c[c.size() - 2] += dRow;
+  c[c.size() - 1] += dCol;
+  return c;
+}
+
+//===----------------------------------------------------------------------===//
+// mma.sync
+//===----------------------------------------------------------------------===//
+
+struct MmaShape {
+  std::string opcode;  ///< without operands
+  int64_t k = 16;      ///< K of one instruction
+  bool f16Acc = false;
+};
+
+MmaShape mmaShape(Emitter& e, Operation* op) {
+  Type in = op->operand(0).type().elementType(), out = op->result().type().elementType();
+  switch (in.kind()) {
+    case TypeKind::F16:
+      if (out.kind() == TypeKind::F16) return {"mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 16, true};
+      return {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 16, false};
+    case TypeKind::BF16: return {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 16, false};
+    case TypeKind::F32: return {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 8, false};
+    case TypeKind::I8: return {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 32, false};
+    default: e.fail(op, "tt.dot: no mma.sync for operands of type " + in.str());
+  }
+}
+
+/// `kWidth` elements (registers of `regs`) as one b32 instruction operand.
+std::string pack32(Emitter& e, const Regs& regs, const std::vector<int64_t>& idx) {
+  if (idx.size() == 1) return regs[idx[0]];
+  std::string lo = e.reg(RegClass::B32);
+  e.ins("mov.b32 " + lo + ", {" + regs[idx[0]] + ", " + regs[idx[1]] + "}");
+  if (idx.size() == 2) return lo;
+  // Four 8-bit values in b16 registers: bytes 0 and 2 of each pair.
+  std::string hi = e.reg(RegClass::B32), out = e.reg(RegClass::B32);
+  e.ins("mov.b32 " + hi + ", {" + regs[idx[2]] + ", " + regs[idx[3]] + "}");
+  e.ins("prmt.b32 " + out + ", " + lo + ", " + hi + ", 0x6420");
+  return out;
+}
+
+std::string joinRegs(const std::vector<std::string>& r) {
+  std::string s = "{";
+  for (size_t i = 0; i < r.size(); ++i) s += (i ? ", " : "") + r[i];
+  return s + "}";
+}
+
+void emitMmaV2(Emitter& e, Operation* op) {
+  Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
+  MmaShape shape = mmaShape(e, op);
+  int64_t kWidth = a.type().encoding().kWidth();
+  int64_t K = a.type().shape().back();
+  RegisterFinder findA(e, a.type()), findB(e, b.type()), findC(e, d.type());
+  const Regs& ra = e.regs(a);
+  const Regs& rb = e.regs(b);
+  const Regs& rc = e.regs(c);
+  const LinearLayout& lc = e.layout(d.type());
+
+  // Accumulator tiles: the registers at offsets (0,0), (0,1), (8,0), (8,1)
+  // of each 16 x 8 tile, in the instruction's c0..c3 order.
+  struct Tile {
+    std::vector<int64_t> base;
+    int64_t regs[4];
+  };
+  std::vector<Tile> tiles;
+  int64_t numC = e.numRegs(d.type());
+  for (int64_t r = 0; r < numC; ++r) {
+    std::vector<int64_t> cc = e.registerCoords(lc, r);
+    int rank = static_cast<int>(cc.size());
+    if (cc[rank - 2] % 16 != 0 || cc[rank - 1] % 8 != 0) continue;
+    if (findC.at(e, op, cc) != r) continue;  // a repeated register
+    Tile t{cc, {}};
+    for (int j = 0; j < 4; ++j) t.regs[j] = findC.at(e, op, offsetBy(cc, (j & 2) ? 8 : 0, j & 1));
+    tiles.push_back(std::move(t));
+  }
+
+  // Current accumulator operands of each tile (b32; fp16 pairs packed).
+  std::vector<std::vector<std::string>> acc(tiles.size());
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    if (shape.f16Acc) {
+      acc[t] = {pack32(e, rc, {tiles[t].regs[0], tiles[t].regs[1]}), pack32(e, rc, {tiles[t].regs[2], tiles[t].regs[3]})};
+    } else {
+      for (int j = 0; j < 4; ++j) acc[t].push_back(rc[tiles[t].regs[j]]);
+    }
+  }
+
+  std::map<std::vector<int64_t>, std::vector<std::string>> packedA, packedB;
+  auto operandA = [&](const std::vector<int64_t>& base) -> const std::vector<std::string>& {
+    auto it = packedA.find(base);
+    if (it != packedA.end()) return it->second;
+    std::vector<std::string> regs;
+    for (int j = 0; j < 4; ++j) {
+      std::vector<int64_t> idx;
+      for (int64_t x = 0; x < kWidth; ++x)
+        idx.push_back(findA.at(e, op, offsetBy(base, (j & 1) ? 8 : 0, ((j & 2) ? 4 * kWidth : 0) + x)));
+      regs.push_back(pack32(e, ra, idx));
+    }
+    return packedA[base] = std::move(regs);
+  };
+  auto operandB = [&](const std::vector<int64_t>& base) -> const std::vector<std::string>& {
+    auto it = packedB.find(base);
+    if (it != packedB.end()) return it->second;
+    std::vector<std::string> regs;
+    for (int j = 0; j < 2; ++j) {
+      std::vector<int64_t> idx;
+      for (int64_t x = 0; x < kWidth; ++x) idx.push_back(findB.at(e, op, offsetBy(base, (j ? 4 * kWidth : 0) + x, 0)));
+      regs.push_back(pack32(e, rb, idx));
+    }
+    return packedB[base] = std::move(regs);
+  };
+
+  for (int64_t k0 = 0; k0 < K; k0 += shape.k) {
+    for (size_t t = 0; t < tiles.size(); ++t) {
+      std::vector<int64_t> aBase = tiles[t].base, bBase = tiles[t].base;
+      int rank = static_cast<int>(aBase.size());
+      aBase[rank - 1] = k0;
+      bBase[rank - 2] = k0;
+      const std::vector<std::string>& fa = operandA(aBase);
+      const std::vector<std::string>& fb = operandB(bBase);
+      std::vector<std::string> out;
+      for (size_t j = 0; j < acc[t].size(); ++j) out.push_back(e.reg(RegClass::B32));
+      e.ins(shape.opcode + " " + joinRegs(out) + ", " + joinRegs(fa) + ", " + joinRegs(fb) + ", " + joinRegs(acc[t]));
+      acc[t] = std::move(out);
+    }
+  }
+
+  Regs result(numC);
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    if (shape.f16Acc) {
+      for (int half = 0; half < 2; ++half) {
+        std::string lo = e.reg(RegClass::B16), hi = e.reg(RegClass::B16);
+        e.ins("mov.b32 {" + lo + ", " + hi + "}, " + acc[t][half]);
+        result[tiles[t].regs[2 * half]] = lo;
+        result[tiles[t].regs[2 * half + 1]] = hi;
+      }
+    } else {
+      for (int j = 0; j < 4; ++j) result[tiles[t].regs[j]] = acc[t][j];
+    }
+  }
+  for (int64_t r = 0; r < numC; ++r)
+    if (result[r].empty()) result[r] = result[findC.at(e, op, e.registerCoords(lc, r))];
+  e.bind(d, std::move(result));
+}
+
+//===----------------------------------------------------------------------===//
+// FMA
+//===----------------------------------------------------------------------===//
+
+std::string fmaOpcode(Emitter& e, Operation* op, Type acc) {
+  switch (acc.kind()) {
+    case TypeKind::F16: return "fma.rn.f16";
+    case TypeKind::F32: return "fma.rn.f32";
+    case TypeKind::F64: return "fma.rn.f64";
+    case TypeKind::I32: return "mad.lo.s32";
+    case TypeKind::I64: return "mad.lo.s64";
+    default: e.fail(op, "tt.dot: no FMA for an accumulator of type " + acc.str());
+  }
+}
+
+void emitFmaDot(Emitter& e, Operation* op) {
+  Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
+  Type accType = d.type().elementType();
+  Type inType = a.type().elementType();
+  std::string fma = fmaOpcode(e, op, accType);
+  int64_t K = a.type().shape().back();
+  RegisterFinder findA(e, a.type()), findB(e, b.type());
+  const Regs& ra = e.regs(a);
+  const Regs& rb = e.regs(b);
+  const Regs& rc = e.regs(c);
+  // Operands widened to the accumulator type once per register.
+  std::map<std::pair<int, int64_t>, std::string> widened;
+  auto operand = [&](int which, int64_t i) -> const std::string& {
+    auto it = widened.find({which, i});
+    if (it != widened.end()) return it->second;
+    const std::string& v = which == 0 ? ra[i] : rb[i];
+    return widened[{which, i}] = inType == accType ? v : emitCast(e, op, v, inType, accType);
+  };
+  const LinearLayout& lc = e.layout(d.type());
+  int64_t numC = e.numRegs(d.type());
+  Regs result(numC);
+  for (int64_t r = 0; r < numC; ++r) {
+    std::vector<int64_t> cc = e.registerCoords(lc, r);
+    int rank = static_cast<int>(cc.size());
+    std::string sum = rc[r];
+    for (int64_t k = 0; k < K; ++k) {
+      std::vector<int64_t> ac = cc, bc = cc;
+      ac[rank - 1] = k;
+      bc[rank - 2] = k;
+      std::string next = e.reg(accType);
+      e.ins(fma + " " + next + ", " + operand(0, findA.at(e, op, ac)) + ", " + operand(1, findB.at(e, op, bc)) + ", " +
+            sum);
+      sum = next;
+    }
+    result[r] = sum;
+  }
+  e.bind(d, std::move(result));
+}
+
+}  // namespace
+
+void emitDot(Emitter& e, Operation* op) {
+  Encoding enc = op->result().type().encoding();
+  if (enc.isNvidiaMma()) {
+    if (enc.versionMajor() != 2) e.fail(op, "tt.dot: only mma.sync (nvidia_mma version 2) results are lowered so far");
+    return emitMmaV2(e, op);
+  }
+  emitFmaDot(e, op);
+}
+
+}  // namespace tessera::ptx
