@@ -181,6 +181,9 @@ void emitReduction(Emitter& e, Operation* op);     // Reduce.cpp: reduce, scan
 void emitSort(Emitter& e, Operation* op);          // Sort.cpp: tt.sort (bitonic network in shared memory)
 void emitDebugOp(Emitter& e, Operation* op);       // Debug.cpp: print, assert, barrier
 void emitDot(Emitter& e, Operation* op);           // Dot.cpp: tt.dot (mma.sync, FMA)
+/// A convert_layout into a 16-bit mma.sync operand through swizzled shared
+/// memory and ldmatrix (DotOperands.cpp); false when it does not apply.
+bool emitDotOperandConvert(Emitter& e, Operation* op);
 /// Moves `values` (layout `from`) into layout `to` of the same shape:
 /// in-thread when possible, else through shared memory.
 Regs relayout(Emitter& e, const Regs& values, Type from, Type to);

@@ -296,6 +296,7 @@ void emitLayoutOp(Emitter& e, Operation* op) {
     }
     case OpCode::Hint: return e.bind(op->result(), e.regs(op->operand(0)));
     case OpCode::ConvertLayout:
+      if (emitDotOperandConvert(e, op)) return;
       return e.bind(op->result(), moveOp(e, op->operand(0), op->result().type(), identityMap()));
     case OpCode::Broadcast: {
       std::vector<int64_t> srcShape = op->operand(0).type().shape();

@@ -1,0 +1,193 @@
+//===- DotOperands.cpp - 16-bit mma.sync operands through ldmatrix ---------===//
+//
+// A convert_layout into a #ttg.dot_op (mma version 2 parent, 16-bit
+// elements, kWidth 2) is the operand load of a tensor-core dot: the tile
+// goes to shared memory once and every warp reads its fragments back. The
+// generic convert (Layouts.cpp) does that element by element at row-major
+// offsets, with bank conflicts on both sides. Here, as in Triton:
+//
+//  * the tile is stored in a swizzled layout: rows along the dim that is
+//    not contiguous in the source registers, 16-byte vectors of 8 elements
+//    along the contiguous one, vector v of row r at v ^ ((r / perPhase) %
+//    maxPhase) with perPhase = max(1, 128 bytes / row bytes) and maxPhase =
+//    8 / perPhase, so the 8 rows one ldmatrix reads lie in distinct banks;
+//  * each thread stores its registers as 16-byte (or narrower) vectors;
+//  * fragments are read with ldmatrix: .x4 gives the four registers of an A
+//    fragment (16 x 16) or the two of two B fragments (16 x 8 each), .x2 one
+//    B fragment. Where the tile is stored with K not contiguous (A
+//    column-major, or B row-major as usual), ldmatrix.trans transposes the
+//    8 x 8 matrices on the way.
+//
+// The swizzled offset is linear over GF(2) in the element coordinates'
+// bits, so a thread's addresses are one per-thread register (its lane and
+// warp bits, Emitter::threadLinear) XOR compile-time constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include <map>
+
+#include "ptx/Emitter.h"
+
+namespace tessera::ptx {
+
+using namespace ir;
+using gpu::LinearLayout;
+
+namespace {
+
+/// The swizzled shared-memory layout of a 2-D tile (elements, not bytes).
+struct SwizzledTile {
+  int colDim = 1;  ///< the contiguous dim
+  int64_t cols = 0;
+  int64_t perPhase = 1, maxPhase = 1;
+
+  SwizzledTile(const std::vector<int64_t>& shape, int contiguous) : colDim(contiguous), cols(shape[contiguous]) {
+    int64_t rowBytes = cols * 2;
+    perPhase = std::max<int64_t>(1, 128 / rowBytes);
+    maxPhase = std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, cols / 8));
+  }
+  /// Offset of element `c` (tensor coordinates); linear over GF(2).
+  int64_t offset(const std::vector<int64_t>& c) const {
+    int64_t row = c[1 - colDim], col = c[colDim];
+    return row * cols ^ col ^ (((row / perPhase) % maxPhase) * 8);
+  }
+};
+
+/// The dim along which the source registers are contiguous (16-byte
+/// vectors form along it), else the last dim.
+int contiguousDim(const LinearLayout& ll) {
+  for (int d = 0; d < 2; ++d)
+    if (ll.contiguousRegisters(d) > 1) return d;
+  for (int d = 0; d < 2; ++d)
+    if (!ll.bases(HwDim::Lane).empty() && ll.bases(HwDim::Lane)[0][d] == 1) return d;
+  return 1;
+}
+
+std::string byteAddress(Emitter& e, const std::string& elementOffset) {
+  std::string addr = e.reg(RegClass::B32);
+  e.ins("mad.lo.u32 " + addr + ", " + elementOffset + ", 2, " + e.smemBase());
+  return addr;
+}
+
+void storeTile(Emitter& e, const Regs& values, const LinearLayout& ll, const SwizzledTile& tile) {
+  std::string thread = e.threadLinear(ll, [&](const std::vector<int64_t>& b) { return tile.offset(b); }, false);
+  int64_t vec = std::min<int64_t>(8, ll.contiguousRegisters(tile.colDim));
+  int64_t free = ll.freeVariableMasks()[static_cast<int>(HwDim::Register)];
+  for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += vec) {
+    if (i & free) continue;
+    std::string addr = byteAddress(e, e.xorConst(thread, tile.offset(ll.apply(HwDim::Register, i))));
+    if (vec == 1) {
+      e.ins("st.shared.b16 [" + addr + "], " + values[i]);
+      continue;
+    }
+    std::vector<std::string> words;
+    for (int64_t j = 0; j < vec; j += 2) {
+      std::string w = e.reg(RegClass::B32);
+      e.ins("mov.b32 " + w + ", {" + values[i + j] + ", " + values[i + j + 1] + "}");
+      words.push_back(w);
+    }
+    std::string list;
+    for (size_t j = 0; j < words.size(); ++j) list += (j ? ", " : "") + words[j];
+    if (words.size() == 1) e.ins("st.shared.b32 [" + addr + "], " + list);
+    else e.ins("st.shared.v" + std::to_string(words.size()) + ".b32 [" + addr + "], {" + list + "}");
+  }
+}
+
+}  // namespace
+
+bool emitDotOperandConvert(Emitter& e, Operation* op) {
+  Type src = op->operand(0).type(), dst = op->result().type();
+  Encoding enc = dst.encoding();
+  if (!enc.isDotOperand() || !enc.parent().isNvidiaMma() || enc.parent().versionMajor() != 2) return false;
+  if (dst.rank() != 2 || enc.kWidth() != 2 || dst.elementType().bitWidth() != 16) return false;
+  const std::vector<int64_t>& shape = dst.shape();
+  bool isA = enc.opIdx() == 0;
+  int kDim = isA ? 1 : 0, nonK = 1 - kDim;
+  const LinearLayout& srcLL = e.layout(src);
+  const LinearLayout& dstLL = e.layout(dst);
+  SwizzledTile tile(shape, contiguousDim(srcLL));
+  bool trans = tile.colDim != kDim;
+
+  e.needScratch(shape[0] * shape[1] * 2);
+  e.barrier();
+  storeTile(e, e.regs(op->operand(0)), srcLL, tile);
+  e.barrier();
+
+  // Lane l of an ldmatrix gives the address of row l % 8 of matrix l / 8.
+  // Matrix offsets: A (nonK, k) = (0,0) (8,0) (0,8) (8,8), the registers
+  // a0..a3; B (k, n) = (0,0) (8,0) (0,8) (8,8), b0 b1 of two N tiles.
+  auto unit = [](int dim, int64_t v) {
+    std::vector<int64_t> b(2, 0);
+    b[dim] = v;
+    return b;
+  };
+  int rowDim = 1 - tile.colDim;
+  LinearLayout::Bases bases;
+  auto& lanes = bases[static_cast<int>(HwDim::Lane)];
+  for (int64_t s : {1, 2, 4}) lanes.push_back(unit(rowDim, s));
+  lanes.push_back(isA ? unit(nonK, 8) : unit(kDim, 8));
+  lanes.push_back(isA ? unit(kDim, 8) : unit(nonK, 8));
+  bases[static_cast<int>(HwDim::Warp)] = dstLL.bases(HwDim::Warp);
+  LinearLayout addressLL(bases, shape);
+  std::string thread =
+      e.threadLinear(addressLL, [&](const std::vector<int64_t>& b) { return tile.offset(b); }, false);
+
+  // Registers of the result by coordinates (lane 0, warp 0).
+  std::map<std::vector<int64_t>, int64_t> index;
+  int64_t n = e.numRegs(dst);
+  for (int64_t i = 0; i < n; ++i) index.emplace(e.registerCoords(dstLL, i), i);
+  Regs out(n);
+  auto place = [&](const std::vector<int64_t>& at, const std::string& word) {
+    std::vector<int64_t> next = at;
+    next[kDim] += 1;
+    auto lo = index.find(at), hi = index.find(next);
+    if (lo == index.end() || hi == index.end()) e.fail(op, "ldmatrix fragment outside the dot operand layout");
+    std::string l = e.reg(RegClass::B16), h = e.reg(RegClass::B16);
+    e.ins("mov.b32 {" + l + ", " + h + "}, " + word);
+    out[lo->second] = l;
+    out[hi->second] = h;
+  };
+  auto add = [](std::vector<int64_t> c, int dim, int64_t v) {
+    c[dim] += v;
+    return c;
+  };
+  std::string opcode = std::string("ldmatrix.sync.aligned.m8n8.") + "%X" + (trans ? ".trans" : "") + ".shared.b16";
+  auto load = [&](const std::vector<int64_t>& base, int count) {
+    std::vector<std::string> regs;
+    for (int j = 0; j < count; ++j) regs.push_back(e.reg(RegClass::B32));
+    std::string list;
+    for (int j = 0; j < count; ++j) list += (j ? ", " : "") + regs[j];
+    std::string text = opcode;
+    text.replace(text.find("%X"), 2, "x" + std::to_string(count));
+    e.ins(text + " {" + list + "}, [" + byteAddress(e, e.xorConst(thread, tile.offset(base))) + "]");
+    return regs;
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<int64_t> c = e.registerCoords(dstLL, i);
+    if (!out[i].empty() || c[kDim] % 16 != 0 || c[nonK] % (isA ? 16 : 8) != 0) continue;
+    if (isA) {
+      std::vector<std::string> r = load(c, 4);
+      place(c, r[0]);
+      place(add(c, nonK, 8), r[1]);
+      place(add(c, kDim, 8), r[2]);
+      place(add(add(c, nonK, 8), kDim, 8), r[3]);
+      continue;
+    }
+    std::vector<int64_t> right = add(c, nonK, 8);
+    auto pair = index.find(right);
+    bool both = pair != index.end() && out[pair->second].empty();
+    std::vector<std::string> r = load(c, both ? 4 : 2);
+    place(c, r[0]);
+    place(add(c, kDim, 8), r[1]);
+    if (both) {
+      place(right, r[2]);
+      place(add(right, kDim, 8), r[3]);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i)
+    if (out[i].empty()) e.fail(op, "ldmatrix did not fill every register of the dot operand");
+  e.bind(op->result(), std::move(out));
+  return true;
+}
+
+}  // namespace tessera::ptx
