@@ -158,6 +158,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "Folds x + tt.dot(a, b, 0) into tt.dot(a, b, x) when the dot has no other use.",
        {},
        [](const Options&) { return createFunctionPass(combineDotAdd); }},
+      {"prefetch-dot-operands",
+       "Loads that feed tt.dot in an scf.for are issued one iteration ahead (the first before the loop), "
+       "their tiles carried as iteration arguments.",
+       {},
+       [](const Options&) { return createFunctionPass(prefetchDotOperands); }},
       {"rematerialize-converts",
        "Replaces converts of cheap chains (ranges, splats, constants, index arithmetic) by copies of the "
        "chain built in the target layout.",

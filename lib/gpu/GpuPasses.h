@@ -2,6 +2,8 @@
 //
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
 //   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x)
+//   prefetchDotOperands      (num_stages >= 2) loads feeding a dot in a loop
+//                            are issued one iteration ahead
 //   assignLayouts            every tensor value gets an encoding; operands
 //                            whose encoding differs from what an op needs get
 //                            a ttg.convert_layout
@@ -24,6 +26,9 @@ namespace tessera::gpu {
 
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
 void combineDotAdd(ir::Operation* func);
+/// Software-pipelines loads that feed tt.dot in loops by one iteration
+/// (PrefetchLoads.cpp).
+void prefetchDotOperands(ir::Operation* func);
 /// `capability`: the target's 10 * major + minor; it decides which dots run
 /// on tensor cores (DotEncodings.cpp).
 void assignLayouts(ir::Operation* func, int numWarps, int capability = 90);

@@ -1,0 +1,176 @@
+"""kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
+
+    python3 bench_matmul.py [--only fp16,bf16] [--sizes 1024,4096] [--json FILE]
+                            [--kernel-file PATH] [--warmup MS] [--rep MS]
+                            [--fresh-cache] [--skip-cublas]
+
+The Triton side of bench_matmul.cpp: the same kernel source (loaded by path
+with importlib; its @triton.autotune tunes it, as Tessera's does) on the
+same rows, fp16 and bf16 at M = N = K in {1024, 2048, 4096, 8192} (ROWS;
+keep bench_matmul.cpp's kDTypes and kSizes the same). Each row makes A
+(M x K) and B (K x N), row-major, uniform in [-1, 1] rounded to the dtype;
+the Triton kernel writes into a C filled with NaN, over the grid
+cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) of the config being launched. The first
+call (the autotuning sweep, compiles included) is timed up to a synchronize
+as "tune_ms". Both providers' outputs are checked on the same 256 sampled
+elements (the four corners, then random ones) against torch.matmul of the
+inputs in float32 (TF32 off): relative error ||got - ref|| / ||ref|| at most
+1e-2, else the row fails and is not timed. Then triton.testing.do_bench
+(25 ms warm-up, 100 ms of runs, L2 flushed before each, median). One JSON
+line per provider and row on stdout (or appended to --json FILE):
+  {"kind": "matmul", "provider": "triton", "dtype": "fp16", "M": ..., "N": ..., "K": ...,
+   "ms": ..., "tflops": 2*M*N*K / ms / 1e9, "config": str(best_config), "tune_ms": ..., "rel_err": ...}
+  {"kind": "matmul", "provider": "cublas", ..., "ms": ..., "tflops": ..., "rel_err": ...}
+A failure writes {..., "error": "..."} and a FAIL line on stderr; the exit
+status is then 1.
+
+--fresh-cache points TRITON_CACHE_DIR at a new empty directory, so that
+tune_ms includes compiling every config (Triton keeps compiled kernels on
+disk, not its autotuning choices). TRITON_PRINT_AUTOTUNING=1 prints each
+sweep's winner.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "matmul.py"))
+
+DTYPES = ["fp16", "bf16"]
+SIZES = [1024, 2048, 4096, 8192]
+SAMPLES = 256
+MAX_REL_ERR = 1e-2
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16")
+    ap.add_argument("--sizes", default="", help="M = N = K values, e.g. 1024,4096 (default: %s)" %
+                    ",".join(map(str, SIZES)))
+    ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
+    ap.add_argument("--kernel-file", default=DEFAULT_KERNEL_FILE)
+    ap.add_argument("--warmup", type=int, default=25)
+    ap.add_argument("--rep", type=int, default=100)
+    ap.add_argument("--fresh-cache", action="store_true")
+    ap.add_argument("--skip-cublas", action="store_true")
+    args = ap.parse_args()
+    args.only = [d for d in args.only.split(",") if d]
+    for d in args.only:
+        if d not in DTYPES:
+            ap.error(f"--only takes {' and '.join(DTYPES)}, not '{d}'")
+    try:
+        args.sizes = [int(s) for s in args.sizes.split(",") if s] or SIZES
+    except ValueError:
+        ap.error("--sizes expects integers, e.g. 1024,4096")
+    if any(s <= 0 for s in args.sizes):
+        ap.error("--sizes expects positive integers")
+    return args
+
+
+def load_kernel_module(path):
+    spec = importlib.util.spec_from_file_location("tessera_kernels_matmul", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main():
+    args = parse_args()
+    if args.fresh_cache:  # before triton is imported: it reads the variable when it compiles
+        os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench_matmul-triton-cache-")
+
+    import torch
+    import triton
+    from triton.testing import do_bench
+
+    torch.backends.cuda.matmul.allow_tf32 = False  # the float32 references are exact fp32 products
+    kernel = load_kernel_module(args.kernel_file).matmul_kernel
+    torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}
+    out = open(args.json, "a") if args.json else sys.stdout
+    failures = 0
+
+    for name in DTYPES:
+        if args.only and name not in args.only:
+            continue
+        dtype = torch_dtype[name]
+        for size in args.sizes:
+            M = N = K = size
+            gen = torch.Generator(device="cuda").manual_seed(size)
+            a = (torch.rand(M, K, device="cuda", generator=gen) * 2 - 1).to(dtype)
+            b = (torch.rand(K, N, device="cuda", generator=gen) * 2 - 1).to(dtype)
+            # The sampled elements of C: the four corners (the masked edges), then random ones.
+            cpu = torch.Generator().manual_seed(size)
+            rows = torch.cat([torch.tensor([0, M - 1, 0, M - 1]), torch.randint(0, M, (SAMPLES - 4,), generator=cpu)])
+            cols = torch.cat([torch.tensor([0, 0, N - 1, N - 1]), torch.randint(0, N, (SAMPLES - 4,), generator=cpu)])
+            rows, cols = rows.cuda(), cols.cuda()
+            ref = torch.matmul(a[rows].float(), b[:, cols].float()).diagonal()
+
+            def rel_error(c):
+                got = c[rows, cols].float()
+                err = torch.where(torch.isfinite(got), got - ref, torch.full_like(ref, float("inf")))
+                return (err.norm() / ref.norm()).item()
+
+            def check(c):
+                rel = rel_error(c)
+                if not rel <= MAX_REL_ERR:
+                    i = int((c[rows, cols].float() - ref).abs().nan_to_num(float("inf")).argmax())
+                    raise RuntimeError(f"wrong result: relative error {rel:.3g} over {SAMPLES} samples "
+                                       f"(limit {MAX_REL_ERR:.0e}); worst sample C[{rows[i].item()}, "
+                                       f"{cols[i].item()}]: got {c[rows[i], cols[i]].item():.6g}, "
+                                       f"want {ref[i].item():.6g}")
+                return rel
+
+            flop = 2.0 * M * N * K
+            for provider in ("triton", "cublas"):
+                if provider == "cublas" and args.skip_cublas:
+                    continue
+                rec = dict(kind="matmul", provider=provider, dtype=name, M=M, N=N, K=K)
+                try:
+                    extra = {}
+                    if provider == "triton":
+                        c = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+
+                        def grid(meta):
+                            return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+
+                        def run():
+                            kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                         c.stride(0), c.stride(1))
+
+                        torch.cuda.synchronize()
+                        t0 = time.perf_counter()
+                        run()  # the autotuning sweep, then the winner once
+                        torch.cuda.synchronize()
+                        extra["tune_ms"] = (time.perf_counter() - t0) * 1e3
+                        extra["config"] = str(kernel.best_config)
+                        rel = check(c)
+                    else:
+                        def run():
+                            return torch.matmul(a, b)
+
+                        rel = check(run())
+                    ms = do_bench(run, warmup=args.warmup, rep=args.rep, return_mode="median")
+                    rec.update(ms=ms, tflops=flop / ms / 1e9)
+                    if "config" in extra:
+                        rec.update(config=extra["config"], tune_ms=extra["tune_ms"])
+                    rec["rel_err"] = rel
+                    tune = f", tune {extra['tune_ms']:.0f} ms [{extra['config']}]" if extra else ""
+                    print(f"ok   {provider} {name} {M}x{N}x{K}: {ms:.4f} ms, {rec['tflops']:.1f} TFLOP/s, "
+                          f"rel err {rel:.2g}{tune}", file=sys.stderr, flush=True)
+                except Exception as e:  # noqa: BLE001
+                    failures += 1
+                    rec["error"] = f"{type(e).__name__}: {e}"[:500]
+                    print(f"FAIL {provider} matmul {name} {M}x{N}x{K}: {rec['error']}", file=sys.stderr, flush=True)
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+            del a, b
+            torch.cuda.empty_cache()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Matrix multiplication C = A @ B on tensor cores, for the matmul benchmark
+(bench/gpu/bench_matmul.cpp under Tessera, bench/gpu/bench_matmul.py under
+Triton 3.6, the same source for both).
+
+matmul_kernel: A is M x K, B is K x N, C is M x N, any strides. One program
+per BLOCK_M x BLOCK_N tile of C (grid cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)),
+marching along K in BLOCK_K steps with tl.dot into an fp32 accumulator; the
+result is stored in C's dtype. Tiles are handed out in bands of GROUP_M tile
+rows, walked column by column inside a band, so that programs running at
+the same time reuse the same rows of A and columns of B from L2. Loads are
+masked at the M and N edges and in the last, partial step along K (zeros
+there add nothing to the sum), so any M, N, K works. fp16 or bf16 in; the
+configs are H100 choices for those (128x256 tiles at the top).
+Offsets are i32: enough for up to 2^31 elements per operand.
+"""
+import triton
+import triton.language as tl
+
+# BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages (GROUP_M is 8 everywhere).
+_TILES = [
+    (128, 256, 64, 8, 3),
+    (128, 128, 64, 4, 4),
+    (128, 128, 32, 4, 4),
+    (64, 128, 32, 4, 4),
+    (128, 64, 32, 4, 4),
+    (64, 64, 32, 4, 5),
+]
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
+        for bm, bn, bk, w, s in _TILES
+    ],
+    key=["M", "N", "K"],
+)
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    # Which tile of C: program ids fill a band of GROUP_M tile rows one
+    # column of tiles at a time, then move on to the next band (the last
+    # band may be shorter).
+    pid = tl.program_id(0)
+    n_tiles_m = tl.cdiv(M, BLOCK_M)
+    n_tiles_n = tl.cdiv(N, BLOCK_N)
+    band_size = GROUP_M * n_tiles_n
+    band_first_row = (pid // band_size) * GROUP_M
+    band_rows = tl.minimum(n_tiles_m - band_first_row, GROUP_M)
+    in_band = pid % band_size
+    tile_m = band_first_row + in_band % band_rows
+    tile_n = in_band // band_rows
+
+    offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    row_ok = offs_m[:, None] < M
+    col_ok = offs_n[None, :] < N
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in tl.range(0, K, BLOCK_K):
+        k_left = K - k0  # < BLOCK_K only in the last step
+        a = tl.load(a_ptrs, mask=row_ok & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & col_ok, other=0.0)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=row_ok & col_ok)
