@@ -11,7 +11,7 @@
 //    bits, the elements one thread feeds one instruction register.
 //  * Otherwise with FMAs in the accumulator's blocked layout (fp32 at "ieee"
 //    and "tf32x3"/"bf16x3"/"bf16x6", whose accuracy FMAs give in full,
-//    fp64, fp8): each thread computes its accumulator elements from whole
+//    fp64; e4m3/e5m2 operands arrive as fp16, UpcastFp8Dot.cpp): each thread computes its accumulator elements from whole
 //    rows of A and columns of B, so A gets the accumulator's layout with N
 //    replaced by K held in registers (fmaOperandLayout), B likewise.
 //

@@ -158,6 +158,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "Folds x + tt.dot(a, b, 0) into tt.dot(a, b, x) when the dot has no other use.",
        {},
        [](const Options&) { return createFunctionPass(combineDotAdd); }},
+      {"upcast-fp8-dots",
+       "Extends the fp8 (e4m3, e5m2) operands of tt.dot to fp16, so the dot runs on fp16 tensor-core "
+       "instructions.",
+       {},
+       [](const Options&) { return createFunctionPass(upcastFp8Dots); }},
       {"prefetch-dot-operands",
        "Loads that feed tt.dot in an scf.for are issued one iteration ahead (the first before the loop), "
        "their tiles carried as iteration arguments.",

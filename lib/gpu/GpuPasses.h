@@ -2,6 +2,7 @@
 //
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
 //   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x)
+//   upcastFp8Dots            fp8 dot operands -> fp16 (exact)
 //   prefetchDotOperands      (num_stages >= 2) loads feeding a dot in a loop
 //                            are issued one iteration ahead
 //   assignLayouts            every tensor value gets an encoding; operands
@@ -26,6 +27,8 @@ namespace tessera::gpu {
 
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
 void combineDotAdd(ir::Operation* func);
+/// fp8 (e4m3, e5m2) dot operands are extended to fp16 (UpcastFp8Dot.cpp).
+void upcastFp8Dots(ir::Operation* func);
 /// Software-pipelines loads that feed tt.dot in loops by one iteration
 /// (PrefetchLoads.cpp).
 void prefetchDotOperands(ir::Operation* func);
