@@ -63,8 +63,8 @@ int64_t product(const std::vector<int64_t>& v) {
 
 class LayoutAssigner {
  public:
-  LayoutAssigner(Operation* func, int numWarps, int capability)
-      : func_(func), numWarps_(numWarps), capability_(capability), axis_(func) {}
+  LayoutAssigner(Operation* func, int numWarps, const Target& target)
+      : func_(func), numWarps_(numWarps), target_(target), axis_(func) {}
 
   void run() {
     chooseRankLayouts();
@@ -284,7 +284,8 @@ class LayoutAssigner {
   /// The encoding a dot's result (and accumulator) gets.
   Encoding dotResultEncoding(Operation* dot) {
     const std::vector<int64_t>& shape = dot->result().type().shape();
-    if (dotUsesMmaV2(dot, capability_)) return mmaV2Encoding(shape, numWarps_);
+    if (dotUsesWgmma(dot, target_, numWarps_)) return wgmmaEncoding(shape, numWarps_);
+    if (dotUsesMmaV2(dot, target_.capability)) return mmaV2Encoding(shape, numWarps_);
     Encoding acc = enc(dot->operand(2));
     return acc && acc.isBlocked() ? acc : rankLayout(shape);
   }
@@ -293,7 +294,9 @@ class LayoutAssigner {
     Encoding result = dotResultEncoding(op);
     const std::vector<int64_t>& aShape = op->operand(0).type().shape();
     int64_t k = aShape.back();
-    if (result.isNvidiaMma()) {
+    if (result.isNvidiaMma() && result.versionMajor() == 3) {
+      // wgmma: the lowering stores A and B to shared memory from any layout.
+    } else if (result.isNvidiaMma()) {
       int64_t kWidth = mmaV2KWidth(op->operand(0).type().elementType());
       convertOperand(op, 0, Encoding::dotOperand(0, result, kWidth));
       convertOperand(op, 1, Encoding::dotOperand(1, result, kWidth));
@@ -434,7 +437,7 @@ class LayoutAssigner {
 
   Operation* func_;
   int numWarps_;
-  int capability_;
+  Target target_;
   AxisInfoAnalysis axis_;
   std::map<int, Encoding> rankLayouts_;
   std::map<ValueImpl*, bool> cheap_;
@@ -442,8 +445,8 @@ class LayoutAssigner {
 
 }  // namespace
 
-void assignLayouts(Operation* func, int numWarps, int capability) {
-  LayoutAssigner(func, numWarps, capability).run();
+void assignLayouts(Operation* func, int numWarps, const Target& target) {
+  LayoutAssigner(func, numWarps, target).run();
 }
 
 }  // namespace tessera::gpu

@@ -3,6 +3,12 @@
 // AssignLayouts asks here how a tt.dot is computed and so which encodings
 // its operands, accumulator and result need:
 //
+//  * On sm_90a with wgmma (fp16/bf16 into fp32, M and N multiples of 64,
+//    K of 16, 32 or 64, warps in warpgroups): the result is #ttg.nvidia_mma
+//    version 3 (Triton's warpsPerTileV3: warpgroups along M while M has
+//    rows for them, then along N; instrShape N = the warps' N, at most
+//    256); A and B stay in their registers' encodings, the lowering writes
+//    them to shared memory in the layouts wgmma reads (Dot.cpp).
 //  * On tensor cores with mma.sync (sm_80 and later): fp16 and bf16 (m16n8k16,
 //    fp32 or fp16 accumulator), fp32 at input_precision "tf32" (m16n8k8) and
 //    int8 (m16n8k32, int32 accumulator). The result is #ttg.nvidia_mma
@@ -18,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpu/GpuPasses.h"
+#include "tessera/gpu/Backend.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/LinearLayout.h"
 
@@ -36,6 +43,33 @@ bool dotUsesMmaV2(Operation* dot, int capability) {
     case TypeKind::F32: return out.kind() == TypeKind::F32 && dot->strAttr("input_precision") == "tf32";
     default: return false;
   }
+}
+
+/// Warps of a wgmma result: (along M, along N).
+std::pair<int64_t, int64_t> wgmmaWarps(int64_t m, int numWarps) {
+  int64_t wm = 4, wn = 1;
+  while (wm * wn < numWarps) {
+    if (m > 16 * wm) wm *= 2;
+    else wn *= 2;
+  }
+  return {wm, wn};
+}
+
+bool dotUsesWgmma(Operation* dot, const Target& target, int numWarps) {
+  if (target.capability != 90 || !target.archSpecific || numWarps % 4 != 0) return false;
+  Type a = dot->operand(0).type(), out = dot->result().type().elementType();
+  TypeKind k = a.elementType().kind();
+  if ((k != TypeKind::F16 && k != TypeKind::BF16) || out.kind() != TypeKind::F32 || a.rank() != 2) return false;
+  const std::vector<int64_t>& shape = dot->result().type().shape();
+  int64_t m = shape[0], n = shape[1], kDim = a.shape()[1];
+  if (m % 64 != 0 || (kDim != 16 && kDim != 32 && kDim != 64)) return false;
+  auto [wm, wn] = wgmmaWarps(m, numWarps);
+  return m % (16 * wm) == 0 && n % (64 * wn) == 0;
+}
+
+Encoding wgmmaEncoding(const std::vector<int64_t>& shape, int numWarps) {
+  auto [wm, wn] = wgmmaWarps(shape[0], numWarps);
+  return Encoding::nvidiaMma(3, 0, {wm, wn}, {16, std::min<int64_t>(256, shape[1] / wn), 16});
 }
 
 int64_t mmaV2KWidth(Type element) { return std::max<int64_t>(1, 32 / element.bitWidth()); }

@@ -104,12 +104,12 @@ class FunctionPass : public Pass {
 
 std::unique_ptr<Pass> createConvertToGpu(const Options& options) {
   int numWarps = numWarpsOption(options, "convert-to-gpu");
-  int capability = targetOption(options).capability;
+  Target target = targetOption(options);
   return std::make_unique<FunctionPass>(
-      [numWarps, capability](Operation* f) {
+      [numWarps, target](Operation* f) {
         checkKernelSignature(f, "convert-to-gpu");
         f->setAttr("num_warps", int64_t{numWarps});
-        assignLayouts(f, numWarps, capability);
+        assignLayouts(f, numWarps, target);
       },
       /*kernelsOnly=*/true);
 }

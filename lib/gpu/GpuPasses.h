@@ -20,6 +20,7 @@
 
 #include <vector>
 
+#include "tessera/gpu/Backend.h"
 #include "tessera/gpu/LinearLayout.h"
 #include "tessera/ir/IR.h"
 
@@ -32,11 +33,14 @@ void upcastFp8Dots(ir::Operation* func);
 /// Software-pipelines loads that feed tt.dot in loops by one iteration
 /// (PrefetchLoads.cpp).
 void prefetchDotOperands(ir::Operation* func);
-/// `capability`: the target's 10 * major + minor; it decides which dots run
-/// on tensor cores (DotEncodings.cpp).
-void assignLayouts(ir::Operation* func, int numWarps, int capability = 90);
+/// `target` decides which dots run on tensor cores and how (DotEncodings.cpp).
+void assignLayouts(ir::Operation* func, int numWarps, const Target& target = Target{});
 
 // DotEncodings.cpp: how a tt.dot is computed.
+/// True when `dot` runs on wgmma (sm_90a) with `numWarps` warps.
+bool dotUsesWgmma(ir::Operation* dot, const Target& target, int numWarps);
+/// The nvidia_mma version 3 encoding of a wgmma dot result of `shape`.
+ir::Encoding wgmmaEncoding(const std::vector<int64_t>& shape, int numWarps);
 /// True when `dot` runs on mma.sync for a target of `capability`.
 bool dotUsesMmaV2(ir::Operation* dot, int capability);
 /// Elements of one 32-bit mma.sync operand register: 2 for 16-bit types.

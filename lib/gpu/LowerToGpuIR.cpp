@@ -34,7 +34,7 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   combineDotAdd(kernel);
   upcastFp8Dots(kernel);
   if (options.numStages >= 2) prefetchDotOperands(kernel);
-  assignLayouts(kernel, options.numWarps, options.target.capability);
+  assignLayouts(kernel, options.numWarps, options.target);
   rematerializeConversions(kernel);
   foldConversions(kernel);
   transforms::runPasses(*gpu, "cse,dce");

@@ -13,6 +13,18 @@
 //    Operand registers are packed once per tile and reused across the tiles
 //    that share them; the K loop is outermost so independent mma chains
 //    interleave.
+//  * nvidia_mma version 3 result (sm_90a): wgmma. A (K-major) and B
+//    (N-major) are written to shared memory in the layouts wgmma reads:
+//    A as rows of K elements with the 32/64/128-byte swizzle that matches
+//    K = 16/32/64 (16-byte chunk c of row r at c ^ (r / perPhase %
+//    maxPhase), SwizzledRows in Emitter.h), B as 64-column atoms
+//    ([N / 64][K][64], 128-byte swizzle, chunk c of row k at c ^ (k % 8)).
+//    After fence.proxy.async and a barrier, each warpgroup issues one
+//    wgmma.mma_async m64nNk16 per 64-row tile and K step with matrix
+//    descriptors (start address >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 |
+//    swizzle mode << 62), commits and waits for the group. The
+//    accumulator fragment is the version-3 mma layout (EncodingLayouts.cpp):
+//    d[4j + 2h + c] at rows g + 8h, column 8j + 2t + c of the warp's rows.
 //  * any other result layout: FMAs. Result register r at (m, n) is
 //    acc + sum over k of A[m, k] * B[k, n] in k order, with A's and B's
 //    registers found by coordinates (fmaOperandLayout gives the thread all
@@ -20,6 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <map>
 
 #include "ptx/Emitter.h"
@@ -197,6 +210,105 @@ void emitMmaV2(Emitter& e, Operation* op) {
 }
 
 //===----------------------------------------------------------------------===//
+// wgmma
+//===----------------------------------------------------------------------===//
+
+/// 64-bit wgmma matrix descriptor of a tile at byte `address` (a b32
+/// register) plus `offset` bytes.
+std::string descriptor(Emitter& e, const std::string& address, int64_t offset, int64_t lbo, int64_t sbo,
+                       int64_t swizzle) {
+  std::string start = e.reg(RegClass::B32), lo = e.reg(RegClass::B32), d = e.reg(RegClass::B64);
+  e.ins("add.u32 " + start + ", " + address + ", " + std::to_string(offset));
+  e.ins("bfe.u32 " + start + ", " + start + ", 4, 14");
+  e.ins("or.b32 " + lo + ", " + start + ", " + std::to_string((lbo >> 4) << 16));
+  int64_t hi = (sbo >> 4) | (swizzle << 30);
+  e.ins("mov.b64 " + d + ", {" + lo + ", " + e.constInt(Type::i32(), hi) + "}");
+  return d;
+}
+
+void emitWgmma(Emitter& e, Operation* op) {
+  Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
+  const std::vector<int64_t>& shape = d.type().shape();
+  int64_t M = shape[0], N = shape[1], K = a.type().shape()[1];
+  int64_t instrN = d.type().encoding().instrShape()[1];
+  std::string ab = a.type().elementType().kind() == TypeKind::BF16 ? "bf16" : "f16";
+
+  // A: M rows of K elements, swizzled by the row size (32/64/128 bytes).
+  int64_t rowBytes = K * 2;
+  int64_t swizzleA = K == 64 ? 1 : K == 32 ? 2 : 3;
+  SwizzledRows tileA(a.type().shape(), 1);
+  // B: [N / 64][K][64], 128-byte swizzle.
+  int64_t bBase = (M * K * 2 + 1023) / 1024 * 1024;
+  auto offsetB = [K](const std::vector<int64_t>& x) {
+    int64_t k = x[0], n = x[1];
+    return (n / 64) * (K * 64) ^ k * 64 ^ ((((n % 64) / 8) ^ (k % 8)) * 8) ^ (n % 8);
+  };
+  e.needScratch(bBase + K * N * 2);
+  e.barrier();
+  storeToSharedTile(e, e.regs(a), e.layout(a.type()), 1, tileA, 0);
+  storeToSharedTile(e, e.regs(b), e.layout(b.type()), 1, offsetB, bBase);
+  e.ins("fence.proxy.async.shared::cta");
+  e.barrier();
+
+  // The warpgroup's rows and columns: warp bits past the first two.
+  const LinearLayout& lc = e.layout(d.type());
+  LinearLayout::Bases groupBases;
+  groupBases[static_cast<int>(HwDim::Lane)].assign(lc.numBases(HwDim::Lane), std::vector<int64_t>(2, 0));
+  groupBases[static_cast<int>(HwDim::Warp)] = lc.bases(HwDim::Warp);
+  for (int w = 0; w < 2 && w < lc.numBases(HwDim::Warp); ++w)
+    groupBases[static_cast<int>(HwDim::Warp)][w] = std::vector<int64_t>(2, 0);
+  LinearLayout group(groupBases, shape);
+  std::string aRows = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return x[0] * rowBytes; }, false);
+  std::string bCols = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return x[1] * 2 * K; }, false);
+  std::string aAddr = e.reg(RegClass::B32), bAddr = e.reg(RegClass::B32);
+  e.ins("add.u32 " + aAddr + ", " + e.smemBase() + ", " + aRows);
+  e.ins("add.u32 " + bAddr + ", " + e.smemBase() + ", " + bCols);
+
+  // Instruction tiles of this warp (lane 0): d0 of each at (m0, n0).
+  RegisterFinder findC(e, d.type());
+  const Regs& rc = e.regs(c);
+  int64_t numC = e.numRegs(d.type());
+  struct Tile {
+    int64_t m0, n0;
+    std::vector<int64_t> regs;
+    std::vector<std::string> acc;
+  };
+  std::vector<Tile> tiles;
+  for (int64_t r = 0; r < numC; ++r) {
+    std::vector<int64_t> cc = e.registerCoords(lc, r);
+    if (cc[0] % 64 != 0 || cc[1] % instrN != 0) continue;
+    Tile t{cc[0], cc[1], {}, {}};
+    for (int64_t i = 0; i < instrN / 2; ++i) {
+      int64_t reg = findC.at(e, op, {cc[0] + 8 * ((i >> 1) & 1), cc[1] + 8 * (i >> 2) + (i & 1)});
+      std::string acc = e.reg(RegClass::B32);
+      e.ins("mov.b32 " + acc + ", " + rc[reg]);
+      t.regs.push_back(reg);
+      t.acc.push_back(acc);
+    }
+    tiles.push_back(std::move(t));
+  }
+
+  std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(instrN) + "k16.f32." + ab + "." + ab;
+  e.ins("wgmma.fence.sync.aligned");
+  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+    for (Tile& t : tiles) {
+      std::string da = descriptor(e, aAddr, t.m0 * rowBytes + k0 * 2, 16, 8 * rowBytes, swizzleA);
+      std::string db = descriptor(e, bAddr, bBase + t.n0 * 2 * K + k0 * 128, K * 128, 1024, 1);
+      e.ins(opcode + " " + joinRegs(t.acc) + ", " + da + ", " + db + ", " + e.constPred(true) + ", 1, 1, 0, 1");
+    }
+  }
+  e.ins("wgmma.commit_group.sync.aligned");
+  e.ins("wgmma.wait_group.sync.aligned 0");
+
+  Regs result(numC);
+  for (const Tile& t : tiles)
+    for (size_t i = 0; i < t.regs.size(); ++i) result[t.regs[i]] = t.acc[i];
+  for (int64_t r = 0; r < numC; ++r)
+    if (result[r].empty()) e.fail(op, "tt.dot: a wgmma accumulator register is not covered by an instruction tile");
+  e.bind(d, std::move(result));
+}
+
+//===----------------------------------------------------------------------===//
 // FMA
 //===----------------------------------------------------------------------===//
 
@@ -255,7 +367,9 @@ void emitFmaDot(Emitter& e, Operation* op) {
 void emitDot(Emitter& e, Operation* op) {
   Encoding enc = op->result().type().encoding();
   if (enc.isNvidiaMma()) {
-    if (enc.versionMajor() != 2) e.fail(op, "tt.dot: only mma.sync (nvidia_mma version 2) results are lowered so far");
+    if (enc.versionMajor() == 3) return emitWgmma(e, op);
+    if (enc.versionMajor() != 2) e.fail(op, "tt.dot: nvidia_mma version " + std::to_string(enc.versionMajor()) +
+                                                " results are not lowered");
     return emitMmaV2(e, op);
   }
   emitFmaDot(e, op);

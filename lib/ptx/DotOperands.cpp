@@ -35,24 +35,6 @@ using gpu::LinearLayout;
 
 namespace {
 
-/// The swizzled shared-memory layout of a 2-D tile (elements, not bytes).
-struct SwizzledTile {
-  int colDim = 1;  ///< the contiguous dim
-  int64_t cols = 0;
-  int64_t perPhase = 1, maxPhase = 1;
-
-  SwizzledTile(const std::vector<int64_t>& shape, int contiguous) : colDim(contiguous), cols(shape[contiguous]) {
-    int64_t rowBytes = cols * 2;
-    perPhase = std::max<int64_t>(1, 128 / rowBytes);
-    maxPhase = std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, cols / 8));
-  }
-  /// Offset of element `c` (tensor coordinates); linear over GF(2).
-  int64_t offset(const std::vector<int64_t>& c) const {
-    int64_t row = c[1 - colDim], col = c[colDim];
-    return row * cols ^ col ^ (((row / perPhase) % maxPhase) * 8);
-  }
-};
-
 /// The dim along which the source registers are contiguous (16-byte
 /// vectors form along it), else the last dim.
 int contiguousDim(const LinearLayout& ll) {
@@ -69,31 +51,31 @@ std::string byteAddress(Emitter& e, const std::string& elementOffset) {
   return addr;
 }
 
-void storeTile(Emitter& e, const Regs& values, const LinearLayout& ll, const SwizzledTile& tile) {
-  std::string thread = e.threadLinear(ll, [&](const std::vector<int64_t>& b) { return tile.offset(b); }, false);
-  int64_t vec = std::min<int64_t>(8, ll.contiguousRegisters(tile.colDim));
+}  // namespace
+
+void storeToSharedTile(Emitter& e, const Regs& values, const LinearLayout& ll, int vecDim,
+                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, int64_t byteBase) {
+  std::string thread = e.threadLinear(ll, offset, false);
+  int64_t vec = std::min<int64_t>(8, ll.contiguousRegisters(vecDim));
   int64_t free = ll.freeVariableMasks()[static_cast<int>(HwDim::Register)];
+  std::string at = "+" + std::to_string(byteBase) + "]";
   for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += vec) {
     if (i & free) continue;
-    std::string addr = byteAddress(e, e.xorConst(thread, tile.offset(ll.apply(HwDim::Register, i))));
+    std::string addr = byteAddress(e, e.xorConst(thread, offset(ll.apply(HwDim::Register, i))));
     if (vec == 1) {
-      e.ins("st.shared.b16 [" + addr + "], " + values[i]);
+      e.ins("st.shared.b16 [" + addr + at + ", " + values[i]);
       continue;
     }
-    std::vector<std::string> words;
+    std::string list;
     for (int64_t j = 0; j < vec; j += 2) {
       std::string w = e.reg(RegClass::B32);
       e.ins("mov.b32 " + w + ", {" + values[i + j] + ", " + values[i + j + 1] + "}");
-      words.push_back(w);
+      list += (j ? ", " : "") + w;
     }
-    std::string list;
-    for (size_t j = 0; j < words.size(); ++j) list += (j ? ", " : "") + words[j];
-    if (words.size() == 1) e.ins("st.shared.b32 [" + addr + "], " + list);
-    else e.ins("st.shared.v" + std::to_string(words.size()) + ".b32 [" + addr + "], {" + list + "}");
+    if (vec == 2) e.ins("st.shared.b32 [" + addr + at + ", " + list);
+    else e.ins("st.shared.v" + std::to_string(vec / 2) + ".b32 [" + addr + at + ", {" + list + "}");
   }
 }
-
-}  // namespace
 
 bool emitDotOperandConvert(Emitter& e, Operation* op) {
   Type src = op->operand(0).type(), dst = op->result().type();
@@ -105,12 +87,13 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
   int kDim = isA ? 1 : 0, nonK = 1 - kDim;
   const LinearLayout& srcLL = e.layout(src);
   const LinearLayout& dstLL = e.layout(dst);
-  SwizzledTile tile(shape, contiguousDim(srcLL));
+  SwizzledRows tile(shape, contiguousDim(srcLL));
   bool trans = tile.colDim != kDim;
 
   e.needScratch(shape[0] * shape[1] * 2);
   e.barrier();
-  storeTile(e, e.regs(op->operand(0)), srcLL, tile);
+  storeToSharedTile(e, e.regs(op->operand(0)), srcLL, tile.colDim,
+                    tile, 0);
   e.barrier();
 
   // Lane l of an ldmatrix gives the address of row l % 8 of matrix l / 8.
@@ -130,7 +113,7 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
   bases[static_cast<int>(HwDim::Warp)] = dstLL.bases(HwDim::Warp);
   LinearLayout addressLL(bases, shape);
   std::string thread =
-      e.threadLinear(addressLL, [&](const std::vector<int64_t>& b) { return tile.offset(b); }, false);
+      e.threadLinear(addressLL, [&](const std::vector<int64_t>& b) { return tile(b); }, false);
 
   // Registers of the result by coordinates (lane 0, warp 0).
   std::map<std::vector<int64_t>, int64_t> index;
@@ -159,7 +142,7 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
     for (int j = 0; j < count; ++j) list += (j ? ", " : "") + regs[j];
     std::string text = opcode;
     text.replace(text.find("%X"), 2, "x" + std::to_string(count));
-    e.ins(text + " {" + list + "}, [" + byteAddress(e, e.xorConst(thread, tile.offset(base))) + "]");
+    e.ins(text + " {" + list + "}, [" + byteAddress(e, e.xorConst(thread, tile(base))) + "]");
     return regs;
   };
   for (int64_t i = 0; i < n; ++i) {

@@ -681,7 +681,7 @@ gpu::PtxKernel Emitter::emit() {
     ptx << ");\n";
   }
   ptx << globals_;
-  ptx << ".extern .shared .align 16 .b8 global_smem[];\n\n";
+  ptx << ".extern .shared .align 1024 .b8 global_smem[];\n\n";
   ptx << ".visible .entry " << out.name << "(\n" << params << "\n)\n.maxntid " << 32 * options_.numWarps
       << ", 1, 1\n";
   if (options_.maxNumRegisters > 0) ptx << ".maxnreg " << options_.maxNumRegisters << "\n";

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>
@@ -184,6 +185,30 @@ void emitDot(Emitter& e, Operation* op);           // Dot.cpp: tt.dot (mma.sync,
 /// A convert_layout into a 16-bit mma.sync operand through swizzled shared
 /// memory and ldmatrix (DotOperands.cpp); false when it does not apply.
 bool emitDotOperandConvert(Emitter& e, Operation* op);
+/// Offsets (elements) of a 2-D tile of 16-bit elements stored as rows along
+/// `colDim`, in the swizzle ldmatrix and wgmma operands use: 16-byte chunk
+/// c of row r at c ^ (r / perPhase % maxPhase), perPhase = max(1, 128 bytes
+/// / row bytes), maxPhase = min(8 / perPhase, chunks per row): the 32, 64
+/// and 128-byte swizzles of rows of 16, 32 and 64 elements. Linear over
+/// GF(2) in the coordinates' bits.
+struct SwizzledRows {
+  int colDim = 1;
+  int64_t cols = 0;
+  SwizzledRows(const std::vector<int64_t>& shape, int contiguous) : colDim(contiguous), cols(shape[contiguous]) {}
+  int64_t perPhase() const { return std::max<int64_t>(1, 64 / cols); }
+  int64_t maxPhase() const { return std::max<int64_t>(1, std::min<int64_t>(8 / perPhase(), cols / 8)); }
+  int64_t operator()(const std::vector<int64_t>& c) const {
+    int64_t row = c[1 - colDim], col = c[colDim];
+    return row * cols ^ col ^ (((row / perPhase()) % maxPhase()) * 8);
+  }
+};
+
+/// Stores a 16-bit tensor (registers `values` in layout `ll`) to shared
+/// memory at scratch byte `byteBase` + 2 * offset(coordinates), in vectors
+/// of up to 8 elements along `vecDim`. `offset` must be linear over GF(2)
+/// (a swizzled layout) and keep 8-element runs along vecDim together.
+void storeToSharedTile(Emitter& e, const Regs& values, const gpu::LinearLayout& ll, int vecDim,
+                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, int64_t byteBase);
 /// Moves `values` (layout `from`) into layout `to` of the same shape:
 /// in-thread when possible, else through shared memory.
 Regs relayout(Emitter& e, const Regs& values, Type from, Type to);

@@ -161,4 +161,34 @@ void runGroupedMatmul(DType inType, DType outType, double rel) {
 TEST_F(Dot, GroupedMatmulFp32) { runGroupedMatmul(DType::fp32, DType::fp32, 1e-5); }
 TEST_F(Dot, GroupedMatmulFp16) { runGroupedMatmul(DType::fp16, DType::fp16, 2e-3); }
 
+// The tile shapes matmuls use, on 4 and 8 warps, with M, N, K that are not
+// multiples of them. On sm_90a these run on wgmma (64-row warpgroup tiles,
+// K steps of 16 within 32/64/128-byte swizzled rows of A, B in 64-column
+// atoms), elsewhere on mma.sync; fp32 output, so the check sees the
+// accumulation itself.
+TEST_F(Dot, TensorCoreTileShapes) {
+  struct Config {
+    int64_t bm, bn, bk;
+    int warps;
+  } configs[] = {{64, 64, 32, 4}, {128, 64, 64, 4}, {64, 128, 16, 4}, {128, 128, 32, 8}, {64, 256, 64, 8}};
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    E2E_RNG(rng);
+    int64_t M = 150, N = 197, K = 211;
+    auto a = randomMat(rng, dtype, M, K, 1.0f);
+    auto b = randomMat(rng, dtype, K, N, 1.0f);
+    for (const Config& cfg : configs) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dtype)) + " " + std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) +
+                   "x" + std::to_string(cfg.bk) + ", " + std::to_string(cfg.warps) + " warps");
+      auto c = dev().zeros(DType::fp32, {M, N});
+      tessera::LaunchOptions options;
+      options.num_warps = cfg.warps;
+      kernel(kFile, "matmul_grouped")
+          .launch(dev(), {cdiv(M, cfg.bm) * cdiv(N, cfg.bn)},
+                  {a.tensor, b.tensor, c, M, N, K, K, int64_t(1), N, int64_t(1), N, int64_t(1)},
+                  {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}, {"GROUP_M", int64_t(4)}}, options);
+      checkProduct(downloadFloats(c), a.values, b.values, M, N, K, 1e-4, "matmul");
+    }
+  }
+}
+
 }  // namespace
