@@ -163,6 +163,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "instructions.",
        {},
        [](const Options&) { return createFunctionPass(upcastFp8Dots); }},
+      {"carry-pointer-offsets",
+       "Loop-carried tensors of pointers advanced by a splat scalar become the initial pointers plus a "
+       "carried scalar i64 offset.",
+       {},
+       [](const Options&) { return createFunctionPass(carryPointerOffsets); }},
       {"prefetch-dot-operands",
        "Loads that feed tt.dot in an scf.for are issued one iteration ahead (the first before the loop), "
        "their tiles carried as iteration arguments.",

@@ -3,6 +3,8 @@
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
 //   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x)
 //   upcastFp8Dots            fp8 dot operands -> fp16 (exact)
+//   carryPointerOffsets      loop-carried pointer tiles advanced by a scalar
+//                            -> initial pointers + a carried scalar offset
 //   prefetchDotOperands      (num_stages >= 2) loads feeding a dot in a loop
 //                            are issued one iteration ahead
 //   assignLayouts            every tensor value gets an encoding; operands
@@ -30,6 +32,9 @@ namespace tessera::gpu {
 void combineDotAdd(ir::Operation* func);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 (UpcastFp8Dot.cpp).
 void upcastFp8Dots(ir::Operation* func);
+/// Pointer tiles a loop advances by a splat scalar are carried as a scalar
+/// offset (LoopPointerOffsets.cpp).
+void carryPointerOffsets(ir::Operation* func);
 /// Software-pipelines loads that feed tt.dot in loops by one iteration
 /// (PrefetchLoads.cpp).
 void prefetchDotOperands(ir::Operation* func);

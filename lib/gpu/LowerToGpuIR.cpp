@@ -33,6 +33,8 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   kernel->setAttr("num_warps", int64_t{options.numWarps});
   combineDotAdd(kernel);
   upcastFp8Dots(kernel);
+  carryPointerOffsets(kernel);
+  transforms::runPasses(*gpu, "dce");
   if (options.numStages >= 2) prefetchDotOperands(kernel);
   assignLayouts(kernel, options.numWarps, options.target);
   rematerializeConversions(kernel);
