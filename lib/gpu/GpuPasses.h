@@ -5,8 +5,7 @@
 //   upcastFp8Dots            fp8 dot operands -> fp16 (exact)
 //   carryPointerOffsets      loop-carried pointer tiles advanced by a scalar
 //                            -> initial pointers + a carried scalar offset
-//   prefetchDotOperands      (num_stages >= 2) loads feeding a dot in a loop
-//                            are issued one iteration ahead
+//   (prefetchDotOperands is not in the pipeline: see PrefetchLoads.cpp)
 //   assignLayouts            every tensor value gets an encoding; operands
 //                            whose encoding differs from what an op needs get
 //                            a ttg.convert_layout

@@ -35,7 +35,6 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   upcastFp8Dots(kernel);
   carryPointerOffsets(kernel);
   transforms::runPasses(*gpu, "dce");
-  if (options.numStages >= 2) prefetchDotOperands(kernel);
   assignLayouts(kernel, options.numWarps, options.target);
   rematerializeConversions(kernel);
   foldConversions(kernel);
