@@ -11,6 +11,7 @@
 #include "tessera/kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,8 @@ namespace tessera::kernels {
 extern const std::string_view kNormsSource;        // kernels/norms.py
 extern const std::string_view kActivationsSource;  // kernels/activations.py
 extern const std::string_view kSoftmaxSource;      // kernels/softmax.py
+extern const std::string_view kMatmulSource;       // kernels/matmul.py
+extern const std::string_view kAttentionSource;    // kernels/attention.py
 
 namespace {
 
@@ -29,6 +32,16 @@ Program& normsProgram() {
 
 Program& activationsProgram() {
   static Program p = Program::from_source(std::string(kActivationsSource), "kernels/activations.py");
+  return p;
+}
+
+Program& matmulProgram() {
+  static Program p = Program::from_source(std::string(kMatmulSource), "kernels/matmul.py");
+  return p;
+}
+
+Program& attentionProgram() {
+  static Program p = Program::from_source(std::string(kAttentionSource), "kernels/attention.py");
   return p;
 }
 
@@ -291,6 +304,60 @@ Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor&
       {dloss, logits, targets, lse, dlogits, logits.stride(0), cols, ignoreIndex}, {{"BLOCK", block}},
       rowWarps(block));
   return dlogits;
+}
+
+Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
+  for (const auto& [what, t] : {std::pair<const char*, const Tensor*>{"a", &a}, {"b", &b}}) {
+    if (!t->defined() || t->shape().size() != 2)
+      throw Error(std::string("tessera::kernels::matmul: ") + what + " must be a 2-D tensor");
+    if (t->dtype() != DType::fp16 && t->dtype() != DType::bf16)
+      throw Error(std::string("tessera::kernels::matmul: ") + what + " must be fp16 or bf16, got " +
+                  dtype_name(t->dtype()));
+  }
+  if (a.dtype() != b.dtype()) throw Error("tessera::kernels::matmul: a and b must have the same dtype");
+  int64_t M = a.shape()[0], K = a.shape()[1], N = b.shape()[1];
+  if (b.shape()[0] != K)
+    throw Error("tessera::kernels::matmul: a is " + std::to_string(M) + " x " + std::to_string(K) + " but b has " +
+                std::to_string(b.shape()[0]) + " rows");
+  if (K == 0) return device.zeros(a.dtype(), {M, N});
+  Tensor c = device.empty(a.dtype(), {M, N});
+  if (M == 0 || N == 0) return c;
+  auto blocks = [](const Meta& m, const char* name) { return std::get<int64_t>(m.at(name)); };
+  Grid grid([M, N, blocks](const Meta& m) {
+    return std::vector<int64_t>{((M + blocks(m, "BLOCK_M") - 1) / blocks(m, "BLOCK_M")) *
+                                ((N + blocks(m, "BLOCK_N") - 1) / blocks(m, "BLOCK_N"))};
+  });
+  matmulProgram().kernel("matmul_kernel").launch(
+      device, grid, {a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1)});
+  return c;
+}
+
+Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double smScale) {
+  for (const auto& [what, t] : {std::pair<const char*, const Tensor*>{"q", &q}, {"k", &k}, {"v", &v}}) {
+    if (!t->defined() || (t->shape().size() != 3 && t->shape().size() != 4))
+      throw Error(std::string("tessera::kernels::attention: ") + what +
+                  " must be [batch * heads, seq, head_dim] or [batch, heads, seq, head_dim]");
+    if (t->shape() != q.shape()) throw Error(std::string("tessera::kernels::attention: ") + what + " must have q's shape");
+    if (t->dtype() != q.dtype()) throw Error(std::string("tessera::kernels::attention: ") + what + " must have q's dtype");
+  }
+  if (q.dtype() != DType::fp16 && q.dtype() != DType::bf16)
+    throw Error(std::string("tessera::kernels::attention: q, k and v must be fp16 or bf16, got ") + dtype_name(q.dtype()));
+  const std::vector<int64_t>& shape = q.shape();
+  int64_t seq = shape[shape.size() - 2], dim = shape.back();
+  int64_t heads = 1;
+  for (size_t i = 0; i + 2 < shape.size(); ++i) heads *= shape[i];
+  if (dim != 16 && dim != 32 && dim != 64 && dim != 128)
+    throw Error("tessera::kernels::attention: head_dim must be 16, 32, 64 or 128, got " + std::to_string(dim));
+  Tensor o = device.empty(q.dtype(), shape);
+  if (seq == 0 || heads == 0) return o;
+  double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
+  const int64_t blockM = 128, blockN = 64;
+  LaunchOptions options;
+  options.num_warps = dim <= 64 ? 4 : 8;
+  attentionProgram().kernel("attention_fwd").launch(
+      device, {(seq + blockM - 1) / blockM, heads}, {q, k, v, o, scale, seq},
+      {{"HEAD_DIM", dim}, {"BLOCK_M", blockM}, {"BLOCK_N", blockN}, {"CAUSAL", causal}}, options);
+  return o;
 }
 
 Tensor silu_and_mul(Device& device, const Tensor& gateUp) { return gated(device, gateUp, "silu_and_mul", "silu_and_mul"); }

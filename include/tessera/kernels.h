@@ -71,6 +71,19 @@ Tensor cross_entropy(Device& device, const Tensor& logits, const Tensor& targets
 Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor& logits, const Tensor& targets,
                               const Tensor& lse, int64_t ignore_index = -100);
 
+/// C = A @ B for A (M x K) and B (K x N), fp16 or bf16, on tensor cores
+/// (kernels/matmul.py, autotuned over 6 tile configs on the first call of
+/// each shape); fp32 accumulation, C in the inputs' dtype.
+Tensor matmul(Device& device, const Tensor& a, const Tensor& b);
+
+/// Attention forward, softmax(Q K^T * sm_scale) V, FlashAttention style
+/// (kernels/attention.py): q, k, v of shape [batch * heads, seq, head_dim] or
+/// [batch, heads, seq, head_dim], fp16 or bf16, head_dim 16, 32, 64 or 128,
+/// any seq. `causal`: query i sees keys 0..i. sm_scale <= 0 means
+/// 1 / sqrt(head_dim). The output has q's shape and dtype.
+Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal = false,
+                 double sm_scale = 0);
+
 /// SwiGLU: for each row [gate | up] of 2*d columns, silu(gate) * up (d columns).
 Tensor silu_and_mul(Device& device, const Tensor& gate_up);
 

@@ -4,7 +4,7 @@
 // its operands, accumulator and result need:
 //
 //  * On sm_90a with wgmma (fp16/bf16 into fp32, M and N multiples of 64,
-//    K of 16, 32 or 64, warps in warpgroups): the result is #ttg.nvidia_mma
+//    K of 16, 32 or a multiple of 64, warps in warpgroups): the result is #ttg.nvidia_mma
 //    version 3 (Triton's warpsPerTileV3: warpgroups along M while M has
 //    rows for them, then along N; instrShape N = the warps' N, at most
 //    256); A and B stay in their registers' encodings, the lowering writes
@@ -62,7 +62,7 @@ bool dotUsesWgmma(Operation* dot, const Target& target, int numWarps) {
   if ((k != TypeKind::F16 && k != TypeKind::BF16) || out.kind() != TypeKind::F32 || a.rank() != 2) return false;
   const std::vector<int64_t>& shape = dot->result().type().shape();
   int64_t m = shape[0], n = shape[1], kDim = a.shape()[1];
-  if (m % 64 != 0 || (kDim != 16 && kDim != 32 && kDim != 64)) return false;
+  if (m % 64 != 0 || (kDim != 16 && kDim != 32 && kDim % 64 != 0)) return false;
   auto [wm, wn] = wgmmaWarps(m, numWarps);
   return m % (16 * wm) == 0 && n % (64 * wn) == 0;
 }

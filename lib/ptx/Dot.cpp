@@ -19,6 +19,7 @@
 //    K = 16/32/64 (16-byte chunk c of row r at c ^ (r / perPhase %
 //    maxPhase), SwizzledRows in Emitter.h), B as 64-column atoms
 //    ([N / 64][K][64], 128-byte swizzle, chunk c of row k at c ^ (k % 8)).
+//    K > 64 is stored as 64-column atoms of A, [K / 64][M][64].
 //    After fence.proxy.async and a barrier, each warpgroup issues one
 //    wgmma.mma_async m64nNk16 per 64-row tile and K step with matrix
 //    descriptors (start address >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 |
@@ -233,10 +234,13 @@ void emitWgmma(Emitter& e, Operation* op) {
   int64_t instrN = d.type().encoding().instrShape()[1];
   std::string ab = a.type().elementType().kind() == TypeKind::BF16 ? "bf16" : "f16";
 
-  // A: M rows of K elements, swizzled by the row size (32/64/128 bytes).
-  int64_t rowBytes = K * 2;
-  int64_t swizzleA = K == 64 ? 1 : K == 32 ? 2 : 3;
-  SwizzledRows tileA(a.type().shape(), 1);
+  // A: M rows of K elements, swizzled by the row size (32/64/128 bytes);
+  // K > 64 in atoms of 64 columns ([K / 64][M][64]).
+  int64_t rowK = std::min<int64_t>(K, 64);
+  int64_t rowBytes = rowK * 2;
+  int64_t swizzleA = rowK == 64 ? 1 : rowK == 32 ? 2 : 3;
+  SwizzledRows rows({M, rowK}, 1);
+  auto offsetA = [&](const std::vector<int64_t>& x) { return (x[1] / 64) * (M * 64) ^ rows({x[0], x[1] % 64}); };
   // B: [N / 64][K][64], 128-byte swizzle.
   int64_t bBase = (M * K * 2 + 1023) / 1024 * 1024;
   auto offsetB = [K](const std::vector<int64_t>& x) {
@@ -245,7 +249,7 @@ void emitWgmma(Emitter& e, Operation* op) {
   };
   e.needScratch(bBase + K * N * 2);
   e.barrier();
-  storeToSharedTile(e, e.regs(a), e.layout(a.type()), 1, tileA, 0);
+  storeToSharedTile(e, e.regs(a), e.layout(a.type()), 1, offsetA, 0);
   storeToSharedTile(e, e.regs(b), e.layout(b.type()), 1, offsetB, bBase);
   e.ins("fence.proxy.async.shared::cta");
   e.barrier();
@@ -292,7 +296,8 @@ void emitWgmma(Emitter& e, Operation* op) {
   e.ins("wgmma.fence.sync.aligned");
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     for (Tile& t : tiles) {
-      std::string da = descriptor(e, aAddr, t.m0 * rowBytes + k0 * 2, 16, 8 * rowBytes, swizzleA);
+      int64_t aOffset = t.m0 * rowBytes + (k0 / 64) * (M * 128) + (k0 % 64) * 2;
+      std::string da = descriptor(e, aAddr, aOffset, 16, 8 * rowBytes, swizzleA);
       std::string db = descriptor(e, bAddr, bBase + t.n0 * 2 * K + k0 * 128, K * 128, 1024, 1);
       e.ins(opcode + " " + joinRegs(t.acc) + ", " + da + ", " + db + ", " + e.constPred(true) + ", 1, 1, 0, 1");
     }

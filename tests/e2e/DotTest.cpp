@@ -164,13 +164,13 @@ TEST_F(Dot, GroupedMatmulFp16) { runGroupedMatmul(DType::fp16, DType::fp16, 2e-3
 // The tile shapes matmuls use, on 4 and 8 warps, with M, N, K that are not
 // multiples of them. On sm_90a these run on wgmma (64-row warpgroup tiles,
 // K steps of 16 within 32/64/128-byte swizzled rows of A, B in 64-column
-// atoms), elsewhere on mma.sync; fp32 output, so the check sees the
+// atoms; K = 128 as two 64-column atoms of A), elsewhere on mma.sync; fp32 output, so the check sees the
 // accumulation itself.
 TEST_F(Dot, TensorCoreTileShapes) {
   struct Config {
     int64_t bm, bn, bk;
     int warps;
-  } configs[] = {{64, 64, 32, 4}, {128, 64, 64, 4}, {64, 128, 16, 4}, {128, 128, 32, 8}, {64, 256, 64, 8}};
+  } configs[] = {{64, 64, 32, 4}, {128, 64, 64, 4}, {64, 128, 16, 4}, {128, 128, 32, 8}, {64, 256, 64, 8}, {128, 64, 128, 4}};
   for (DType dtype : {DType::fp16, DType::bf16}) {
     E2E_RNG(rng);
     int64_t M = 150, N = 197, K = 211;

@@ -6,11 +6,14 @@
 // backward (dx, dw, db, the saved statistics), the fused residual + LayerNorm
 // + dropout (its mask from the Philox reference of tl.rand), softmax (in
 // registers, in two sweeps, persistent), cross-entropy forward and backward
-// (wide vocabularies, ignore_index), SwiGLU and GeGLU; and argument checks.
+// (wide vocabularies, ignore_index), SwiGLU and GeGLU, matmul and attention
+// (relative error ||out - ref|| / ||ref||, the tensor-core issue's measure);
+// and argument checks.
 //
 //===----------------------------------------------------------------------===//
 
 #include <cmath>
+#include <tuple>
 
 #include "e2e/Harness.h"
 #include "e2e/Philox.h"
@@ -211,6 +214,74 @@ TEST(KernelLibrary, AddLayerNormDropout) {
   }
 }
 
+/// ||got - want|| / ||want||.
+double relativeError(const std::vector<float>& got, const std::vector<double>& want) {
+  double err = 0, ref = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    err += (got[i] - want[i]) * (got[i] - want[i]);
+    ref += want[i] * want[i];
+  }
+  return std::sqrt(err / ref);
+}
+
+TEST(KernelLibrary, Matmul) {
+  E2E_RNG(rng);
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{150, 197, 211}, {64, 64, 64}, {5, 300, 17}}) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                   std::to_string(K));
+      auto a = rounded(dt, rng.floats(M * K, -1, 1)), b = rounded(dt, rng.floats(K * N, -1, 1));
+      tessera::Tensor c = K::matmul(dev(), uploadAs(dt, a, {M, K}), uploadAs(dt, b, {K, N}));
+      ASSERT_EQ(c.shape(), (std::vector<int64_t>{M, N}));
+      std::vector<double> want(M * N, 0.0);
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t j = 0; j < N; ++j) want[i * N + j] += double(a[i * K + k]) * b[k * N + j];
+      EXPECT_LE(relativeError(downloadFloats(c), want), 1e-2);
+    }
+  }
+}
+
+TEST(KernelLibrary, Attention) {
+  E2E_RNG(rng);
+  struct Case {
+    DType dt;
+    std::vector<int64_t> shape;  // [..., seq, head_dim]
+    bool causal;
+  } cases[] = {{DType::fp16, {2, 3, 77, 64}, true}, {DType::fp16, {2, 3, 77, 64}, false},
+               {DType::bf16, {2, 130, 32}, true}, {DType::fp16, {1, 50, 128}, false}};
+  for (const Case& c : cases) {
+    int64_t seq = c.shape[c.shape.size() - 2], dim = c.shape.back(), numel = 1;
+    for (int64_t d : c.shape) numel *= d;
+    int64_t heads = numel / (seq * dim);
+    SCOPED_TRACE(std::string(tessera::dtype_name(c.dt)) + " heads " + std::to_string(heads) + " seq " +
+                 std::to_string(seq) + " dim " + std::to_string(dim) + (c.causal ? " causal" : ""));
+    auto q = rounded(c.dt, rng.floats(numel, -1, 1)), k = rounded(c.dt, rng.floats(numel, -1, 1)),
+         v = rounded(c.dt, rng.floats(numel, -1, 1));
+    tessera::Tensor o = K::attention(dev(), uploadAs(c.dt, q, c.shape), uploadAs(c.dt, k, c.shape),
+                                     uploadAs(c.dt, v, c.shape), c.causal);
+    ASSERT_EQ(o.shape(), c.shape);
+    double scale = 1.0 / std::sqrt(double(dim));
+    std::vector<double> want(numel, 0.0), s(seq);
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < seq; ++i) {
+        const float* qi = &q[(h * seq + i) * dim];
+        int64_t last = c.causal ? i : seq - 1;
+        double top = -1e300, total = 0;
+        for (int64_t j = 0; j <= last; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < dim; ++d) dot += double(qi[d]) * k[(h * seq + j) * dim + d];
+          s[j] = dot * scale;
+          top = std::max(top, s[j]);
+        }
+        for (int64_t j = 0; j <= last; ++j) total += s[j] = std::exp(s[j] - top);
+        for (int64_t j = 0; j <= last; ++j)
+          for (int64_t d = 0; d < dim; ++d) want[(h * seq + i) * dim + d] += s[j] / total * v[(h * seq + j) * dim + d];
+      }
+    EXPECT_LE(relativeError(downloadFloats(o), want), 1e-2);
+  }
+}
+
 TEST(KernelLibrary, SoftmaxPersistent) {
   E2E_RNG(rng);
   for (DType dt : {DType::fp32, DType::fp16}) {
@@ -290,6 +361,17 @@ TEST(KernelLibrary, ArgumentChecks) {
   auto w0 = dev().zeros(DType::fp32, {0});
   msg = errorOf([&] { K::layer_norm(dev(), empty, w0, w0); });
   EXPECT_NE(msg.find("no columns"), std::string::npos) << msg;
+  msg = errorOf([&] { K::matmul(dev(), x, x); });
+  EXPECT_NE(msg.find("fp16 or bf16"), std::string::npos) << msg;
+  auto h48 = dev().zeros(DType::fp16, {4, 8}), h58 = dev().zeros(DType::fp16, {5, 8});
+  msg = errorOf([&] { K::matmul(dev(), h48, h58); });
+  EXPECT_NE(msg.find("but b has 5 rows"), std::string::npos) << msg;
+  auto q48 = dev().zeros(DType::fp16, {2, 10, 48});
+  msg = errorOf([&] { K::attention(dev(), q48, q48, q48); });
+  EXPECT_NE(msg.find("head_dim must be 16, 32, 64 or 128"), std::string::npos) << msg;
+  auto q64 = dev().zeros(DType::fp16, {2, 10, 64}), k64 = dev().zeros(DType::fp16, {2, 11, 64});
+  msg = errorOf([&] { K::attention(dev(), q64, k64, q64); });
+  EXPECT_NE(msg.find("k must have q's shape"), std::string::npos) << msg;
 }
 
 }  // namespace

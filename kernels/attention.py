@@ -1,0 +1,61 @@
+"""Attention forward, FlashAttention style: O = softmax(Q K^T * sm_scale) V
+without ever holding the seq_len x seq_len score matrix.
+
+attention_fwd: Q, K, V and O are [batch * heads, seq_len, HEAD_DIM],
+contiguous. One program per BLOCK_M query rows of one (batch, head): it
+walks the keys BLOCK_N at a time, and keeps per query row the running
+maximum m of the scaled scores seen so far, the running sum l of
+exp(score - m), and the unnormalized output acc. A new block of scores s
+rescales what came before by exp(m_old - m_new) and adds its own
+exp(s - m_new) terms; O = acc / l at the end. Scores are kept in base 2
+(scaled by log2(e)) so every exponential is one exp2. With CAUSAL, query
+row i sees keys 0..i: the walk stops after the diagonal block, and scores
+above the diagonal are -inf. Rows and keys past seq_len are masked, so any
+seq_len works. fp16 or bf16 in, fp32 statistics and accumulator, O in
+Q's dtype.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
+                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  CAUSAL: tl.constexpr):
+    block_m = tl.program_id(0)
+    head = tl.program_id(1)
+    base = head.to(tl.int64) * seq_len * HEAD_DIM
+    rows = block_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
+    keys = tl.arange(0, BLOCK_N)
+    row_ok = rows[:, None] < seq_len
+
+    q = tl.load(q_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], mask=row_ok, other=0.0)
+    m = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    scale = sm_scale * 1.4426950408889634  # scores in base 2
+
+    end = seq_len
+    if CAUSAL:
+        end = tl.minimum((block_m + 1) * BLOCK_M, seq_len)
+    for start in range(0, end, BLOCK_N):
+        cols = start + keys
+        col_ok = cols < seq_len
+        # K^T block: HEAD_DIM x BLOCK_N.
+        kt = tl.load(k_ptr + base + cols[None, :] * HEAD_DIM + dims[:, None], mask=col_ok[None, :], other=0.0)
+        s = tl.dot(q, kt) * scale
+        visible = col_ok[None, :]
+        if CAUSAL:
+            visible = visible & (cols[None, :] <= rows[:, None])
+        s = tl.where(visible, s, float("-inf"))
+        m_new = tl.maximum(m, tl.max(s, 1))
+        correction = tl.math.exp2(m - m_new)
+        p = tl.math.exp2(s - m_new[:, None])
+        l = l * correction + tl.sum(p, 1)
+        v = tl.load(v_ptr + base + cols[:, None] * HEAD_DIM + dims[None, :], mask=col_ok[:, None], other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
+        m = m_new
+
+    out = acc / l[:, None]
+    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty), mask=row_ok)
