@@ -156,6 +156,28 @@ LinearLayout mmaV2OperandLayout(const std::vector<int64_t>& shape, ir::Encoding 
   return ll.resizedTo(shape, repOrder);
 }
 
+/// nvmma_shared of a 2-D tile: offsets (in elements) -> coordinates. Within
+/// an atom row of `atomCols` = swizzle bytes / element bytes columns, then
+/// rows (16-byte chunk index XOR (row / perPhase) % maxPhase, perPhase =
+/// 128 / swizzle bytes), then atoms along dim 1.
+LinearLayout nvmmaSharedLayout(const std::vector<int64_t>& shape, ir::Encoding enc) {
+  if (shape.size() != 2 || enc.transposed())
+    throw Error("layout of " + enc.str() + ": only 2-D tiles with dim 1 contiguous (transposed = false) so far");
+  int64_t elemBytes = std::max<int64_t>(1, enc.elementBitWidth() / 8);
+  int64_t rows = shape[0], cols = shape[1];
+  int64_t swizzle = enc.swizzlingByteWidth();
+  int64_t atomCols = swizzle ? std::min(cols, swizzle / elemBytes) : cols;
+  int64_t chunk = 16 / elemBytes;
+  int64_t perPhase = swizzle ? 128 / swizzle : 1;
+  int64_t maxPhase = swizzle ? std::min(8 / perPhase, atomCols / chunk) : 1;
+  LinearLayout::Bases bases;
+  auto& offset = bases[static_cast<int>(HwDim::Register)];
+  for (int64_t c = 1; c < atomCols; c *= 2) offset.push_back({0, c});
+  for (int64_t r = 1; r < rows; r *= 2) offset.push_back({r, (chunk * ((r / perPhase) % std::max<int64_t>(1, maxPhase))) % atomCols});
+  for (int64_t c = atomCols; c < cols; c *= 2) offset.push_back({0, c});
+  return LinearLayout(std::move(bases), shape);
+}
+
 LinearLayout linearLayout(const std::vector<int64_t>& shape, ir::Encoding enc) {
   const ir::LinearBases& given = enc.bases();
   if (given.size() != static_cast<size_t>(kNumHwDims))
@@ -205,6 +227,7 @@ LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding enco
       checkShape(shape, encoding);
       return mmaV2OperandLayout(shape, encoding);
     case ir::EncodingKind::SwizzledShared:
+    case ir::EncodingKind::NvmmaShared:
       throw Error("toLinearLayout of shared encoding " + encoding.str() + " (use sharedToLinearLayout)");
   }
   throw Error("unknown encoding kind");
@@ -214,6 +237,7 @@ LinearLayout sharedToLinearLayout(const std::vector<int64_t>& shape, ir::Encodin
   if (!encoding || !encoding.isShared())
     throw Error("sharedToLinearLayout of a non-shared encoding " + (encoding ? encoding.str() : std::string("(none)")));
   checkShape(shape, encoding);
+  if (encoding.isNvmmaShared()) return nvmmaSharedLayout(shape, encoding);
   checkPow2s({encoding.vec(), encoding.perPhase(), encoding.maxPhase()}, "vec, perPhase and maxPhase", encoding);
   const auto& order = encoding.order();
   checkOrder(order, shape.size(), encoding.str());

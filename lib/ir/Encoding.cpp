@@ -27,6 +27,8 @@ struct EncodingStorage {
   int64_t versionMajor = 0, versionMinor = 0;
   std::vector<int64_t> instrShape;
   int64_t opIdx = 0, kWidth = 0;
+  int64_t swizzle = 0, elementBits = 0;
+  bool transposed = false;
   std::string text;
 };
 
@@ -57,6 +59,11 @@ std::string render(const EncodingStorage& s) {
       break;
     case EncodingKind::Slice:
       out = "#ttg.slice<{dim = " + std::to_string(s.dim) + ", parent = " + s.parent.str() + "}>";
+      break;
+    case EncodingKind::NvmmaShared:
+      out = "#ttg.nvmma_shared<{swizzlingByteWidth = " + std::to_string(s.swizzle) +
+            ", transposed = " + (s.transposed ? "true" : "false") +
+            ", elementBitWidth = " + std::to_string(s.elementBits) + "}>";
       break;
     case EncodingKind::SwizzledShared:
       out = "#ttg.swizzled_shared<{vec = " + std::to_string(s.vec) + ", perPhase = " + std::to_string(s.perPhase) +
@@ -172,6 +179,14 @@ Encoding Encoding::dotOperand(int64_t opIdx, Encoding parent, int64_t kWidth) {
   return EncodingUniquer::get().intern(std::move(s));
 }
 
+Encoding Encoding::nvmmaShared(int64_t swizzlingByteWidth, bool transposed, int64_t elementBitWidth) {
+  EncodingStorage s{EncodingKind::NvmmaShared};
+  s.swizzle = swizzlingByteWidth;
+  s.transposed = transposed;
+  s.elementBits = elementBitWidth;
+  return EncodingUniquer::get().intern(std::move(s));
+}
+
 EncodingKind Encoding::kind() const { return impl_->kind; }
 
 int64_t Encoding::rank() const {
@@ -181,6 +196,7 @@ int64_t Encoding::rank() const {
     case EncodingKind::SwizzledShared: return static_cast<int64_t>(impl_->order.size());
     case EncodingKind::NvidiaMma: return static_cast<int64_t>(impl_->warpsPerCTA.size());
     case EncodingKind::DotOperand: return impl_->parent.rank();
+    case EncodingKind::NvmmaShared: return 2;
     case EncodingKind::Linear:
       for (const auto& dim : impl_->bases)
         if (!dim.empty()) return static_cast<int64_t>(dim.front().size());
@@ -196,6 +212,9 @@ const std::vector<int64_t>& Encoding::order() const { return impl_->order; }
 int64_t Encoding::sliceDim() const { return impl_->dim; }
 Encoding Encoding::parent() const { return impl_->parent; }
 int64_t Encoding::vec() const { return impl_->vec; }
+int64_t Encoding::swizzlingByteWidth() const { return impl_->swizzle; }
+bool Encoding::transposed() const { return impl_->transposed; }
+int64_t Encoding::elementBitWidth() const { return impl_->elementBits; }
 int64_t Encoding::perPhase() const { return impl_->perPhase; }
 int64_t Encoding::maxPhase() const { return impl_->maxPhase; }
 const LinearBases& Encoding::bases() const { return impl_->bases; }
@@ -275,6 +294,18 @@ Encoding Encoding::parseAt(std::string_view text, size_t& pos) {
         !r.intField("maxPhase", maxPhase) || !r.eat(",") || !r.intsField("order", order) || !r.eat("}>"))
       return {};
     return swizzledShared(vec, perPhase, maxPhase, order);
+  }
+  if (r.eat("#ttg.nvmma_shared<{")) {
+    int64_t swizzle, bits;
+    bool transposed;
+    if (!r.intField("swizzlingByteWidth", swizzle) || !r.eat(",") || !r.field("transposed")) return {};
+    r.spaces();
+    if (r.eat("true")) transposed = true;
+    else if (r.eat("false")) transposed = false;
+    else return {};
+    if (!r.eat(",") || !r.intField("elementBitWidth", bits) || !r.eat("}>")) return {};
+    if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128) return {};
+    return nvmmaShared(swizzle, transposed, bits);
   }
   if (r.eat("#ttg.nvidia_mma<{")) {
     int64_t major, minor;

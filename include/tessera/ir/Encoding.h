@@ -11,6 +11,9 @@
 //                 warpsPerCTA = [4, 1], order = [1, 0]}>
 //   #ttg.slice<{dim = 1, parent = #ttg.blocked<{...}>}>
 //   #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+//   #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false,
+//                      elementBitWidth = 16}>   (tensor-core operands in
+//                                                shared memory)
 //   #ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], ...],
 //                warp = [[1, 0]], block = []}>
 //   #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2],
@@ -33,7 +36,7 @@
 
 namespace tessera::ir {
 
-enum class EncodingKind : uint8_t { Blocked, Slice, SwizzledShared, Linear, NvidiaMma, DotOperand };
+enum class EncodingKind : uint8_t { Blocked, Slice, SwizzledShared, Linear, NvidiaMma, DotOperand, NvmmaShared };
 
 struct EncodingStorage;
 
@@ -66,6 +69,12 @@ class Encoding {
   /// layout `parent`; each thread holds `kWidth` consecutive elements along
   /// K (32 bits' worth: 2 for 16-bit types, 4 for 8-bit ones).
   static Encoding dotOperand(int64_t opIdx, Encoding parent, int64_t kWidth);
+  /// A 2-D tile in shared memory as tensor-core instructions (wgmma) read
+  /// it: dim 1 contiguous, in atoms of swizzlingByteWidth bytes per row
+  /// (32, 64 or 128; 16-byte chunks XOR-swizzled by row) stacked along
+  /// dim 0, atoms side by side along dim 1. `transposed` (dim 0 contiguous)
+  /// is parsed and printed but not lowered yet.
+  static Encoding nvmmaShared(int64_t swizzlingByteWidth, bool transposed, int64_t elementBitWidth);
 
   explicit operator bool() const { return impl_ != nullptr; }
   bool operator==(Encoding o) const { return impl_ == o.impl_; }
@@ -75,7 +84,11 @@ class Encoding {
   EncodingKind kind() const;
   bool isBlocked() const { return impl_ && kind() == EncodingKind::Blocked; }
   bool isSlice() const { return impl_ && kind() == EncodingKind::Slice; }
-  bool isShared() const { return impl_ && kind() == EncodingKind::SwizzledShared; }
+  /// Shared-memory encodings (swizzled_shared, nvmma_shared).
+  bool isShared() const {
+    return impl_ && (kind() == EncodingKind::SwizzledShared || kind() == EncodingKind::NvmmaShared);
+  }
+  bool isNvmmaShared() const { return impl_ && kind() == EncodingKind::NvmmaShared; }
   bool isLinear() const { return impl_ && kind() == EncodingKind::Linear; }
   bool isNvidiaMma() const { return impl_ && kind() == EncodingKind::NvidiaMma; }
   bool isDotOperand() const { return impl_ && kind() == EncodingKind::DotOperand; }
@@ -103,6 +116,10 @@ class Encoding {
   int64_t vec() const;
   int64_t perPhase() const;
   int64_t maxPhase() const;
+  // NVMMA shared.
+  int64_t swizzlingByteWidth() const;
+  bool transposed() const;
+  int64_t elementBitWidth() const;
   // Linear.
   const LinearBases& bases() const;
 

@@ -67,6 +67,20 @@ TEST(Encoding, SwizzledSharedRoundTrips) {
   EXPECT_EQ(e.order(), (std::vector<int64_t>{1, 0}));
 }
 
+TEST(Encoding, NvmmaSharedRoundTrips) {
+  std::string text = "tensor<64x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>>";
+  EXPECT_EQ(roundTrip(text), text);
+  Encoding e = Type::parse(text).encoding();
+  ASSERT_TRUE(e.isShared());
+  ASSERT_TRUE(e.isNvmmaShared());
+  EXPECT_EQ(e.swizzlingByteWidth(), 128);
+  EXPECT_FALSE(e.transposed());
+  EXPECT_EQ(e.elementBitWidth(), 16);
+  EXPECT_EQ(e.rank(), 2);
+  EXPECT_FALSE(Type::parse("tensor<64x64xf16, #ttg.nvmma_shared<{swizzlingByteWidth = 96, transposed = false, "
+                           "elementBitWidth = 16}>>"));
+}
+
 TEST(Encoding, LinearRoundTrips) {
   std::string text =
       "tensor<8x32xf32, #ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], "

@@ -582,3 +582,32 @@ TEST(LinearLayout, BadShapesAndEncodingsThrow) {
 }
 
 }  // namespace
+
+namespace tessera::gpu {
+namespace {
+
+// nvmma_shared: offset -> element, against the layout wgmma's descriptors
+// describe, written out: atoms of `swizzle` bytes per row along dim 1,
+// rows inside an atom, 16-byte chunks XOR (row / perPhase) % maxPhase.
+TEST(LinearLayout, NvmmaSharedMatchesTheWgmmaOperandLayout) {
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t swizzle;
+  } cases[] = {{{64, 64}, 128}, {{128, 32}, 64}, {{64, 16}, 32}, {{64, 128}, 128}, {{16, 256}, 128}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.shape[0]) + "x" + std::to_string(c.shape[1]) + " swizzle " + std::to_string(c.swizzle));
+    LinearLayout ll = sharedToLinearLayout(c.shape, ir::Encoding::nvmmaShared(c.swizzle, false, 16));
+    int64_t rows = c.shape[0], cols = c.shape[1];
+    int64_t atomCols = std::min<int64_t>(cols, c.swizzle / 2);
+    int64_t perPhase = 128 / c.swizzle, maxPhase = std::min<int64_t>(8 / perPhase, atomCols / 8);
+    for (int64_t o = 0; o < rows * cols; ++o) {
+      std::vector<int64_t> rc = ll.apply(HwDim::Register, o);
+      int64_t r = rc[0], col = rc[1];
+      int64_t within = r * atomCols + ((((col % atomCols) / 8) ^ ((r / perPhase) % maxPhase)) * 8) + col % 8;
+      ASSERT_EQ((col / atomCols) * rows * atomCols + within, o) << "element (" << r << ", " << col << ")";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::gpu
