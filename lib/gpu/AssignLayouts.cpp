@@ -23,7 +23,9 @@
 //    the dot's result encoding from the start (its init is converted once,
 //    before the loop), so an mma accumulator stays in registers.
 //  * tt.dot: operands, accumulator and result as DotEncodings.cpp says
-//    (mma.sync encodings, or FMA layouts around the accumulator's).
+//    (wgmma: A and B copied to shared memory by ttg.local_alloc with
+//    #ttg.nvmma_shared; mma.sync encodings; or FMA layouts around the
+//    accumulator's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -295,7 +297,18 @@ class LayoutAssigner {
     const std::vector<int64_t>& aShape = op->operand(0).type().shape();
     int64_t k = aShape.back();
     if (result.isNvidiaMma() && result.versionMajor() == 3) {
-      // wgmma: the lowering stores A and B to shared memory from any layout.
+      // wgmma reads A and B from shared memory: copies in the layouts its
+      // descriptors describe (dim 1 contiguous: A K-major, B N-major).
+      for (unsigned i = 0; i < 2; ++i) {
+        Value x = op->operand(i);
+        int64_t rowBytes = x.type().shape()[1] * x.type().elementType().bitWidth() / 8;
+        Encoding shared = Encoding::nvmmaShared(std::min<int64_t>(128, rowBytes), false,
+                                                x.type().elementType().bitWidth());
+        OpBuilder b;
+        b.setInsertionPoint(op);
+        b.setLoc(op->loc());
+        op->setOperand(i, b.create(OpCode::LocalAlloc, {x.type().withEncoding(shared)}, {x})->result());
+      }
     } else if (result.isNvidiaMma()) {
       int64_t kWidth = mmaV2KWidth(op->operand(0).type().elementType());
       convertOperand(op, 0, Encoding::dotOperand(0, result, kWidth));

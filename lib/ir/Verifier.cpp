@@ -404,6 +404,14 @@ void Verifier::verifyOp(Operation* op) {
       VERIFY(op, op->operand(0).type().withEncoding({}) == op->result().type().withEncoding({}),
              "must keep the shape and element type");
       return;
+    case OpCode::LocalAlloc:
+      verifyCounts(op, 1, 1, 1);
+      VERIFY(op, op->operand(0).type().isTensor() && !op->operand(0).type().encoding().isShared(),
+             "operand must be a tensor in registers");
+      VERIFY(op, op->result().type().encoding().isShared(), "result must have a shared encoding");
+      VERIFY(op, op->operand(0).type().withEncoding({}) == op->result().type().withEncoding({}),
+             "must keep the shape and element type");
+      return;
     case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
     case OpCode::AddPtr: case OpCode::MakeTensorPtr: case OpCode::Advance:
       return verifyMemoryOp(op);

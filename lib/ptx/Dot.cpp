@@ -14,13 +14,10 @@
 //    that share them; the K loop is outermost so independent mma chains
 //    interleave.
 //  * nvidia_mma version 3 result (sm_90a): wgmma. A (K-major) and B
-//    (N-major) are written to shared memory in the layouts wgmma reads:
-//    A as rows of K elements with the 32/64/128-byte swizzle that matches
-//    K = 16/32/64 (16-byte chunk c of row r at c ^ (r / perPhase %
-//    maxPhase), SwizzledRows in Emitter.h), B as 64-column atoms
-//    ([N / 64][K][64], 128-byte swizzle, chunk c of row k at c ^ (k % 8)).
-//    K > 64 is stored as 64-column atoms of A, [K / 64][M][64].
-//    After fence.proxy.async and a barrier, each warpgroup issues one
+//    (N-major) arrive in shared memory (ttg.local_alloc, #ttg.nvmma_shared:
+//    rows of up to 128 bytes in column atoms, 16-byte chunks XOR-swizzled
+//    by row; the 32/64/128-byte swizzle of the row size). Each warpgroup
+//    issues one
 //    wgmma.mma_async m64nNk16 per 64-row tile and K step with matrix
 //    descriptors (start address >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 |
 //    swizzle mode << 62), commits and waits for the group. The
@@ -227,32 +224,35 @@ std::string descriptor(Emitter& e, const std::string& address, int64_t offset, i
   return d;
 }
 
+/// How wgmma's matrix descriptors describe a 2-D nvmma_shared tile of
+/// `rows` x `cols` 16-bit elements (dim 1 contiguous, in column atoms).
+struct SharedTile {
+  int64_t rows, atomCols, rowBytes, atomBytes, swizzleMode;
+  explicit SharedTile(Type t) {
+    Encoding enc = t.encoding();
+    rows = t.shape()[0];
+    int64_t swizzle = enc.swizzlingByteWidth();
+    atomCols = std::min<int64_t>(t.shape()[1], swizzle / 2);
+    rowBytes = atomCols * 2;
+    atomBytes = rows * rowBytes;
+    swizzleMode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+  }
+  /// Byte offset of element (r, c) where r is a multiple of 8 and c of
+  /// the 16-byte chunk (the start of a descriptor).
+  int64_t at(int64_t r, int64_t c) const { return (c / atomCols) * atomBytes + r * rowBytes + (c % atomCols) * 2; }
+};
+
 void emitWgmma(Emitter& e, Operation* op) {
   Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
   const std::vector<int64_t>& shape = d.type().shape();
-  int64_t M = shape[0], N = shape[1], K = a.type().shape()[1];
+  int64_t K = a.type().shape()[1];
   int64_t instrN = d.type().encoding().instrShape()[1];
   std::string ab = a.type().elementType().kind() == TypeKind::BF16 ? "bf16" : "f16";
-
-  // A: M rows of K elements, swizzled by the row size (32/64/128 bytes);
-  // K > 64 in atoms of 64 columns ([K / 64][M][64]).
-  int64_t rowK = std::min<int64_t>(K, 64);
-  int64_t rowBytes = rowK * 2;
-  int64_t swizzleA = rowK == 64 ? 1 : rowK == 32 ? 2 : 3;
-  SwizzledRows rows({M, rowK}, 1);
-  auto offsetA = [&](const std::vector<int64_t>& x) { return (x[1] / 64) * (M * 64) ^ rows({x[0], x[1] % 64}); };
-  // B: [N / 64][K][64], 128-byte swizzle.
-  int64_t bBase = (M * K * 2 + 1023) / 1024 * 1024;
-  auto offsetB = [K](const std::vector<int64_t>& x) {
-    int64_t k = x[0], n = x[1];
-    return (n / 64) * (K * 64) ^ k * 64 ^ ((((n % 64) / 8) ^ (k % 8)) * 8) ^ (n % 8);
-  };
-  e.needScratch(bBase + K * N * 2);
-  e.barrier();
-  storeToSharedTile(e, e.regs(a), e.layout(a.type()), 1, offsetA, 0);
-  storeToSharedTile(e, e.regs(b), e.layout(b.type()), 1, offsetB, bBase);
-  e.ins("fence.proxy.async.shared::cta");
-  e.barrier();
+  if (!a.type().encoding().isNvmmaShared() || !b.type().encoding().isNvmmaShared())
+    e.fail(op, "tt.dot on wgmma needs both operands in shared memory (ttg.local_alloc with #ttg.nvmma_shared)");
+  // A: M x K, K-major; B: K x N, N-major (wgmma's transposed B).
+  SharedTile tileA(a.type()), tileB(b.type());
+  std::string aBase = e.regs(a)[0], bBase = e.regs(b)[0];
 
   // The warpgroup's rows and columns: warp bits past the first two.
   const LinearLayout& lc = e.layout(d.type());
@@ -262,11 +262,13 @@ void emitWgmma(Emitter& e, Operation* op) {
   for (int w = 0; w < 2 && w < lc.numBases(HwDim::Warp); ++w)
     groupBases[static_cast<int>(HwDim::Warp)][w] = std::vector<int64_t>(2, 0);
   LinearLayout group(groupBases, shape);
-  std::string aRows = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return x[0] * rowBytes; }, false);
-  std::string bCols = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return x[1] * 2 * K; }, false);
+  // (linear in the coordinates: warpgroup offsets are multiples of 64 rows
+  // and of whole column atoms)
+  std::string aRows = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileA.at(x[0], 0); }, false);
+  std::string bCols = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileB.at(0, x[1]); }, false);
   std::string aAddr = e.reg(RegClass::B32), bAddr = e.reg(RegClass::B32);
-  e.ins("add.u32 " + aAddr + ", " + e.smemBase() + ", " + aRows);
-  e.ins("add.u32 " + bAddr + ", " + e.smemBase() + ", " + bCols);
+  e.ins("add.u32 " + aAddr + ", " + aBase + ", " + aRows);
+  e.ins("add.u32 " + bAddr + ", " + bBase + ", " + bCols);
 
   // Instruction tiles of this warp (lane 0): d0 of each at (m0, n0).
   RegisterFinder findC(e, d.type());
@@ -296,9 +298,9 @@ void emitWgmma(Emitter& e, Operation* op) {
   e.ins("wgmma.fence.sync.aligned");
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     for (Tile& t : tiles) {
-      int64_t aOffset = t.m0 * rowBytes + (k0 / 64) * (M * 128) + (k0 % 64) * 2;
-      std::string da = descriptor(e, aAddr, aOffset, 16, 8 * rowBytes, swizzleA);
-      std::string db = descriptor(e, bAddr, bBase + t.n0 * 2 * K + k0 * 128, K * 128, 1024, 1);
+      std::string da = descriptor(e, aAddr, tileA.at(t.m0, k0), 16, 8 * tileA.rowBytes, tileA.swizzleMode);
+      std::string db =
+          descriptor(e, bAddr, tileB.at(k0, t.n0), tileB.atomBytes, 8 * tileB.rowBytes, tileB.swizzleMode);
       e.ins(opcode + " " + joinRegs(t.acc) + ", " + da + ", " + db + ", " + e.constPred(true) + ", 1, 1, 0, 1");
     }
   }

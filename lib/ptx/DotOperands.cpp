@@ -27,6 +27,7 @@
 #include <map>
 
 #include "ptx/Emitter.h"
+#include "tessera/Error.h"
 
 namespace tessera::ptx {
 
@@ -54,14 +55,15 @@ std::string byteAddress(Emitter& e, const std::string& elementOffset) {
 }  // namespace
 
 void storeToSharedTile(Emitter& e, const Regs& values, const LinearLayout& ll, int vecDim,
-                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, int64_t byteBase) {
+                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base) {
   std::string thread = e.threadLinear(ll, offset, false);
   int64_t vec = std::min<int64_t>(8, ll.contiguousRegisters(vecDim));
   int64_t free = ll.freeVariableMasks()[static_cast<int>(HwDim::Register)];
-  std::string at = "+" + std::to_string(byteBase) + "]";
+  std::string at = "]";
   for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += vec) {
     if (i & free) continue;
-    std::string addr = byteAddress(e, e.xorConst(thread, offset(ll.apply(HwDim::Register, i))));
+    std::string addr = e.reg(RegClass::B32);
+    e.ins("mad.lo.u32 " + addr + ", " + e.xorConst(thread, offset(ll.apply(HwDim::Register, i))) + ", 2, " + base);
     if (vec == 1) {
       e.ins("st.shared.b16 [" + addr + at + ", " + values[i]);
       continue;
@@ -75,6 +77,49 @@ void storeToSharedTile(Emitter& e, const Regs& values, const LinearLayout& ll, i
     if (vec == 2) e.ins("st.shared.b32 [" + addr + at + ", " + list);
     else e.ins("st.shared.v" + std::to_string(vec / 2) + ".b32 [" + addr + at + ", {" + list + "}");
   }
+}
+
+std::function<int64_t(const std::vector<int64_t>&)> sharedOffsets(Type shared) {
+  gpu::LinearLayout ll = gpu::sharedToLinearLayout(shared.shape(), shared.encoding());
+  // The offset of each single-bit coordinate; the layout is linear, so the
+  // offset of any coordinates is the XOR of those of its bits.
+  std::vector<std::vector<int64_t>> bitOffsets(shared.shape().size());
+  for (size_t d = 0; d < shared.shape().size(); ++d)
+    for (int64_t bit = 1; bit < shared.shape()[d]; bit *= 2) {
+      std::vector<int64_t> c(shared.shape().size(), 0);
+      c[d] = bit;
+      auto hw = ll.invert(c, {HwDim::Register});
+      if (!hw) throw Error("layout of " + shared.str() + " is not invertible");
+      bitOffsets[d].push_back((*hw)[0]);
+    }
+  return [bitOffsets](const std::vector<int64_t>& c) {
+    int64_t off = 0;
+    for (size_t d = 0; d < c.size(); ++d)
+      for (size_t b = 0; b < bitOffsets[d].size(); ++b)
+        if (c[d] >> b & 1) off ^= bitOffsets[d][b];
+    return off;
+  };
+}
+
+void emitLocalAlloc(Emitter& e, Operation* op) {
+  Value x = op->operand(0);
+  Type st = op->result().type();
+  if (st.rank() != 2 || st.elementType().bitWidth() != 16)
+    e.fail(op, "ttg.local_alloc: only 2-D tiles of 16-bit elements are lowered so far");
+  std::string base = e.localBuffer(op);
+  // Consecutive allocs (a dot's A and B) share one barrier before their
+  // stores (earlier readers of the buffers, e.g. the previous iteration's
+  // dot, are done) and one after (the stores are visible).
+  Operation* prev = op->prevOp();
+  Operation* next = op->nextOp();
+  if (!prev || !prev->is(OpCode::LocalAlloc)) e.barrier();
+  storeToSharedTile(e, e.regs(x), e.layout(x.type()), 1, sharedOffsets(st), base);
+  if (!next || !next->is(OpCode::LocalAlloc)) {
+    // Tensor-core reads of shared memory go through the async proxy.
+    if (e.options().target.capability >= 90) e.ins("fence.proxy.async.shared::cta");
+    e.barrier();
+  }
+  e.bind(op->result(), {base});
 }
 
 bool emitDotOperandConvert(Emitter& e, Operation* op) {
@@ -92,8 +137,7 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
 
   e.needScratch(shape[0] * shape[1] * 2);
   e.barrier();
-  storeToSharedTile(e, e.regs(op->operand(0)), srcLL, tile.colDim,
-                    tile, 0);
+  storeToSharedTile(e, e.regs(op->operand(0)), srcLL, tile.colDim, tile, e.smemBase());
   e.barrier();
 
   // Lane l of an ldmatrix gives the address of row l % 8 of matrix l / 8.

@@ -21,7 +21,33 @@ namespace tessera::ptx {
 using namespace ir;
 
 Emitter::Emitter(Operation* func, const gpu::GpuOptions& options)
-    : func_(func), options_(options), axis_(std::make_unique<gpu::AxisInfoAnalysis>(func)) {}
+    : func_(func), options_(options), axis_(std::make_unique<gpu::AxisInfoAnalysis>(func)) {
+  // Buffers of ttg.local_alloc: one each for the whole kernel, 1024-byte
+  // aligned (the swizzle atoms of wgmma operands); the scratch area of
+  // converts and reductions follows them.
+  func->walk([&](Operation* op) {
+    if (!op->is(OpCode::LocalAlloc)) return;
+    Type t = op->result().type();
+    int64_t bytes = t.elementType().bitWidth() / 8;
+    for (int64_t d : t.shape()) bytes *= d;
+    localOffsets_[op] = sharedAllocBytes_;
+    sharedAllocBytes_ = (sharedAllocBytes_ + bytes + 1023) / 1024 * 1024;
+  });
+}
+
+std::string Emitter::localBuffer(Operation* alloc) {
+  std::string r = reg(RegClass::B32);
+  prologue("add.u32 " + r + ", " + sharedBase() + ", " + std::to_string(localOffsets_.at(alloc)));
+  return r;
+}
+
+std::string Emitter::sharedBase() {
+  if (sharedBase_.empty()) {
+    sharedBase_ = reg(RegClass::B32);
+    prologue("mov.u32 " + sharedBase_ + ", global_smem");
+  }
+  return sharedBase_;
+}
 
 //===----------------------------------------------------------------------===//
 // Registers and text
@@ -307,7 +333,7 @@ std::vector<int64_t> Emitter::registerCoords(const gpu::LinearLayout& ll, int64_
 std::string Emitter::smemBase() {
   if (smemBase_.empty()) {
     smemBase_ = reg(RegClass::B32);
-    prologue("mov.u32 " + smemBase_ + ", global_smem");
+    prologue("add.u32 " + smemBase_ + ", " + sharedBase() + ", " + std::to_string(sharedAllocBytes_));
   }
   return smemBase_;
 }
@@ -442,6 +468,8 @@ void Emitter::emitOp(Operation* op) {
       return emitLayoutOp(*this, op);
     case OpCode::Dot:
       return emitDot(*this, op);
+    case OpCode::LocalAlloc:
+      return emitLocalAlloc(*this, op);
     case OpCode::Call: case OpCode::Func:
       fail(op, "calls must be inlined before PTX emission");
     default:
@@ -656,7 +684,7 @@ gpu::PtxKernel Emitter::emit() {
     bind(arg, {r});
   }
   emitBlock(entry);
-  out.sharedBytes = static_cast<int>(scratchBytes_);
+  out.sharedBytes = static_cast<int>(sharedAllocBytes_ + scratchBytes_);
   out.externs = externs_;
   out.usesPrintf = usesPrintf_;
 

@@ -113,6 +113,10 @@ class Emitter {
   /// The 32-bit shared address of the scratch buffer (offset 0); every op
   /// needing scratch uses it from offset 0 between two barriers.
   std::string smemBase();
+  /// The 32-bit shared address of the buffer of a ttg.local_alloc.
+  std::string localBuffer(Operation* alloc);
+  /// global_smem itself (local buffers first, then the scratch area).
+  std::string sharedBase();
   void needScratch(int64_t bytes) { scratchBytes_ = std::max(scratchBytes_, bytes); }
   void barrier() { ins("bar.sync 0"); }
 
@@ -155,8 +159,10 @@ class Emitter {
   std::map<std::string, std::string> constants_;
   std::map<std::string, std::string> threadCoords_;
   std::map<std::string, int64_t> knownBits_;
-  std::string tid_, laneId_, warpId_, smemBase_;
+  std::string tid_, laneId_, warpId_, smemBase_, sharedBase_;
   int64_t scratchBytes_ = 0;
+  std::map<Operation*, int64_t> localOffsets_;
+  int64_t sharedAllocBytes_ = 0;
   std::vector<gpu::ExternFunction> externs_;
   std::map<std::string, std::string> strings_;
   bool usesPrintf_ = false;
@@ -204,11 +210,17 @@ struct SwizzledRows {
 };
 
 /// Stores a 16-bit tensor (registers `values` in layout `ll`) to shared
-/// memory at scratch byte `byteBase` + 2 * offset(coordinates), in vectors
+/// memory at address `base` (a b32 register) + 2 * offset(coordinates), in vectors
 /// of up to 8 elements along `vecDim`. `offset` must be linear over GF(2)
 /// (a swizzled layout) and keep 8-element runs along vecDim together.
 void storeToSharedTile(Emitter& e, const Regs& values, const gpu::LinearLayout& ll, int vecDim,
-                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, int64_t byteBase);
+                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base);
+/// Element offsets of a tensor type with a shared encoding: the inverse of
+/// its offset -> element layout (linear over GF(2)).
+std::function<int64_t(const std::vector<int64_t>&)> sharedOffsets(Type shared);
+/// ttg.local_alloc: the operand's registers into the op's own buffer
+/// (DotOperands.cpp); the result is bound to the buffer's address.
+void emitLocalAlloc(Emitter& e, Operation* op);
 /// Moves `values` (layout `from`) into layout `to` of the same shape:
 /// in-thread when possible, else through shared memory.
 Regs relayout(Emitter& e, const Regs& values, Type from, Type to);
