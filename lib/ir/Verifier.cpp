@@ -405,12 +405,42 @@ void Verifier::verifyOp(Operation* op) {
              "must keep the shape and element type");
       return;
     case OpCode::LocalAlloc:
-      verifyCounts(op, 1, 1, 1);
-      VERIFY(op, op->operand(0).type().isTensor() && !op->operand(0).type().encoding().isShared(),
-             "operand must be a tensor in registers");
-      VERIFY(op, op->result().type().encoding().isShared(), "result must have a shared encoding");
-      VERIFY(op, op->operand(0).type().withEncoding({}) == op->result().type().withEncoding({}),
-             "must keep the shape and element type");
+      verifyCounts(op, 0, 1, 1);
+      VERIFY(op, op->result().type().isTensor() && op->result().type().encoding().isShared(),
+             "result must have a shared encoding");
+      if (op->numOperands()) {
+        VERIFY(op, op->operand(0).type().isTensor() && !op->operand(0).type().encoding().isShared(),
+               "operand must be a tensor in registers");
+        VERIFY(op, op->operand(0).type().withEncoding({}) == op->result().type().withEncoding({}),
+               "must keep the shape and element type");
+      }
+      return;
+    case OpCode::MemdescIndex: {
+      verifyCounts(op, 2, 2, 1);
+      Type buf = op->operand(0).type(), view = op->result().type();
+      VERIFY(op, buf.isTensor() && buf.encoding().isShared() && buf.rank() >= 2, "needs a multi-stage shared buffer");
+      VERIFY(op, op->operand(1).type().isInteger(32), "index must be i32");
+      std::vector<int64_t> shape(buf.shape().begin() + 1, buf.shape().end());
+      VERIFY(op, view.isTensor() && view.encoding() == buf.encoding() && view.shape() == shape &&
+                     view.elementType() == buf.elementType(),
+             "result must be one stage of the buffer: " + Type::tensor(shape, buf.elementType(), buf.encoding()).str());
+      return;
+    }
+    case OpCode::AsyncCopyGlobalToLocal: {
+      VERIFY(op, op->numOperands() >= 2 && op->numOperands() <= 4 && op->numResults() == 0,
+             "takes ptr, dst [, mask [, other]] and has no result");
+      Type ptr = op->operand(0).type(), dst = op->operand(1).type();
+      VERIFY(op, ptr.isTensor() && ptr.elementType().isPointer(), "ptr must be a tensor of pointers");
+      VERIFY(op, dst.isTensor() && dst.encoding().isShared() && dst.shape() == ptr.shape() &&
+                     dst.elementType() == ptr.elementType().pointeeType(),
+             "dst must be a shared buffer of the pointers' shape and pointee type");
+      return;
+    }
+    case OpCode::AsyncCommitGroup:
+      return verifyCounts(op, 0, 0, 0);
+    case OpCode::AsyncWait:
+      verifyCounts(op, 0, 0, 0);
+      VERIFY(op, op->hasAttr("num") && op->intAttr("num") >= 0, "needs attr num >= 0");
       return;
     case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
     case OpCode::AddPtr: case OpCode::MakeTensorPtr: case OpCode::Advance:

@@ -27,4 +27,12 @@ PtxKernel compileToPtx(const ir::Module& module, const std::string& kernelName, 
   return out;
 }
 
+PtxKernel emitPtx(const ir::Module& gpuModule, const std::string& kernelName, const GpuOptions& options) {
+  ir::Operation* kernel = gpuModule.lookup(kernelName);
+  if (!kernel) throw Error("no kernel named '" + kernelName + "' in the Tile GPU IR module");
+  PtxKernel out = ptx::Emitter(kernel, options).emit();
+  out.ttgir = ir::print(gpuModule);
+  return out;
+}
+
 }  // namespace tessera::gpu

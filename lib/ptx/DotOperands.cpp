@@ -102,11 +102,15 @@ std::function<int64_t(const std::vector<int64_t>&)> sharedOffsets(Type shared) {
 }
 
 void emitLocalAlloc(Emitter& e, Operation* op) {
-  Value x = op->operand(0);
   Type st = op->result().type();
-  if (st.rank() != 2 || st.elementType().bitWidth() != 16)
-    e.fail(op, "ttg.local_alloc: only 2-D tiles of 16-bit elements are lowered so far");
   std::string base = e.localBuffer(op);
+  if (op->numOperands() == 0) {  // a (multi-stage) buffer the program fills itself
+    e.bind(op->result(), {base});
+    return;
+  }
+  Value x = op->operand(0);
+  if (st.rank() != 2 || st.elementType().bitWidth() != 16)
+    e.fail(op, "ttg.local_alloc: only copies of 2-D tiles of 16-bit elements are lowered so far");
   // Consecutive allocs (a dot's A and B) share one barrier before their
   // stores (earlier readers of the buffers, e.g. the previous iteration's
   // dot, are done) and one after (the stores are visible).

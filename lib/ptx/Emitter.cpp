@@ -470,6 +470,9 @@ void Emitter::emitOp(Operation* op) {
       return emitDot(*this, op);
     case OpCode::LocalAlloc:
       return emitLocalAlloc(*this, op);
+    case OpCode::MemdescIndex: case OpCode::AsyncCopyGlobalToLocal: case OpCode::AsyncCommitGroup:
+    case OpCode::AsyncWait:
+      return emitAsyncOp(*this, op);
     case OpCode::Call: case OpCode::Func:
       fail(op, "calls must be inlined before PTX emission");
     default:

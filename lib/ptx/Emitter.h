@@ -183,6 +183,12 @@ Regs emitScalarOp(Emitter& e, Operation* op, const Regs& operands);
 /// Converts a scalar register between two element types (casts).
 std::string emitCast(Emitter& e, Operation* op, const std::string& value, Type from, Type to);
 void emitMemory(Emitter& e, Operation* op);        // Memory.cpp
+/// Elements per vector access of a tensor memory op on `ptr` (layout `ll`),
+/// from axis info and the layout (Memory.cpp).
+int64_t vectorWidth(Emitter& e, Value ptr, Value mask, const gpu::LinearLayout& ll, int64_t elemBytes);
+/// ttg.memdesc_index, ttg.async_copy_global_to_local, ttg.async_commit_group,
+/// ttg.async_wait (AsyncCopy.cpp).
+void emitAsyncOp(Emitter& e, Operation* op);
 void emitLayoutOp(Emitter& e, Operation* op);      // Layouts.cpp: make_range, splat, shape ops, convert_layout
 void emitReduction(Emitter& e, Operation* op);     // Reduce.cpp: reduce, scan
 void emitSort(Emitter& e, Operation* op);          // Sort.cpp: tt.sort (bitonic network in shared memory)

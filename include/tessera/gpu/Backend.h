@@ -71,6 +71,10 @@ struct PtxKernel {
 /// backend cannot lower (e.g. tl.dot before the tensor-core backend).
 PtxKernel compileToPtx(const ir::Module& module, const std::string& kernelName, const GpuOptions& options);
 
+/// The PTX stage alone, on Tile GPU IR that is already lowered (every
+/// tensor has its encoding; e.g. hand-written ttgir). For tools and tests.
+PtxKernel emitPtx(const ir::Module& gpuModule, const std::string& kernelName, const GpuOptions& options);
+
 /// The Tile GPU IR stage alone: clones the module, inlines every call, assigns
 /// layouts and runs the ttgir passes. For tools and tests.
 std::unique_ptr<ir::Module> lowerToGpuIR(const ir::Module& module, const std::string& kernelName,

@@ -1,0 +1,131 @@
+//===- PtxAsyncCopyTest.cpp - The pipeline ops lower to cp.async ----------===//
+//
+// A wgmma dot whose operands come from ttg.local_alloc copies is rewritten
+// here by hand into the form a software pipeline gives it: a two-stage
+// buffer per operand (ttg.local_alloc without operand), the stage read
+// (ttg.memdesc_index), the tile copied into it asynchronously
+// (ttg.async_copy_global_to_local from the load's pointers and mask),
+// ttg.async_commit_group and ttg.async_wait. The PTX must use cp.async of
+// 16 bytes with zero-fill for masked vectors, wait, fence for the async
+// proxy, and assemble for sm_90a.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PtxTestUtil.h"
+#include "tessera/ir/Builder.h"
+
+namespace tessera {
+namespace {
+
+using namespace ir;
+using ptxtest::compile;
+
+const char* kMasked = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, k_valid):
+    rm = tl.arange(0, 64)
+    rk = tl.arange(0, 64)
+    a = tl.load(a_ptr + rm[:, None] * 64 + rk[None, :], mask=rk[None, :] < k_valid, other=0.0)
+    b = tl.load(b_ptr + rk[:, None] * 64 + rm[None, :], mask=rk[:, None] < k_valid, other=0.0)
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], c)
+)";
+
+/// Replaces each `ttg.local_alloc %x` whose %x is a tt.load by stage 1 of a
+/// two-stage buffer filled with an async copy of the load's pointers.
+void pipelineByHand(Operation* kernel) {
+  std::vector<Operation*> allocs;
+  kernel->walk([&](Operation* op) {
+    if (op->is(OpCode::LocalAlloc) && op->numOperands() == 1) allocs.push_back(op);
+  });
+  ASSERT_EQ(allocs.size(), 2u);
+  for (Operation* alloc : allocs) {
+    Operation* load = alloc->operand(0).definingOp();
+    ASSERT_TRUE(load && load->is(OpCode::Load));
+    Type view = alloc->result().type();
+    std::vector<int64_t> staged = view.shape();
+    staged.insert(staged.begin(), 2);
+    OpBuilder b;
+    b.setInsertionPoint(alloc);
+    Value buffer = b.create(OpCode::LocalAlloc, {Type::tensor(staged, view.elementType(), view.encoding())}, {})
+                       ->result();
+    Value stage = b.constantInt(Type::i32(), 1);
+    Value slot = b.create(OpCode::MemdescIndex, {view}, {buffer, stage})->result();
+    std::vector<Value> operands = {load->operand(0), slot};
+    for (unsigned i = 1; i < load->numOperands(); ++i) operands.push_back(load->operand(i));
+    b.create(OpCode::AsyncCopyGlobalToLocal, {}, operands);
+    b.create(OpCode::AsyncCommitGroup, {}, {});
+    b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
+    alloc->result().replaceAllUsesWith(slot);
+    alloc->erase();
+  }
+}
+
+struct Lowered {
+  std::unique_ptr<Module> gpu;
+  std::string kernel;
+  gpu::GpuOptions options;
+};
+
+/// `src`'s kernel mm lowered to Tile GPU IR for sm_90a, then pipelined by
+/// hand. k_valid % 16 == 0: the masks are constant over 16-byte vectors.
+Lowered lowerAndPipeline(const char* src) {
+  auto prog = ptxtest::load(src);
+  frontend::CompileResult r = prog->compile("mm", ptxtest::parseSpecs("*fp16:16, *fp16:16, *fp32:16, i32:16"), {});
+  transforms::runTileIRPipeline(*r.module);
+  Lowered l;
+  l.kernel = r.kernelName;
+  l.options.target = gpu::Target::parse("sm_90a");
+  l.gpu = gpu::lowerToGpuIR(*r.module, r.kernelName, l.options);
+  pipelineByHand(l.gpu->lookup(l.kernel));
+  return l;
+}
+
+TEST(PtxAsyncCopy, PipelineOpsLowerToCpAsync) {
+  Lowered l = lowerAndPipeline(kMasked);
+  ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
+  gpu::PtxKernel k = gpu::emitPtx(*l.gpu, l.kernel, l.options);
+  // 64 x 64 fp16 = 8 KB per operand: 4 vectors of 16 bytes per thread each.
+  size_t copies = 0;
+  for (size_t at = k.ptx.find("cp.async.cg.shared.global"); at != std::string::npos;
+       at = k.ptx.find("cp.async.cg.shared.global", at + 1))
+    ++copies;
+  EXPECT_EQ(copies, 8u) << k.ptx;
+  EXPECT_NE(k.ptx.find(", 16, %r"), std::string::npos) << "masked copies give their source size";
+  EXPECT_NE(k.ptx.find("cp.async.commit_group"), std::string::npos);
+  EXPECT_NE(k.ptx.find("cp.async.wait_group 0"), std::string::npos);
+  EXPECT_NE(k.ptx.find("fence.proxy.async.shared::cta"), std::string::npos);
+  EXPECT_NE(k.ptx.find("wgmma.mma_async"), std::string::npos);
+  // Two two-stage buffers of 8 KB each, then the scratch area.
+  EXPECT_GE(k.sharedBytes, 2 * 2 * 8192);
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+}
+
+TEST(PtxAsyncCopy, NonZeroOtherIsRefused) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, k_valid):
+    rm = tl.arange(0, 64)
+    rk = tl.arange(0, 64)
+    a = tl.load(a_ptr + rm[:, None] * 64 + rk[None, :], mask=rk[None, :] < k_valid, other=1.0)
+    b = tl.load(b_ptr + rk[:, None] * 64 + rm[None, :], mask=rk[:, None] < k_valid, other=1.0)
+    tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], tl.dot(a, b))
+)";
+  Lowered l = lowerAndPipeline(src);
+  try {
+    gpu::emitPtx(*l.gpu, l.kernel, l.options);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("`other` must be 0"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessera
