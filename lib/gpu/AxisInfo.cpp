@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/gpu/AxisInfo.h"
+#include "tessera/gpu/LinearLayout.h"
 
 #include <algorithm>
 #include <limits>
@@ -741,6 +742,35 @@ int64_t AxisInfoAnalysis::vectorElements(ir::Value ptr, int dim) const {
 int64_t AxisInfoAnalysis::maskConstancy(ir::Value mask, int dim) const {
   if (!mask || !mask.type().isTensor()) return AxisInfo::kMaxDivisor;  // uniform over the tensor
   return std::max<int64_t>(1, get(mask).constancy[dim]);
+}
+
+
+AccessVector accessVector(const AxisInfoAnalysis& axis, Value ptr, Value mask, const LinearLayout& ll,
+                          int64_t elemBytes) {
+  const AxisInfo& info = axis.get(ptr);
+  int rank = ll.rank();
+  int dim = rank - 1;
+  for (int d = rank - 1; d >= 0; --d)
+    if (info.contiguity[d] > info.contiguity[dim]) dim = d;
+  int64_t vec = std::min<int64_t>(ll.contiguousRegisters(dim), axis.vectorElements(ptr, dim));
+  vec = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / elemBytes));
+  if (mask) vec = std::min<int64_t>(vec, axis.maskConstancy(mask, dim));
+  // Every other basis must move along `dim` by whole vectors.
+  auto aligned = [&](int64_t v) {
+    for (int d = 0; d < kNumHwDims; ++d) {
+      const auto& bases = ll.bases(static_cast<HwDim>(d));
+      for (size_t b = 0; b < bases.size(); ++b) {
+        if (d == 0 && (int64_t{1} << b) < v) continue;
+        if (bases[b][dim] % v != 0) return false;
+      }
+    }
+    return true;
+  };
+  vec = std::max<int64_t>(vec, 1);
+  while (vec > 1 && !aligned(vec)) vec /= 2;
+  // Sub-word groups (2 x i8, ...) are not worth packing: one element each.
+  if (vec * elemBytes < 4) vec = 1;
+  return {dim, vec};
 }
 
 }  // namespace tessera::gpu

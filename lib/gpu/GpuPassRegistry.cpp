@@ -168,6 +168,22 @@ const std::vector<PassInfo>& gpuPasses() {
        "carried scalar i64 offset.",
        {},
        [](const Options&) { return createFunctionPass(carryPointerOffsets); }},
+      {"pipeline-dot-loops",
+       "Loops with wgmma dots get an S-stage shared buffer per operand and cp.async copies S - 1 "
+       "iterations ahead (num-stages = S >= 2). Runs after convert-to-gpu.",
+       {{"num-stages", "3"}},
+       [](const Options& options) {
+         int stages = 3;
+         if (auto it = options.find("num-stages"); it != options.end()) {
+           const std::string& text = it->second;
+           auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), stages);
+           if (ec != std::errc() || end != text.data() + text.size() || stages < 1)
+             throw Error("pass 'pipeline-dot-loops': option 'num-stages' expects a positive integer, got '" + text +
+                         "'");
+         }
+         return std::make_unique<FunctionPass>([stages](Operation* f) { pipelineDotLoops(f, stages); },
+                                               /*kernelsOnly=*/false);
+       }},
       {"prefetch-dot-operands",
        "Loads that feed tt.dot in an scf.for are issued one iteration ahead (the first before the loop), "
        "their tiles carried as iteration arguments.",

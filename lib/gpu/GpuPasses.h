@@ -31,6 +31,9 @@ namespace tessera::gpu {
 void combineDotAdd(ir::Operation* func);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 (UpcastFp8Dot.cpp).
 void upcastFp8Dots(ir::Operation* func);
+/// Multi-stage cp.async pipelines for loops with wgmma dots, `numStages`
+/// >= 2 (PipelineLoops.cpp). Not in the default pipeline yet.
+void pipelineDotLoops(ir::Operation* func, int numStages);
 /// Pointer tiles a loop advances by a splat scalar are carried as a scalar
 /// offset (LoopPointerOffsets.cpp).
 void carryPointerOffsets(ir::Operation* func);

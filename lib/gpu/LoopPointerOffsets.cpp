@@ -9,7 +9,7 @@
 // 255-register cap with kilobytes of spills.
 //
 // Rewrites: an scf.for iteration argument p (a tensor of pointers) whose
-// yielded value is tt.addptr(p, tt.splat(s)) becomes
+// yielded value is tt.addptr(p, tt.splat(s)) (or a splat constant) becomes
 //   * a scalar i64 iteration argument `off`, starting at 0 and yielded
 //     off + s (s sign-extended);
 //   * p = tt.addptr(p_init, tt.splat(off)) at the top of the body, for its
@@ -24,6 +24,7 @@
 
 #include "gpu/GpuPasses.h"
 #include "tessera/ir/Builder.h"
+#include "transforms/PassDetail.h"
 
 namespace tessera::gpu {
 
@@ -31,11 +32,18 @@ using namespace ir;
 
 namespace {
 
-/// s when `v` is tt.splat(s) of a scalar integer, else null.
-Value splatScalar(Value v) {
+/// s when `v` is tt.splat(s) of a scalar integer, or a splat integer
+/// constant (then s is a scalar constant created before `loop`), else null.
+Value splatScalar(Value v, Operation* loop) {
   Operation* def = v.definingOp();
-  if (!def || !def->is(OpCode::Splat) || !def->operand(0).type().isInteger()) return Value();
-  return def->operand(0);
+  if (!def) return Value();
+  if (def->is(OpCode::Splat) && def->operand(0).type().isInteger()) return def->operand(0);
+  if (auto c = transforms::intConstantOf(v); c && v.type().elementType().isInteger()) {
+    OpBuilder b;
+    b.setInsertionPoint(loop);
+    return b.constantInt(v.type().elementType(), *c);
+  }
+  return Value();
 }
 
 void rewriteLoop(Operation* loop) {
@@ -51,7 +59,7 @@ void rewriteLoop(Operation* loop) {
     if (!t.isTensor() || !t.elementType().isPointer()) continue;
     Operation* step = yield->operand(i).definingOp();
     if (!step || !step->is(OpCode::AddPtr) || step->operand(0) != arg || step->block() != &body) continue;
-    Value s = splatScalar(step->operand(1));
+    Value s = splatScalar(step->operand(1), loop);
     if (!s) continue;
 
     OpBuilder b;

@@ -40,6 +40,7 @@
 #include <set>
 
 #include "gpu/GpuPasses.h"
+#include "gpu/LoopIterations.h"
 #include "tessera/ir/Builder.h"
 
 namespace tessera::gpu {
@@ -47,8 +48,6 @@ namespace tessera::gpu {
 using namespace ir;
 
 namespace {
-
-bool isPureChainOp(const Operation* op) { return op->numRegions() == 0 && op->hasTrait(Pure); }
 
 /// True when `v` reaches operand 0 or 1 of a tt.dot of `body` through
 /// elementwise ops.
@@ -67,7 +66,7 @@ bool feedsDot(Value v, Block& body, int depth = 0) {
 
 class Prefetcher {
  public:
-  explicit Prefetcher(Operation* loop) : loop_(loop), body_(loop->region(0).front()) {}
+  explicit Prefetcher(Operation* loop) : loop_(loop), body_(loop->region(0).front()), iterations_(loop) {}
 
   void run() {
     std::vector<Operation*> loads;
@@ -80,61 +79,12 @@ class Prefetcher {
     if (!hasDot) return;
     for (Operation* load : loads) {
       std::set<unsigned> args;
-      if (computable(load, args)) pipeline(load, args);
+      if (iterations_.computable(load, args)) pipeline(load, args);
     }
   }
 
  private:
-  /// The load's operands are pure functions of the body's block arguments
-  /// (collected in `args`) and outer values, and so are the values the
-  /// iteration arguments among them are yielded.
-  bool computable(Operation* load, std::set<unsigned>& args) {
-    std::set<Operation*> seen;
-    for (Value v : load->operands())
-      if (!pureChain(v, args, seen)) return false;
-    Operation* yield = body_.terminator();
-    for (unsigned i : args) {
-      std::set<unsigned> unused;
-      if (i > 0 && !pureChain(yield->operand(i - 1), unused, seen)) return false;
-    }
-    return true;
-  }
-  bool pureChain(Value v, std::set<unsigned>& args, std::set<Operation*>& seen) {
-    Operation* def = v.definingOp();
-    if (!def) {
-      if (v.parentBlock() == &body_) args.insert(v.index());
-      else if (isInside(v.parentBlock()->parentOp())) return false;
-      return true;
-    }
-    if (def->block() != &body_) return !isInside(def);
-    if (seen.count(def)) return true;
-    if (!isPureChainOp(def)) return false;
-    seen.insert(def);
-    for (Value o : def->operands())
-      if (!pureChain(o, args, seen)) return false;
-    return true;
-  }
-  /// `op` lies inside the loop (in its body or deeper).
-  bool isInside(Operation* op) const {
-    for (Operation* p = op; p; p = p->parentOp())
-      if (p == loop_) return true;
-    return false;
-  }
-
-  /// `v` as it will be in the iteration described by `m` (block arguments
-  /// mapped), cloning body ops at the builder's insertion point.
-  Value recompute(Value v, IRMapping& m, OpBuilder& b) {
-    if (m.contains(v)) return m.lookupOrDefault(v);
-    Operation* def = v.definingOp();
-    if (!def || def->block() != &body_) return v;  // block arguments are mapped beforehand
-    std::vector<Value> operands;
-    for (Value o : def->operands()) operands.push_back(recompute(o, m, b));
-    IRMapping local;
-    for (unsigned i = 0; i < def->numOperands(); ++i) local.map(def->operand(i), operands[i]);
-    Operation* copy = b.insert(def->clone(local));
-    for (unsigned i = 0; i < def->numResults(); ++i) m.map(def->result(i), copy->result(i));
-    return m.lookupOrDefault(v);
-  }
+  Value recompute(Value v, IRMapping& m, OpBuilder& b) { return iterations_.recompute(v, m, b); }
 
   /// The load's clone for the iteration of `m`, masked by the scalar `active`.
   Value loadFor(Operation* load, IRMapping& m, Value active, OpBuilder& b) {
@@ -157,29 +107,22 @@ class Prefetcher {
   }
 
   void pipeline(Operation* load, const std::set<unsigned>& args) {
-    Value lb = loop_->operand(0), ub = loop_->operand(1), step = loop_->operand(2);
+    Value lb = loop_->operand(0), ub = loop_->operand(1);
     Operation* yield = body_.terminator();
     OpBuilder b;
     b.setLoc(load->loc());
 
     // The first iteration's tile, before the loop.
     b.setInsertionPoint(loop_);
-    IRMapping first;
-    first.map(body_.argument(0), lb);
-    for (unsigned i = 1; i < body_.numArguments(); ++i) first.map(body_.argument(i), loop_->operand(2 + i));
+    IRMapping first = iterations_.fromStart(0, args, b);
     Value initial = loadFor(load, first, lessThan(b, lb, ub), b);
 
     // The next iteration's tile, at the top of the body (after the loads
     // prefetched before it, so they stay in program order).
     if (lastPrefetch_) b.setInsertionPointAfter(lastPrefetch_);
     else b.setInsertionPointToStart(&body_);
-    Value iv = body_.argument(0);
-    Value nextIv = b.create(OpCode::AddI, {iv.type()}, {iv, step})->result();
-    IRMapping current;  // this iteration: the values it yields, recomputed here
-    IRMapping next;
-    next.map(iv, nextIv);
-    for (unsigned i : args)
-      if (i > 0) next.map(body_.argument(i), recompute(yield->operand(i - 1), current, b));
+    IRMapping next = iterations_.ahead(1, args, b);
+    Value nextIv = next.lookupOrDefault(body_.argument(0));
     Value prefetched = loadFor(load, next, lessThan(b, nextIv, ub), b);
     lastPrefetch_ = prefetched.definingOp();
 
@@ -198,6 +141,7 @@ class Prefetcher {
 
   Operation* loop_;
   Block& body_;
+  LoopIterations iterations_;
   Operation* lastPrefetch_ = nullptr;
 };
 

@@ -51,11 +51,15 @@ void emitAsyncCopy(Emitter& e, Operation* op) {
     e.fail(op, "ttg.async_copy_global_to_local: masked-off elements are zero-filled, so `other` must be 0");
   const LinearLayout& ll = e.layout(ptr.type());
   int64_t elemBytes = dst.type().elementType().bitWidth() / 8;
-  int64_t vec = vectorWidth(e, ptr, mask, ll, elemBytes);
+  gpu::AccessVector access = gpu::accessVector(e.axisInfo(), ptr, mask, ll, elemBytes);
+  int64_t vec = access.elements;
   int64_t bytes = vec * elemBytes;
   if (bytes != 4 && bytes != 8 && bytes != 16)
     e.fail(op, "ttg.async_copy_global_to_local: the pointers allow " + std::to_string(bytes) +
                    "-byte accesses; cp.async copies 4, 8 or 16");
+  if (access.dim != dst.type().rank() - 1)
+    e.fail(op, "ttg.async_copy_global_to_local: the global vectors run along dim " + std::to_string(access.dim) +
+                   ", not along the shared tile's contiguous last dim");
   auto offsets = sharedOffsets(dst.type());
   std::string thread = e.threadLinear(ll, offsets, false);
   std::string base = e.regs(dst)[0];

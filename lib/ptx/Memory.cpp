@@ -534,32 +534,9 @@ void emitBlockStore(Emitter& e, Operation* op) {
 
 }  // namespace
 
-/// Elements per vector access for a tensor memory op.
+/// Elements per vector access for a tensor memory op (gpu::accessVector).
 int64_t vectorWidth(Emitter& e, Value ptr, Value mask, const LinearLayout& ll, int64_t elemBytes) {
-  const gpu::AxisInfo& info = e.axisInfo().get(ptr);
-  int rank = ll.rank();
-  int dim = rank - 1;
-  for (int d = rank - 1; d >= 0; --d)
-    if (info.contiguity[d] > info.contiguity[dim]) dim = d;
-  int64_t vec = std::min<int64_t>(ll.contiguousRegisters(dim), e.axisInfo().vectorElements(ptr, dim));
-  vec = std::min<int64_t>(vec, std::max<int64_t>(1, 16 / elemBytes));
-  if (mask) vec = std::min<int64_t>(vec, e.axisInfo().maskConstancy(mask, dim));
-  // Every other basis must move along `dim` by whole vectors.
-  auto aligned = [&](int64_t v) {
-    for (int d = 0; d < kNumHwDims; ++d) {
-      const auto& bases = ll.bases(static_cast<HwDim>(d));
-      for (size_t b = 0; b < bases.size(); ++b) {
-        if (d == 0 && (int64_t{1} << b) < v) continue;
-        if (bases[b][dim] % v != 0) return false;
-      }
-    }
-    return true;
-  };
-  vec = std::max<int64_t>(vec, 1);
-  while (vec > 1 && !aligned(vec)) vec /= 2;
-  // Sub-word groups (2 x i8, ...) are not worth packing: one element each.
-  if (vec * elemBytes < 4) vec = 1;
-  return vec;
+  return gpu::accessVector(e.axisInfo(), ptr, mask, ll, elemBytes).elements;
 }
 
 void emitMemory(Emitter& e, Operation* op) {

@@ -80,4 +80,17 @@ class AxisInfoAnalysis {
   mutable std::map<int, AxisInfo> pessimisticByRank_;
 };
 
+/// The vector accesses of a tensor memory op on `ptr` (mask `mask`, may be
+/// null) in layout `ll`: `elements` consecutive elements along `dim` per
+/// access (1: scalar accesses), from the pointers' contiguity and alignment,
+/// the mask's constancy and the layout (every basis outside the vector
+/// moves by whole vectors); sub-word vectors count as 1.
+struct AccessVector {
+  int dim = 0;
+  int64_t elements = 1;
+};
+class LinearLayout;
+AccessVector accessVector(const AxisInfoAnalysis& axis, ir::Value ptr, ir::Value mask, const LinearLayout& ll,
+                          int64_t elemBytes);
+
 }  // namespace tessera::gpu

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PtxTestUtil.h"
+#include "gpu/GpuPasses.h"
 #include "tessera/ir/Builder.h"
 
 namespace tessera {
@@ -125,6 +126,56 @@ def mm(a_ptr, b_ptr, c_ptr, k_valid):
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("`other` must be 0"), std::string::npos) << e.what();
   }
+}
+
+// The pipeliner on a matmul loop: S = 3 stages per operand, two prologue
+// groups, a wait for all but one group in the loop, cp.async, and it
+// assembles. (The copies are 8 bytes here: the rank's one blocked layout
+// comes from the fp32 store of C, 4 elements per thread; a coalesced layout
+// per load would give 16.)
+TEST(PtxAsyncCopy, PipelinedMatmulLoop) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < K - k0), other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k0) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * N
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+)";
+  auto prog = ptxtest::load(src);
+  frontend::CompileResult r = prog->compile(
+      "mm", ptxtest::parseSpecs("*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64"),
+      {});
+  transforms::runTileIRPipeline(*r.module);
+  gpu::GpuOptions options;
+  options.target = gpu::Target::parse("sm_90a");
+  std::unique_ptr<Module> gpu = gpu::lowerToGpuIR(*r.module, r.kernelName, options);
+  gpu::pipelineDotLoops(gpu->lookup(r.kernelName), 3);
+  transforms::runPasses(*gpu, "dce");
+  ASSERT_EQ(verify(*gpu), std::nullopt) << print(*gpu);
+  std::string ttgir = print(*gpu);
+  EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<3x128x64xf16"), std::string::npos) << ttgir;
+  EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<3x64x128xf16"), std::string::npos) << ttgir;
+  EXPECT_EQ(ttgir.find("tt.load"), std::string::npos) << "the loads became async copies\n" << ttgir;
+  gpu::PtxKernel k = gpu::emitPtx(*gpu, r.kernelName, options);
+  EXPECT_NE(k.ptx.find("cp.async.wait_group 1"), std::string::npos);
+  EXPECT_NE(k.ptx.find("cp.async.ca.shared.global"), std::string::npos) << k.ptx;
+  EXPECT_NE(k.ptx.find("wgmma.mma_async"), std::string::npos);
+  EXPECT_GE(k.sharedBytes, 3 * (128 * 64 + 64 * 128) * 2);
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
 }
 
 }  // namespace
