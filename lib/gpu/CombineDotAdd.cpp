@@ -23,19 +23,13 @@ using namespace ir;
 
 namespace {
 
-bool isZero(Value v) {
-  if (auto i = transforms::intConstantOf(v)) return *i == 0;
-  if (auto f = transforms::floatConstantOf(v)) return *f == 0.0;
-  return false;
-}
-
 /// The dot among the add's operands that can absorb the other one.
 int combinableOperand(Operation* add) {
   for (int i = 0; i < 2; ++i) {
     Value d = add->operand(i), x = add->operand(1 - i);
     Operation* dot = d.definingOp();
     if (!dot || !dot->is(OpCode::Dot) || !d.hasOneUse() || dot->block() != add->block()) continue;
-    if (x.type() != d.type() || !isZero(dot->operand(2))) continue;
+    if (x.type() != d.type() || !transforms::isZeroConstant(dot->operand(2))) continue;
     return i;
   }
   return -1;

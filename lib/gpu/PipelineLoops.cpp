@@ -41,12 +41,6 @@ using namespace ir;
 
 namespace {
 
-bool isZero(Value v) {
-  if (auto i = transforms::intConstantOf(v)) return *i == 0;
-  if (auto f = transforms::floatConstantOf(v)) return *f == 0.0;
-  return false;
-}
-
 struct Staged {
   Operation* alloc;  ///< ttg.local_alloc %tile (in the body)
   Operation* load;   ///< the tt.load of %tile
@@ -72,7 +66,7 @@ class LoopPipeliner {
         if (!load || !load->is(OpCode::Load) || load->block() != &body_ || !load->result().hasOneUse() ||
             !load->operand(0).type().isTensor())
           return;
-        if (load->numOperands() > 2 && !isZero(load->operand(2))) return;
+        if (load->numOperands() > 2 && !transforms::isZeroConstant(load->operand(2))) return;
         if (!copyable(load) || !iterations_.computable(load, args)) return;
         staged.push_back({alloc, load, Value()});
       }

@@ -48,5 +48,7 @@ std::optional<ConstantValue> constantOf(ir::Value v);
 std::optional<int64_t> intConstantOf(ir::Value v);
 /// The payload of a float arith.constant.
 std::optional<double> floatConstantOf(ir::Value v);
+/// True for an integer or float arith.constant (scalar or splat) equal to 0.
+bool isZeroConstant(ir::Value v);
 
 }  // namespace tessera::transforms

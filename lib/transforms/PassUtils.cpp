@@ -66,4 +66,10 @@ std::optional<double> floatConstantOf(ir::Value v) {
   return std::nullopt;
 }
 
+bool isZeroConstant(ir::Value v) {
+  if (auto i = intConstantOf(v)) return *i == 0;
+  if (auto f = floatConstantOf(v)) return *f == 0.0;
+  return false;
+}
+
 }  // namespace tessera::transforms
