@@ -57,6 +57,7 @@
 #include <variant>
 #include <vector>
 
+#include "BenchCommon.h"
 #include "ir/FloatFormats.h"
 #include "tessera/tessera.h"
 #include "tessera/testing.h"
@@ -67,6 +68,7 @@
 
 namespace {
 
+using namespace bench;
 using tessera::Device;
 using tessera::DType;
 using tessera::Tensor;
@@ -97,14 +99,6 @@ struct Options {
 const char* kUsage =
     "usage: bench_matmul [--only fp16,bf16] [--sizes 1024,4096] [--json FILE] [--kernel-file PATH]\n"
     "                    [--warmup MS] [--rep MS] [--fresh-cache] [--interpreter]\n";
-
-std::vector<std::string> splitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 /// Options; std::nullopt after printing the usage (bad options).
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -159,91 +153,6 @@ std::vector<Row> selectRows(const Options& o) {
     for (int64_t s : sizes) rows.push_back({dt, s, s, s});
   }
   return rows;
-}
-
-std::string jsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-/// One JSON object, fields in insertion order.
-class Json {
- public:
-  Json& str(const std::string& key, const std::string& v) { return raw(key, "\"" + jsonEscape(v) + "\""); }
-  Json& num(const std::string& key, double v) {
-    if (!std::isfinite(v)) return raw(key, "null");
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return raw(key, buf);
-  }
-  Json& integer(const std::string& key, int64_t v) { return raw(key, std::to_string(v)); }
-  std::string text() const { return "{" + body_ + "}"; }
-
- private:
-  Json& raw(const std::string& key, const std::string& v) {
-    if (!body_.empty()) body_ += ", ";
-    body_ += "\"" + jsonEscape(key) + "\": " + v;
-    return *this;
-  }
-  std::string body_;
-};
-
-/// fn(begin, end) over [0, n) in chunks on the hardware threads.
-void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
-  int threads = static_cast<int>(std::max(1u, std::min(32u, std::thread::hardware_concurrency())));
-  if (n < (1 << 20) || threads == 1) {
-    fn(0, n);
-    return;
-  }
-  std::atomic<int64_t> next{0};
-  const int64_t chunk = std::max<int64_t>(1 << 16, n / (threads * 8));
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (int64_t b; (b = next.fetch_add(chunk)) < n;) fn(b, std::min(n, b + chunk));
-    });
-  for (auto& th : pool) th.join();
-}
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-uint16_t toBits(DType dtype, float v) {
-  return dtype == DType::bf16 ? floats::floatToBF16(v) : floats::floatToHalf(v);
-}
-
-double fromBits(DType dtype, uint16_t bits) {
-  return dtype == DType::bf16 ? floats::bf16ToFloat(bits) : floats::halfToFloat(bits);
-}
-
-/// n values uniform in [-1, 1] rounded to `dtype` (fp16/bf16 bits),
-/// deterministic for a seed whatever the thread count (a hash of the index).
-std::vector<uint16_t> randomBits(DType dtype, int64_t n, uint64_t seed) {
-  std::vector<uint16_t> bits(n);
-  parallelFor(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      uint64_t h = splitmix64(seed * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(i));
-      float u = static_cast<float>(h >> 40) * (1.0f / 16777215.0f);  // [0, 1]
-      bits[i] = toBits(dtype, 2.0f * u - 1.0f);
-    }
-  });
-  return bits;
 }
 
 /// Relative error ||got - ref|| / ||ref|| of C over kSamples elements (the

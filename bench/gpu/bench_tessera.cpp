@@ -56,6 +56,7 @@
 #include <thread>
 #include <vector>
 
+#include "BenchCommon.h"
 #include "tessera/testing.h"
 #include "tessera/tessera.h"
 
@@ -87,54 +88,7 @@ struct Options {
   bool flushMemset = false;   ///< clear the L2 flush buffer with cuMemsetD8Async instead of a kernel
 };
 
-std::string jsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
-/// One JSON object, fields in insertion order.
-class Json {
- public:
-  Json& str(const std::string& key, const std::string& v) {
-    std::string quoted(1, '"');
-    quoted.append(jsonEscape(v)).push_back('"');
-    return raw(key, quoted);
-  }
-  Json& num(const std::string& key, double v) {
-    if (!std::isfinite(v)) return raw(key, "null");
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return raw(key, buf);
-  }
-  Json& integer(const std::string& key, int64_t v) { return raw(key, std::to_string(v)); }
-  Json& boolean(const std::string& key, bool v) { return raw(key, v ? "true" : "false"); }
-  std::string text() const { return "{" + body_ + "}"; }
-
- private:
-  Json& raw(const std::string& key, const std::string& v) {
-    if (!body_.empty()) body_.append(", ");
-    body_.append(1, '"').append(jsonEscape(key)).append("\": ").append(v);
-    return *this;
-  }
-  std::string body_;
-};
+using bench::Json;
 
 /// Where JSON lines go: stdout or --json FILE; flushed per line so that a
 /// crash loses nothing already measured.

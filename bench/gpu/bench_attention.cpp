@@ -1,0 +1,193 @@
+//===- bench_attention.cpp - kernels/attention.py under Tessera, timed ----===//
+//
+// Times attention forward, softmax(Q K^T / sqrt(d)) V, with
+// tessera::kernels::attention (kernels/attention.py, FlashAttention style)
+// as a C++ user calls it; bench_attention.py times the same source under
+// Triton 3.6 with the same launch parameters and PyTorch's
+// scaled_dot_product_attention. The rows are ANCHORS.md's: bf16, Z = 4,
+// H = 32, S = 4096, head_dim 64 and 128, causal and not (kRows; keep
+// bench_attention.py's ROWS the same).
+//
+// Each row makes Q, K, V ([Z, H, S, D], uniform in [-1, 1] rounded to
+// bf16), runs once, checks 16 sampled query rows of O against float64
+// attention of the rounded inputs (relative error ||got - ref|| / ||ref||
+// at most 1e-2), then times with tessera::testing::do_bench (median). One
+// JSON line per row on stdout (or appended to --json FILE):
+//   {"kind": "attention", "provider": "tessera", "dtype": "bf16", "Z": 4, "H": 32, "S": 4096,
+//    "D": 64, "causal": false, "ms": ..., "tflops": ..., "rel_err": ...}
+// FLOPs: 4 Z H S^2 D (two matmuls), half of that when causal.
+//
+//   bench_attention [--seq S] [--batch Z] [--heads H] [--json FILE] [--warmup MS] [--rep MS]
+//                   [--interpreter]
+//
+// --interpreter checks small problems on the CPU (use --seq 100 --batch 1
+// --heads 2): the quick test of this program.
+//
+//===----------------------------------------------------------------------===//
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <random>
+
+#include "BenchCommon.h"
+#include "tessera/kernels.h"
+#include "tessera/testing.h"
+
+namespace {
+
+using namespace bench;
+using tessera::Device;
+using tessera::Tensor;
+
+struct Row {
+  int64_t D;
+  bool causal;
+};
+const Row kRows[] = {{64, false}, {64, true}, {128, false}, {128, true}};
+constexpr int kSampleRows = 16;
+constexpr double kMaxRelErr = 1e-2;
+
+struct Options {
+  int64_t seq = 4096, batch = 4, heads = 32;
+  std::string jsonPath;
+  int warmupMs = 25, repMs = 100;
+  bool interpreter = false;
+};
+
+bool positive(const char* text, int64_t& out) {
+  char* end = nullptr;
+  long long v = std::strtoll(text, &end, 10);
+  if (*end || v <= 0) return false;
+  out = v;
+  return true;
+}
+
+std::optional<Options> parseOptions(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool hasValue = i + 1 < argc;
+    int64_t v = 0;
+    if ((a == "--seq" || a == "--batch" || a == "--heads" || a == "--warmup" || a == "--rep") && hasValue) {
+      if (!positive(argv[++i], v)) {
+        std::fprintf(stderr, "bench_attention: %s expects a positive integer, got '%s'\n", a.c_str(), argv[i]);
+        return std::nullopt;
+      }
+      if (a == "--seq") o.seq = v;
+      else if (a == "--batch") o.batch = v;
+      else if (a == "--heads") o.heads = v;
+      else if (a == "--warmup") o.warmupMs = static_cast<int>(v);
+      else o.repMs = static_cast<int>(v);
+    } else if (a == "--json" && hasValue) {
+      o.jsonPath = argv[++i];
+    } else if (a == "--interpreter") {
+      o.interpreter = true;
+    } else {
+      std::fprintf(stderr,
+                   "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--json FILE] [--warmup MS] [--rep MS]"
+                   " [--interpreter]\n");
+      return std::nullopt;
+    }
+  }
+  return o;
+}
+
+/// ||got - ref|| / ||ref|| over kSampleRows query rows (the first, the
+/// last, then random ones), against float64 attention of the rounded inputs.
+double sampledRelError(const Options& o, const Row& r, const std::vector<uint16_t>& q,
+                       const std::vector<uint16_t>& k, const std::vector<uint16_t>& v,
+                       const std::vector<uint16_t>& out) {
+  const int64_t S = o.seq, D = r.D, heads = o.batch * o.heads;
+  std::mt19937_64 gen(0xa77e + static_cast<uint64_t>(D) * 2 + r.causal);
+  std::uniform_int_distribution<int64_t> pickHead(0, heads - 1), pickRow(0, S - 1);
+  double errSq = 0, refSq = 0, scale = 1.0 / std::sqrt(static_cast<double>(D));
+  std::vector<double> p(S);
+  for (int s = 0; s < kSampleRows; ++s) {
+    int64_t h = pickHead(gen), i = s == 0 ? 0 : s == 1 ? S - 1 : pickRow(gen);
+    const int64_t base = h * S * D;
+    int64_t last = r.causal ? i : S - 1;
+    double top = -INFINITY, total = 0;
+    for (int64_t j = 0; j <= last; ++j) {
+      double dot = 0;
+      for (int64_t d = 0; d < D; ++d)
+        dot += fromBits(DType::bf16, q[base + i * D + d]) * fromBits(DType::bf16, k[base + j * D + d]);
+      p[j] = dot * scale;
+      top = std::max(top, p[j]);
+    }
+    for (int64_t j = 0; j <= last; ++j) total += p[j] = std::exp(p[j] - top);
+    for (int64_t d = 0; d < D; ++d) {
+      double ref = 0;
+      for (int64_t j = 0; j <= last; ++j) ref += p[j] / total * fromBits(DType::bf16, v[base + j * D + d]);
+      double got = fromBits(DType::bf16, out[base + i * D + d]);
+      double err = std::isfinite(got) ? got - ref : INFINITY;
+      errSq += err * err;
+      refSq += ref * ref;
+    }
+  }
+  return std::sqrt(errSq / refSq);
+}
+
+int run(const Options& o) {
+  FILE* out = o.jsonPath.empty() ? stdout : std::fopen(o.jsonPath.c_str(), "a");
+  if (!out) {
+    std::fprintf(stderr, "bench_attention: cannot write %s\n", o.jsonPath.c_str());
+    return 2;
+  }
+  Device dev = o.interpreter ? Device::interpreter() : Device::cuda(0);
+  int failures = 0;
+  for (const Row& r : kRows) {
+    const int64_t Z = o.batch, H = o.heads, S = o.seq, D = r.D, n = Z * H * S * D;
+    Json rec;
+    rec.str("kind", "attention").str("provider", "tessera").str("dtype", "bf16");
+    rec.integer("Z", Z).integer("H", H).integer("S", S).integer("D", D).boolean("causal", r.causal);
+    try {
+      std::vector<uint16_t> q = randomBits(DType::bf16, n, 11 + D), k = randomBits(DType::bf16, n, 12 + D),
+                            v = randomBits(DType::bf16, n, 13 + D);
+      Tensor tq = dev.upload(q.data(), DType::bf16, {Z, H, S, D}), tk = dev.upload(k.data(), DType::bf16, {Z, H, S, D}),
+             tv = dev.upload(v.data(), DType::bf16, {Z, H, S, D});
+      Tensor o1 = tessera::kernels::attention(dev, tq, tk, tv, r.causal);
+      double relErr = sampledRelError(o, r, q, k, v, o1.download<uint16_t>());
+      rec.num("rel_err", relErr);
+      if (!(relErr <= kMaxRelErr))
+        throw tessera::Error("wrong result: relative error " + std::to_string(relErr) + " over the sampled rows");
+      double flop = 4.0 * Z * H * static_cast<double>(S) * S * D * (r.causal ? 0.5 : 1.0);
+      if (o.interpreter) {
+        rec.str("device", "interpreter");
+        std::fprintf(stderr, "ok   tessera attention d=%lld%s: checked on the interpreter, rel err %.2g\n",
+                     static_cast<long long>(D), r.causal ? " causal" : "", relErr);
+      } else {
+        tessera::testing::BenchOptions bo;
+        bo.warmup_ms = o.warmupMs;
+        bo.rep_ms = o.repMs;
+        double ms = tessera::testing::do_bench(dev, [&] { tessera::kernels::attention(dev, tq, tk, tv, r.causal); }, bo)
+                        .median_ms;
+        rec.num("ms", ms).num("tflops", flop / ms / 1e9);
+        std::fprintf(stderr, "ok   tessera attention d=%lld%s: %.3f ms, %.1f TFLOP/s, rel err %.2g\n",
+                     static_cast<long long>(D), r.causal ? " causal" : "", ms, flop / ms / 1e9, relErr);
+      }
+    } catch (const std::exception& e) {
+      ++failures;
+      rec.str("error", e.what());
+      std::fprintf(stderr, "FAIL tessera attention d=%lld%s: %s\n", static_cast<long long>(D),
+                   r.causal ? " causal" : "", e.what());
+    }
+    std::fprintf(out, "%s\n", rec.text().c_str());
+    std::fflush(out);
+  }
+  if (out != stdout) std::fclose(out);
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<Options> o = parseOptions(argc, argv);
+  if (!o) return 2;
+  try {
+    return run(*o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_attention: %s\n", e.what());
+    return 2;
+  }
+}

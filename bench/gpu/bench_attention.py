@@ -1,0 +1,123 @@
+"""kernels/attention.py under Triton 3.6, and PyTorch SDPA, timed.
+
+    python3 bench_attention.py [--seq S] [--batch Z] [--heads H] [--json FILE]
+                               [--warmup MS] [--rep MS]
+
+The Triton side of bench_attention.cpp: the same kernel source (loaded by
+path with importlib) launched with the parameters tessera::kernels::attention
+uses (BLOCK_M 128, BLOCK_N 64, 4 warps for head_dim 64, 8 for 128; grid
+cdiv(S, 128) x Z*H), on the same rows: bf16, Z = 4, H = 32, S = 4096,
+head_dim 64 and 128, causal and not (ROWS; keep bench_attention.cpp's kRows
+the same); and torch.nn.functional.scaled_dot_product_attention on the same
+inputs. Q, K, V are uniform in [-1, 1] rounded to bf16. Both outputs are
+checked on 16 sampled query rows against attention computed in float64
+(relative error at most 1e-2), then timed with triton.testing.do_bench
+(median). One JSON line per provider and row on stdout (or appended to
+--json FILE):
+  {"kind": "attention", "provider": "triton" | "sdpa", "dtype": "bf16", "Z": 4, "H": 32, "S": 4096,
+   "D": 64, "causal": false, "ms": ..., "tflops": ..., "rel_err": ...}
+FLOPs: 4 Z H S^2 D, half of that when causal. A failure writes
+{..., "error": "..."} and a FAIL line on stderr; the exit status is then 1.
+"""
+import argparse
+import importlib.util
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "attention.py"))
+ROWS = [(64, False), (64, True), (128, False), (128, True)]
+SAMPLE_ROWS = 16
+MAX_REL_ERR = 1e-2
+
+
+def load_kernel():
+    spec = importlib.util.spec_from_file_location("tessera_attention_kernels", KERNEL_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.attention_fwd
+
+
+def sampled_rel_error(torch, q, k, v, out, causal, seed):
+    """||out - ref|| / ||ref|| over SAMPLE_ROWS query rows, ref in float64."""
+    gen = torch.Generator().manual_seed(seed)
+    z, h, s, d = q.shape
+    err_sq, ref_sq = 0.0, 0.0
+    for n in range(SAMPLE_ROWS):
+        zi = int(torch.randint(z, (1,), generator=gen))
+        hi = int(torch.randint(h, (1,), generator=gen))
+        i = 0 if n == 0 else s - 1 if n == 1 else int(torch.randint(s, (1,), generator=gen))
+        last = i + 1 if causal else s
+        qi = q[zi, hi, i].double()
+        kk = k[zi, hi, :last].double()
+        vv = v[zi, hi, :last].double()
+        p = torch.softmax((kk @ qi) / math.sqrt(d), dim=0)
+        ref = (p[:, None] * vv).sum(0)
+        got = out[zi, hi, i].double()
+        err_sq += float(((got - ref) ** 2).sum())
+        ref_sq += float((ref ** 2).sum())
+    return math.sqrt(err_sq / ref_sq)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seq", type=int, default=4096)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
+    ap.add_argument("--warmup", type=int, default=25)
+    ap.add_argument("--rep", type=int, default=100)
+    args = ap.parse_args()
+
+    import torch
+    import triton
+    import triton.testing
+
+    kernel = load_kernel()
+    out_file = open(args.json, "a") if args.json else sys.stdout
+    failures = 0
+    z, h, s = args.batch, args.heads, args.seq
+    for d, causal in ROWS:
+        torch.manual_seed(11 + d)
+        q, k, v = [(torch.rand(z, h, s, d, device="cuda") * 2 - 1).to(torch.bfloat16) for _ in range(3)]
+        flop = 4.0 * z * h * s * s * d * (0.5 if causal else 1.0)
+        scale = 1.0 / math.sqrt(d)
+
+        def triton_run():
+            o = torch.empty_like(q)
+            grid = (triton.cdiv(s, 128), z * h)
+            kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=128, BLOCK_N=64, CAUSAL=causal,
+                         num_warps=4 if d <= 64 else 8)
+            return o
+
+        def sdpa_run():
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+        for provider, fn in (("triton", triton_run), ("sdpa", sdpa_run)):
+            rec = {"kind": "attention", "provider": provider, "dtype": "bf16", "Z": z, "H": h, "S": s, "D": d,
+                   "causal": causal}
+            try:
+                out = fn()
+                torch.cuda.synchronize()
+                rel = sampled_rel_error(torch, q.cpu(), k.cpu(), v.cpu(), out.float().cpu(), causal, 7 + d)
+                rec["rel_err"] = rel
+                if not rel <= MAX_REL_ERR:
+                    raise RuntimeError("wrong result: relative error %.3g over the sampled rows" % rel)
+                ms = triton.testing.do_bench(fn, warmup=args.warmup, rep=args.rep, return_mode="median")
+                rec["ms"] = ms
+                rec["tflops"] = flop / ms / 1e9
+                print("ok   %s attention d=%d%s: %.3f ms, %.1f TFLOP/s, rel err %.2g" %
+                      (provider, d, " causal" if causal else "", ms, flop / ms / 1e9, rel), file=sys.stderr)
+            except Exception as e:  # a failing provider must not hide the others
+                failures += 1
+                rec["error"] = str(e)
+                print("FAIL %s attention d=%d%s: %s" % (provider, d, " causal" if causal else "", e),
+                      file=sys.stderr)
+            print(json.dumps(rec), file=out_file, flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
