@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cstdlib>
+
 #include "gpu/GpuPasses.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/Backend.h"
@@ -41,6 +43,12 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   transforms::runPasses(*gpu, "cse,dce");
   sinkWideningCasts(kernel);
   rematerializeAtUses(kernel);
+  // Experiment knob until the pipeliner has run on a GPU (PipelineLoops.cpp;
+  // not part of the cache key: use with TESSERA_ALWAYS_COMPILE=1).
+  if (const char* on = std::getenv("TESSERA_PIPELINE_DOT_LOOPS"); on && std::string(on) == "1") {
+    pipelineDotLoops(kernel, options.numStages);
+    transforms::runPasses(*gpu, "dce");
+  }
   return gpu;
 }
 
