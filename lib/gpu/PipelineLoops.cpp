@@ -22,8 +22,11 @@
 // The tiles' pointers, masks and `other` values are recomputed for the
 // other iterations (LoopIterations.h): they must be pure functions of the
 // induction variable and iteration arguments. `other` must be 0 (cp.async
-// zero-fills), and every operand's accesses must be 4, 8 or 16 bytes per
-// vector (axis info), else the loop is left alone.
+// zero-fills), every operand's accesses must be 4, 8 or 16 bytes per vector
+// along the tile's contiguous dim (axis info), no load may be volatile, and
+// the loop must not write memory (the copies move ahead of its writes),
+// else the loop is left alone. Whether an iteration runs is decided in i64,
+// so the look-ahead cannot wrap.
 //
 // Not in the default pipeline yet (tessera-opt --pass=pipeline-dot-loops):
 // it waits for its first run on the GPU.
@@ -55,16 +58,19 @@ class LoopPipeliner {
   void run() {
     std::vector<Staged> staged;
     std::set<unsigned> args;
+    std::set<Operation*> seen;
     for (Operation* op : body_.ops()) {
       if (!op->is(OpCode::Dot) || !op->result().type().encoding().isNvidiaMma() ||
           op->result().type().encoding().versionMajor() != 3)
         continue;
       for (unsigned i = 0; i < 2; ++i) {
         Operation* alloc = op->operand(i).definingOp();
-        if (!alloc || !alloc->is(OpCode::LocalAlloc) || alloc->numOperands() != 1 || alloc->block() != &body_) return;
+        if (!alloc || !alloc->is(OpCode::LocalAlloc) || alloc->numOperands() != 1 || alloc->block() != &body_ ||
+            !alloc->result().hasOneUse() || !seen.insert(alloc).second)
+          return;
         Operation* load = alloc->operand(0).definingOp();
         if (!load || !load->is(OpCode::Load) || load->block() != &body_ || !load->result().hasOneUse() ||
-            !load->operand(0).type().isTensor())
+            !load->operand(0).type().isTensor() || load->boolAttr("volatile"))
           return;
         if (load->numOperands() > 2 && !transforms::isZeroConstant(load->operand(2))) return;
         if (!copyable(load) || !iterations_.computable(load, args)) return;
@@ -72,6 +78,13 @@ class LoopPipeliner {
       }
     }
     if (staged.empty()) return;
+    // Loads move iterations ahead of the body's writes: a loop that writes
+    // memory (which a later tile might read) is left alone.
+    bool writes = false;
+    loop_->walk([&](Operation* op) {
+      if (op != loop_ && op->hasTrait(MemWrite) && !seen.count(op)) writes = true;
+    });
+    if (writes) return;
     rewrite(staged, args);
   }
 
@@ -109,6 +122,20 @@ class LoopPipeliner {
     return b.create(OpCode::CmpI, {Type::i1()}, {x, bound}, {{"predicate", std::string("slt")}})->result();
   }
 
+  Value wide(OpBuilder& b, Value v) {
+    return v.type().isInteger(64) ? v : b.create(OpCode::ExtSI, {Type::i64()}, {v})->result();
+  }
+
+  /// iv + k * step < ub, computed in i64 so that it cannot wrap near the
+  /// top of a 32-bit range (the iteration is then not run, and its copies
+  /// must stay masked off).
+  Value runs(OpBuilder& b, Value iv, int64_t k) {
+    Value step = wide(b, loop_->operand(2));
+    Value offset = b.create(OpCode::MulI, {Type::i64()}, {step, b.constantInt(Type::i64(), k)})->result();
+    Value at = b.create(OpCode::AddI, {Type::i64()}, {wide(b, iv), offset})->result();
+    return lessThan(b, at, wide(b, loop_->operand(1)));
+  }
+
   /// (x + 1) mod S for 0 <= x < S.
   Value nextStage(OpBuilder& b, Value x) {
     Value one = constI32(b, 1);
@@ -119,7 +146,6 @@ class LoopPipeliner {
   }
 
   void rewrite(std::vector<Staged>& staged, const std::set<unsigned>& args) {
-    Value lb = loop_->operand(0), ub = loop_->operand(1);
     OpBuilder b;
     b.setLoc(loop_->loc());
 
@@ -133,11 +159,10 @@ class LoopPipeliner {
     }
     for (int j = 0; j + 1 < stages_; ++j) {
       IRMapping m = iterations_.fromStart(j, args, b);
-      Value active = lessThan(b, m.lookupOrDefault(body_.argument(0)), ub);
+      Value active = runs(b, loop_->operand(0), j);
       for (Staged& s : staged) copyTile(s.load, s.buffer, constI32(b, j), m, active, b);
       b.create(OpCode::AsyncCommitGroup, {}, {});
     }
-    (void)lb;
 
     // Stage counters as iteration arguments.
     std::vector<Value> operands = loop_->operands();
@@ -158,7 +183,7 @@ class LoopPipeliner {
       s.alloc->result().replaceAllUsesWith(slot);
     }
     IRMapping ahead = iterations_.ahead(stages_ - 1, args, b);
-    Value active = lessThan(b, ahead.lookupOrDefault(body_.argument(0)), ub);
+    Value active = runs(b, body_.argument(0), stages_ - 1);
     for (Staged& s : staged) copyTile(s.load, s.buffer, writeStage, ahead, active, b);
     b.create(OpCode::AsyncCommitGroup, {}, {});
 

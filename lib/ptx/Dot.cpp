@@ -34,6 +34,7 @@
 #include <map>
 
 #include "ptx/Emitter.h"
+#include "tessera/Error.h"
 
 namespace tessera::ptx {
 
@@ -232,6 +233,9 @@ struct SharedTile {
     Encoding enc = t.encoding();
     rows = t.shape()[0];
     int64_t swizzle = enc.swizzlingByteWidth();
+    if (t.elementType().bitWidth() != 16 || (swizzle != 32 && swizzle != 64 && swizzle != 128) || enc.transposed())
+      throw Error("wgmma operand " + t.str() + ": only 16-bit elements in 32/64/128-byte swizzled, dim-1-contiguous "
+                  "tiles are lowered so far");
     atomCols = std::min<int64_t>(t.shape()[1], swizzle / 2);
     rowBytes = atomCols * 2;
     atomBytes = rows * rowBytes;
@@ -247,7 +251,9 @@ void emitWgmma(Emitter& e, Operation* op) {
   const std::vector<int64_t>& shape = d.type().shape();
   int64_t K = a.type().shape()[1];
   int64_t instrN = d.type().encoding().instrShape()[1];
-  std::string ab = a.type().elementType().kind() == TypeKind::BF16 ? "bf16" : "f16";
+  TypeKind inKind = a.type().elementType().kind();
+  if (inKind != TypeKind::F16 && inKind != TypeKind::BF16) e.fail(op, "tt.dot: wgmma is lowered for fp16 and bf16");
+  std::string ab = inKind == TypeKind::BF16 ? "bf16" : "f16";
   if (!a.type().encoding().isNvmmaShared() || !b.type().encoding().isNvmmaShared())
     e.fail(op, "tt.dot on wgmma needs both operands in shared memory (ttg.local_alloc with #ttg.nvmma_shared)");
   // A: M x K, K-major; B: K x N, N-major (wgmma's transposed B).

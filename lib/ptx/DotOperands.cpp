@@ -114,11 +114,10 @@ void emitLocalAlloc(Emitter& e, Operation* op) {
   // Consecutive allocs (a dot's A and B) share one barrier before their
   // stores (earlier readers of the buffers, e.g. the previous iteration's
   // dot, are done) and one after (the stores are visible).
-  Operation* prev = op->prevOp();
-  Operation* next = op->nextOp();
-  if (!prev || !prev->is(OpCode::LocalAlloc)) e.barrier();
+  auto storingAlloc = [](Operation* o) { return o && o->is(OpCode::LocalAlloc) && o->numOperands() == 1; };
+  if (!storingAlloc(op->prevOp())) e.barrier();
   storeToSharedTile(e, e.regs(x), e.layout(x.type()), 1, sharedOffsets(st), base);
-  if (!next || !next->is(OpCode::LocalAlloc)) {
+  if (!storingAlloc(op->nextOp())) {
     // Tensor-core reads of shared memory go through the async proxy.
     if (e.options().target.capability >= 90) e.ins("fence.proxy.async.shared::cta");
     e.barrier();

@@ -178,5 +178,35 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexp
   EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
 }
 
+// A loop that writes memory keeps its loads where they are: the copies of
+// later iterations would run before the writes they may depend on.
+TEST(PtxAsyncCopy, LoopsThatWriteMemoryAreNotPipelined) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, K):
+    rm = tl.arange(0, 64)
+    rk = tl.arange(0, 32)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k0 in range(0, K, 32):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * 64 + rm[None, :])
+        acc += tl.dot(a, b)
+        tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], acc)
+)";
+  auto prog = ptxtest::load(src);
+  frontend::CompileResult r = prog->compile("mm", ptxtest::parseSpecs("*fp16:16, *fp16:16, *fp32:16, i32:16"), {});
+  transforms::runTileIRPipeline(*r.module);
+  gpu::GpuOptions options;
+  options.target = gpu::Target::parse("sm_90a");
+  std::unique_ptr<Module> gpu = gpu::lowerToGpuIR(*r.module, r.kernelName, options);
+  gpu::pipelineDotLoops(gpu->lookup(r.kernelName), 3);
+  std::string ttgir = print(*gpu);
+  EXPECT_EQ(ttgir.find("ttg.async_copy_global_to_local"), std::string::npos) << ttgir;
+  EXPECT_NE(ttgir.find("tt.load"), std::string::npos) << ttgir;
+}
+
 }  // namespace
 }  // namespace tessera
