@@ -71,15 +71,21 @@ void checkKernelSignature(Operation* f, const std::string& pass) {
                 "scalars (inline it into its caller first, or mark the kernels with `kernel = true`)");
 }
 
-int numWarpsOption(const Options& options, const std::string& pass) {
-  auto it = options.find("num-warps");
-  if (it == options.end()) return 4;
+/// A positive integer option (a power of two when `pow2`), or `dflt`.
+int intOption(const Options& options, const std::string& pass, const std::string& name, int dflt, bool pow2) {
+  auto it = options.find(name);
+  if (it == options.end()) return dflt;
   const std::string& text = it->second;
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value <= 0 || (value & (value - 1)) != 0)
-    throw Error("pass '" + pass + "': option 'num-warps' expects a power of two, got '" + text + "'");
+  if (ec != std::errc() || end != text.data() + text.size() || value <= 0 || (pow2 && (value & (value - 1)) != 0))
+    throw Error("pass '" + pass + "': option '" + name + "' expects a " +
+                (pow2 ? "power of two" : "positive integer") + ", got '" + text + "'");
   return value;
+}
+
+int numWarpsOption(const Options& options, const std::string& pass) {
+  return intOption(options, pass, "num-warps", 4, /*pow2=*/true);
 }
 
 /// The `target` option ("sm_90a", "sm_80", ...): which dots run on tensor cores.
@@ -173,14 +179,7 @@ const std::vector<PassInfo>& gpuPasses() {
        "iterations ahead (num-stages = S >= 2). Runs after convert-to-gpu.",
        {{"num-stages", "3"}},
        [](const Options& options) {
-         int stages = 3;
-         if (auto it = options.find("num-stages"); it != options.end()) {
-           const std::string& text = it->second;
-           auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), stages);
-           if (ec != std::errc() || end != text.data() + text.size() || stages < 1)
-             throw Error("pass 'pipeline-dot-loops': option 'num-stages' expects a positive integer, got '" + text +
-                         "'");
-         }
+         int stages = intOption(options, "pipeline-dot-loops", "num-stages", 3, /*pow2=*/false);
          return std::make_unique<FunctionPass>([stages](Operation* f) { pipelineDotLoops(f, stages); },
                                                /*kernelsOnly=*/false);
        }},

@@ -71,16 +71,22 @@ struct Lowered {
   gpu::GpuOptions options;
 };
 
-/// `src`'s kernel mm lowered to Tile GPU IR for sm_90a, then pipelined by
-/// hand. k_valid % 16 == 0: the masks are constant over 16-byte vectors.
-Lowered lowerAndPipeline(const char* src) {
+/// `src`'s kernel mm for signature `sig`, lowered to Tile GPU IR for sm_90a.
+Lowered lower(const char* src, const std::string& sig) {
   auto prog = ptxtest::load(src);
-  frontend::CompileResult r = prog->compile("mm", ptxtest::parseSpecs("*fp16:16, *fp16:16, *fp32:16, i32:16"), {});
+  frontend::CompileResult r = prog->compile("mm", ptxtest::parseSpecs(sig), {});
   transforms::runTileIRPipeline(*r.module);
   Lowered l;
   l.kernel = r.kernelName;
   l.options.target = gpu::Target::parse("sm_90a");
   l.gpu = gpu::lowerToGpuIR(*r.module, r.kernelName, l.options);
+  return l;
+}
+
+/// The same, then pipelined by hand. k_valid % 16 == 0: the masks are
+/// constant over 16-byte vectors.
+Lowered lowerAndPipeline(const char* src) {
+  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16");
   pipelineByHand(l.gpu->lookup(l.kernel));
   return l;
 }
@@ -154,22 +160,15 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexp
         b_ptrs += BLOCK_K * N
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 )";
-  auto prog = ptxtest::load(src);
-  frontend::CompileResult r = prog->compile(
-      "mm", ptxtest::parseSpecs("*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64"),
-      {});
-  transforms::runTileIRPipeline(*r.module);
-  gpu::GpuOptions options;
-  options.target = gpu::Target::parse("sm_90a");
-  std::unique_ptr<Module> gpu = gpu::lowerToGpuIR(*r.module, r.kernelName, options);
-  gpu::pipelineDotLoops(gpu->lookup(r.kernelName), 3);
-  transforms::runPasses(*gpu, "dce");
-  ASSERT_EQ(verify(*gpu), std::nullopt) << print(*gpu);
-  std::string ttgir = print(*gpu);
+  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64");
+  gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
+  transforms::runPasses(*l.gpu, "dce");
+  ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
+  std::string ttgir = print(*l.gpu);
   EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<3x128x64xf16"), std::string::npos) << ttgir;
   EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<3x64x128xf16"), std::string::npos) << ttgir;
   EXPECT_EQ(ttgir.find("tt.load"), std::string::npos) << "the loads became async copies\n" << ttgir;
-  gpu::PtxKernel k = gpu::emitPtx(*gpu, r.kernelName, options);
+  gpu::PtxKernel k = gpu::emitPtx(*l.gpu, l.kernel, l.options);
   EXPECT_NE(k.ptx.find("cp.async.wait_group 1"), std::string::npos);
   EXPECT_NE(k.ptx.find("cp.async.ca.shared.global"), std::string::npos) << k.ptx;
   EXPECT_NE(k.ptx.find("wgmma.mma_async"), std::string::npos);
@@ -196,14 +195,9 @@ def mm(a_ptr, b_ptr, c_ptr, K):
         acc += tl.dot(a, b)
         tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], acc)
 )";
-  auto prog = ptxtest::load(src);
-  frontend::CompileResult r = prog->compile("mm", ptxtest::parseSpecs("*fp16:16, *fp16:16, *fp32:16, i32:16"), {});
-  transforms::runTileIRPipeline(*r.module);
-  gpu::GpuOptions options;
-  options.target = gpu::Target::parse("sm_90a");
-  std::unique_ptr<Module> gpu = gpu::lowerToGpuIR(*r.module, r.kernelName, options);
-  gpu::pipelineDotLoops(gpu->lookup(r.kernelName), 3);
-  std::string ttgir = print(*gpu);
+  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16");
+  gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
+  std::string ttgir = print(*l.gpu);
   EXPECT_EQ(ttgir.find("ttg.async_copy_global_to_local"), std::string::npos) << ttgir;
   EXPECT_NE(ttgir.find("tt.load"), std::string::npos) << ttgir;
 }
