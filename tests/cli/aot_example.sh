@@ -25,7 +25,11 @@ echo "$needed"
 if grep -qi tessera <<<"$needed"; then echo "FAIL: the AOT program links a Tessera library"; exit 1; fi
 grep -q 'libcuda.so' <<<"$needed" || { echo "FAIL: the AOT program does not link the CUDA driver"; exit 1; }
 grep -q 'softmax_rows' "$tmp/build/tessera_kernels/softmax_rows_1024.h" || { echo "FAIL: no launcher"; exit 1; }
-if ldd "$program" | grep -q 'libcuda.so.1 => not found'; then
+# ldd's whole output first: `ldd | grep -q` under pipefail fails when grep
+# exits early and ldd gets SIGPIPE, and the program then ran on a machine
+# without a driver (a flaky failure seen in CI).
+deps=$(ldd "$program" 2>&1 || true)
+if grep -q 'libcuda.so.1 => not found' <<<"$deps"; then
   echo "built and linked; not run: this machine has no CUDA driver (libcuda.so.1)"
   exit 77
 fi
