@@ -9,7 +9,9 @@
 //    by contiguity, and as many contiguous elements per thread as alignment
 //    allows up to 16 bytes (Triton's coalesce rule). Blocked encodings are
 //    shape-independent, so every tensor of that rank shares P_r and
-//    broadcasting between them stays inside each thread.
+//    broadcasting between them stays inside each thread. Except loads that
+//    only feed a tensor-core dot's A or B: they get the coalesced layout of
+//    their own pointers (the tile goes to shared memory anyway).
 //  * Ops that change rank keep data in place: reduce gives slice(P, axis);
 //    expand_dims of slice(P, axis) gives P; trans/reshape/join give the
 //    linear layout of the same registers seen through the new shape.
@@ -220,6 +222,7 @@ class LayoutAssigner {
           setResults(op, rankLayout(op->result().type().shape()));
           return;
         }
+        if (feedsTensorCoreDot(op)) return assignOwnCoalesced(op);
         return unify(op);
       case OpCode::Store:
         if (!op->operand(0).type().isTensor()) return;  // block pointer: any layout
@@ -281,6 +284,30 @@ class LayoutAssigner {
       convertOperand(op, 0, Encoding::slice(axis, parent));
     }
     setResults(op, parent);
+  }
+
+  /// A load whose only use is operand A or B of a tensor-core dot: its
+  /// tile goes to shared memory (wgmma's copy, or the mma.sync operand
+  /// convert), so its register layout matters only for the load itself.
+  bool feedsTensorCoreDot(Operation* load) {
+    Value r = load->result();
+    if (!r.hasOneUse()) return false;
+    OpOperand* use = r.uses().front();
+    Operation* dot = use->owner;
+    if (!dot->is(OpCode::Dot) || use->index > 1) return false;
+    return dotUsesWgmma(dot, target_, numWarps_) || dotUsesMmaV2(dot, target_.capability);
+  }
+
+  /// The load in the coalesced layout of its own pointers (Triton's
+  /// coalesce rule per access) rather than the rank's: a 16-bit operand
+  /// tile of a kernel that stores fp32 gets 16-byte vectors, not the 8 bytes
+  /// the store's 4-element vectors would give it (and cp.async copies them
+  /// 16 bytes at a time). Pointer, mask and other are converted (cheap index
+  /// chains, rebuilt in place by rematerializeConversions).
+  void assignOwnCoalesced(Operation* load) {
+    Encoding e = coalescedEncoding(load->operand(0));
+    for (unsigned i = 0; i < load->numOperands(); ++i) convertOperand(load, i, e);
+    setResults(load, e);
   }
 
   /// The encoding a dot's result (and accumulator) gets.

@@ -11,7 +11,7 @@
 // (hand-written tests), convert-to-gpu takes every function and lower-to-gpu
 // every function no tt.call names. Both refuse a kernel with tensor
 // parameters or results (its signature would keep no encoding). The local
-// rewrites (combine-dot-add, rematerialize-converts, fold-converts,
+// rewrites (combine-dot-add, propagate-dot-layouts, rematerialize-converts, fold-converts,
 // sink-casts, rematerialize-at-uses) run on every function: they only touch converts,
 // casts and index math.
 //
@@ -128,8 +128,9 @@ std::unique_ptr<Pass> createFunctionPass(void (*fn)(Operation*)) {
 /// kernels (helpers are inlined into them and dropped, as for the PTX).
 class LowerToGpuPass : public Pass {
  public:
-  LowerToGpuPass(int numWarps, Target target) {
+  LowerToGpuPass(int numWarps, int numStages, Target target) {
     options_.numWarps = numWarps;
+    options_.numStages = numStages;
     options_.target = target;
   }
   void run(Module& module) override {
@@ -188,6 +189,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "their tiles carried as iteration arguments.",
        {},
        [](const Options&) { return createFunctionPass(prefetchDotOperands); }},
+      {"propagate-dot-layouts",
+       "Keeps what is computed from an mma dot result (elementwise ops, reductions, expand_dims, "
+       "broadcasts, loop-carried values) in the mma layout instead of converting it to the blocked one.",
+       {},
+       [](const Options&) { return createFunctionPass(propagateDotLayouts); }},
       {"rematerialize-converts",
        "Replaces converts of cheap chains (ranges, splats, constants, index arithmetic) by copies of the "
        "chain built in the target layout.",
@@ -209,10 +215,12 @@ const std::vector<PassInfo>& gpuPasses() {
        [](const Options&) { return createFunctionPass(rematerializeAtUses); }},
       {"lower-to-gpu",
        "Runs the whole Tile IR -> Tile GPU IR pipeline (inline, simplify, layouts, converts, cse/dce, "
-       "sink-casts, rematerialize-at-uses) on each kernel; other functions are dropped.",
-       {{"num-warps", "4"}, {"target", "sm_90a"}},
+       "sink-casts, rematerialize-at-uses, pipeline-dot-loops) on each kernel; other functions are dropped.",
+       {{"num-warps", "4"}, {"num-stages", "3"}, {"target", "sm_90a"}},
        [](const Options& options) {
-         return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"), targetOption(options));
+         return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"),
+                                                 intOption(options, "lower-to-gpu", "num-stages", 3, /*pow2=*/false),
+                                                 targetOption(options));
        }},
   };
   return passes;

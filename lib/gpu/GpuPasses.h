@@ -9,6 +9,8 @@
 //   assignLayouts            every tensor value gets an encoding; operands
 //                            whose encoding differs from what an op needs get
 //                            a ttg.convert_layout
+//   propagateDotLayouts      what is computed from an mma dot result stays in
+//                            the mma layout (no convert to blocked and back)
 //   rematerializeConversions converts of cheap producer chains (ranges,
 //                            splats, index arithmetic) are replaced by copies
 //                            of the chain made directly in the wanted layout
@@ -32,7 +34,7 @@ void combineDotAdd(ir::Operation* func);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 (UpcastFp8Dot.cpp).
 void upcastFp8Dots(ir::Operation* func);
 /// Multi-stage cp.async pipelines for loops with wgmma dots, `numStages`
-/// >= 2 (PipelineLoops.cpp). Not in the default pipeline yet.
+/// >= 2 (PipelineLoops.cpp).
 void pipelineDotLoops(ir::Operation* func, int numStages);
 /// Pointer tiles a loop advances by a splat scalar are carried as a scalar
 /// offset (LoopPointerOffsets.cpp).
@@ -42,6 +44,9 @@ void carryPointerOffsets(ir::Operation* func);
 void prefetchDotOperands(ir::Operation* func);
 /// `target` decides which dots run on tensor cores and how (DotEncodings.cpp).
 void assignLayouts(ir::Operation* func, int numWarps, const Target& target = Target{});
+/// Values computed from mma dot results keep the mma layout
+/// (PropagateDotLayouts.cpp).
+void propagateDotLayouts(ir::Operation* func);
 
 // DotEncodings.cpp: how a tt.dot is computed.
 /// True when `dot` runs on wgmma (sm_90a) with `numWarps` warps.

@@ -7,8 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cstdlib>
-
 #include "gpu/GpuPasses.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/Backend.h"
@@ -38,17 +36,16 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   carryPointerOffsets(kernel);
   transforms::runPasses(*gpu, "dce");
   assignLayouts(kernel, options.numWarps, options.target);
+  propagateDotLayouts(kernel);
   rematerializeConversions(kernel);
   foldConversions(kernel);
   transforms::runPasses(*gpu, "cse,dce");
   sinkWideningCasts(kernel);
   rematerializeAtUses(kernel);
-  // Experiment knob until the pipeliner has run on a GPU (PipelineLoops.cpp;
-  // not part of the cache key: use with TESSERA_ALWAYS_COMPILE=1).
-  if (const char* on = std::getenv("TESSERA_PIPELINE_DOT_LOOPS"); on && std::string(on) == "1") {
-    pipelineDotLoops(kernel, options.numStages);
-    transforms::runPasses(*gpu, "dce");
-  }
+  // num_stages >= 2: loops feeding wgmma dots get multi-stage cp.async
+  // pipelines (num_stages = 1 turns it off, as in Triton).
+  pipelineDotLoops(kernel, options.numStages);
+  transforms::runPasses(*gpu, "dce");
   return gpu;
 }
 

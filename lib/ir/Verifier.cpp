@@ -442,6 +442,14 @@ void Verifier::verifyOp(Operation* op) {
       verifyCounts(op, 0, 0, 0);
       VERIFY(op, op->hasAttr("num") && op->intAttr("num") >= 0, "needs attr num >= 0");
       return;
+    case OpCode::WarpGroupDotWait: {
+      VERIFY(op, op->numOperands() >= 1 && op->numResults() == op->numOperands(),
+             "takes the dot results to wait for and returns them");
+      for (unsigned i = 0; i < op->numOperands(); ++i)
+        VERIFY(op, op->result(i).type() == op->operand(i).type(), "results must have the operands' types");
+      VERIFY(op, op->hasAttr("pendings") && op->intAttr("pendings") >= 0, "needs attr pendings >= 0");
+      return;
+    }
     case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
     case OpCode::AddPtr: case OpCode::MakeTensorPtr: case OpCode::Advance:
       return verifyMemoryOp(op);

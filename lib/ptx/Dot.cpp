@@ -286,14 +286,21 @@ void emitWgmma(Emitter& e, Operation* op) {
     std::vector<std::string> acc;
   };
   std::vector<Tile> tiles;
+  // A loop-carried accumulator used only here is accumulated into in place:
+  // no copies, so an asynchronous dot's registers are touched by nothing
+  // but wgmma until its wait (ptxas would otherwise serialize the dots).
+  bool inPlace = !c.definingOp() && c.hasOneUse() && c.ownerBlock() && c.ownerBlock()->parentOp() &&
+                 c.ownerBlock()->parentOp()->is(OpCode::For);
+  if (op->boolAttr("is_async") && !inPlace)
+    e.fail(op, "tt.dot {is_async}: the accumulator must be a loop-carried value used only by this dot");
   for (int64_t r = 0; r < numC; ++r) {
     std::vector<int64_t> cc = e.registerCoords(lc, r);
     if (cc[0] % 64 != 0 || cc[1] % instrN != 0) continue;
     Tile t{cc[0], cc[1], {}, {}};
     for (int64_t i = 0; i < instrN / 2; ++i) {
       int64_t reg = findC.at(e, op, {cc[0] + 8 * ((i >> 1) & 1), cc[1] + 8 * (i >> 2) + (i & 1)});
-      std::string acc = e.reg(RegClass::B32);
-      e.ins("mov.b32 " + acc + ", " + rc[reg]);
+      std::string acc = inPlace ? rc[reg] : e.reg(RegClass::B32);
+      if (!inPlace) e.ins("mov.b32 " + acc + ", " + rc[reg]);
       t.regs.push_back(reg);
       t.acc.push_back(acc);
     }
@@ -311,7 +318,7 @@ void emitWgmma(Emitter& e, Operation* op) {
     }
   }
   e.ins("wgmma.commit_group.sync.aligned");
-  e.ins("wgmma.wait_group.sync.aligned 0");
+  if (!op->boolAttr("is_async")) e.ins("wgmma.wait_group.sync.aligned 0");
 
   Regs result(numC);
   for (const Tile& t : tiles)
@@ -378,6 +385,11 @@ void emitFmaDot(Emitter& e, Operation* op) {
 }  // namespace
 
 void emitDot(Emitter& e, Operation* op) {
+  if (op->is(OpCode::WarpGroupDotWait)) {
+    e.ins("wgmma.wait_group.sync.aligned " + std::to_string(op->intAttr("pendings")));
+    for (unsigned i = 0; i < op->numOperands(); ++i) e.bind(op->result(i), e.regs(op->operand(i)));
+    return;
+  }
   Encoding enc = op->result().type().encoding();
   if (enc.isNvidiaMma()) {
     if (enc.versionMajor() == 3) return emitWgmma(e, op);

@@ -21,23 +21,21 @@ namespace tessera::ptx {
 using namespace ir;
 
 Emitter::Emitter(Operation* func, const gpu::GpuOptions& options)
-    : func_(func), options_(options), axis_(std::make_unique<gpu::AxisInfoAnalysis>(func)) {
-  // Buffers of ttg.local_alloc: one each for the whole kernel, 1024-byte
-  // aligned (the swizzle atoms of wgmma operands); the scratch area of
-  // converts and reductions follows them.
-  func->walk([&](Operation* op) {
-    if (!op->is(OpCode::LocalAlloc)) return;
-    Type t = op->result().type();
-    int64_t bytes = t.elementType().bitWidth() / 8;
-    for (int64_t d : t.shape()) bytes *= d;
-    localOffsets_[op] = sharedAllocBytes_;
-    sharedAllocBytes_ = (sharedAllocBytes_ + bytes + 1023) / 1024 * 1024;
-  });
+    : func_(func),
+      options_(options),
+      axis_(std::make_unique<gpu::AxisInfoAnalysis>(func)),
+      sharedPlan_(std::make_unique<SharedMemoryPlan>(func)) {}
+
+Emitter::~Emitter() = default;
+
+void Emitter::needScratch(int64_t bytes) {
+  scratchBytes_ = std::max(scratchBytes_, bytes);
+  scratchPositions_.push_back(sharedPlan_->position(currentOp_));
 }
 
 std::string Emitter::localBuffer(Operation* alloc) {
   std::string r = reg(RegClass::B32);
-  prologue("add.u32 " + r + ", " + sharedBase() + ", " + std::to_string(localOffsets_.at(alloc)));
+  prologue("add.u32 " + r + ", " + sharedBase() + ", " + std::to_string(sharedPlan_->offset(alloc)));
   return r;
 }
 
@@ -333,7 +331,8 @@ std::vector<int64_t> Emitter::registerCoords(const gpu::LinearLayout& ll, int64_
 std::string Emitter::smemBase() {
   if (smemBase_.empty()) {
     smemBase_ = reg(RegClass::B32);
-    prologue("add.u32 " + smemBase_ + ", " + sharedBase() + ", " + std::to_string(sharedAllocBytes_));
+    // The offset is known once every op has said where it needs scratch.
+    prologue("add.u32 " + smemBase_ + ", " + sharedBase() + ", " + kScratchOffset);
   }
   return smemBase_;
 }
@@ -449,6 +448,7 @@ void Emitter::emitBlock(Block& block) {
 }
 
 void Emitter::emitOp(Operation* op) {
+  currentOp_ = op;
   switch (op->code()) {
     case OpCode::For: case OpCode::If: case OpCode::While: case OpCode::Return:
       return emitControlFlow(op);
@@ -466,7 +466,7 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::Gather: case OpCode::Histogram: case OpCode::Sort: case OpCode::Flip:
     case OpCode::ConvertLayout: case OpCode::Hint:
       return emitLayoutOp(*this, op);
-    case OpCode::Dot:
+    case OpCode::Dot: case OpCode::WarpGroupDotWait:
       return emitDot(*this, op);
     case OpCode::LocalAlloc:
       return emitLocalAlloc(*this, op);
@@ -517,26 +517,31 @@ static std::string movFor(const std::string& reg) {
 }
 
 /// dst[i] = src[i] for every register, through temporaries when `parallel`
-/// (a yield may permute the loop-carried values).
+/// (a yield may permute the loop-carried values). A register moved onto
+/// itself (a dot that accumulated into its loop-carried registers in place)
+/// is left alone: it still holds its value for any other destination, and
+/// an asynchronous wgmma may still be writing it.
 static void moveAll(Emitter& e, const std::vector<Regs>& dst, const std::vector<Regs>& src,
                     const std::vector<Type>& types, bool parallel) {
+  auto from = [&](size_t v, size_t i) -> const std::string& { return src[v][src[v].size() == 1 ? 0 : i]; };
   std::vector<Regs> staged = src;
   if (parallel) {
     for (size_t v = 0; v < src.size(); ++v)
       for (size_t i = 0; i < dst[v].size(); ++i) {
-        const std::string& from = src[v][src[v].size() == 1 ? 0 : i];
+        if (from(v, i) == dst[v][i]) continue;
         std::string t = e.reg(dst[v][i].rfind("%rd", 0) == 0 ? RegClass::B64
                               : dst[v][i].rfind("%r", 0) == 0  ? RegClass::B32
                               : dst[v][i].rfind("%h", 0) == 0  ? RegClass::B16
                                                                : RegClass::Pred);
-        e.ins(movFor(t) + " " + t + ", " + from);
+        e.ins(movFor(t) + " " + t + ", " + from(v, i));
         staged[v].resize(dst[v].size());
         staged[v][i] = t;
       }
   }
   for (size_t v = 0; v < dst.size(); ++v)
     for (size_t i = 0; i < dst[v].size(); ++i)
-      e.ins(movFor(dst[v][i]) + " " + dst[v][i] + ", " + staged[v][staged[v].size() == 1 ? 0 : i]);
+      if (from(v, i) != dst[v][i])
+        e.ins(movFor(dst[v][i]) + " " + dst[v][i] + ", " + staged[v][staged[v].size() == 1 ? 0 : i]);
 }
 
 static std::vector<Regs> regsOf(Emitter& e, const std::vector<Value>& values) {
@@ -687,7 +692,10 @@ gpu::PtxKernel Emitter::emit() {
     bind(arg, {r});
   }
   emitBlock(entry);
-  out.sharedBytes = static_cast<int>(sharedAllocBytes_ + scratchBytes_);
+  int64_t scratchAt = scratchBytes_ ? sharedPlan_->scratchOffset(scratchPositions_) : 0;
+  if (size_t at = prologue_.find(kScratchOffset); at != std::string::npos)
+    prologue_.replace(at, std::string(kScratchOffset).size(), std::to_string(scratchAt));
+  out.sharedBytes = static_cast<int>(std::max(sharedPlan_->buffersEnd(), scratchAt + scratchBytes_));
   out.externs = externs_;
   out.usesPrintf = usesPrintf_;
 

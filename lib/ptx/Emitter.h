@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@
 #include "tessera/gpu/Backend.h"
 #include "tessera/gpu/LinearLayout.h"
 #include "tessera/ir/IR.h"
+#include "ptx/SharedMemory.h"
 
 namespace tessera::ptx {
 
@@ -47,6 +49,7 @@ enum class RegClass { Pred, B16, B32, B64 };
 class Emitter {
  public:
   Emitter(Operation* func, const gpu::GpuOptions& options);
+  ~Emitter();
   gpu::PtxKernel emit();
 
   // ---- registers and text ---------------------------------------------------
@@ -117,7 +120,8 @@ class Emitter {
   std::string localBuffer(Operation* alloc);
   /// global_smem itself (local buffers first, then the scratch area).
   std::string sharedBase();
-  void needScratch(int64_t bytes) { scratchBytes_ = std::max(scratchBytes_, bytes); }
+  /// The op being emitted uses `bytes` of the scratch area.
+  void needScratch(int64_t bytes);
   void barrier() { ins("bar.sync 0"); }
 
   const gpu::AxisInfoAnalysis& axisInfo() const { return *axis_; }
@@ -161,8 +165,10 @@ class Emitter {
   std::map<std::string, int64_t> knownBits_;
   std::string tid_, laneId_, warpId_, smemBase_, sharedBase_;
   int64_t scratchBytes_ = 0;
-  std::map<Operation*, int64_t> localOffsets_;
-  int64_t sharedAllocBytes_ = 0;
+  std::unique_ptr<SharedMemoryPlan> sharedPlan_;
+  std::vector<int64_t> scratchPositions_;  ///< where scratch is used
+  Operation* currentOp_ = nullptr;
+  static constexpr const char* kScratchOffset = "__tessera_scratch_offset__";
   std::vector<gpu::ExternFunction> externs_;
   std::map<std::string, std::string> strings_;
   bool usesPrintf_ = false;
@@ -193,7 +199,7 @@ void emitLayoutOp(Emitter& e, Operation* op);      // Layouts.cpp: make_range, s
 void emitReduction(Emitter& e, Operation* op);     // Reduce.cpp: reduce, scan
 void emitSort(Emitter& e, Operation* op);          // Sort.cpp: tt.sort (bitonic network in shared memory)
 void emitDebugOp(Emitter& e, Operation* op);       // Debug.cpp: print, assert, barrier
-void emitDot(Emitter& e, Operation* op);           // Dot.cpp: tt.dot (mma.sync, FMA)
+void emitDot(Emitter& e, Operation* op);           // Dot.cpp: tt.dot (wgmma, mma.sync, FMA), ttng.warp_group_dot_wait
 /// A convert_layout into a 16-bit mma.sync operand through swizzled shared
 /// memory and ldmatrix (DotOperands.cpp); false when it does not apply.
 bool emitDotOperandConvert(Emitter& e, Operation* op);

@@ -28,7 +28,9 @@ TEST(GpuPassRegistry, RegisteringTwiceAddsEachPassOnce) {
   gpu::registerGpuPasses();
   EXPECT_EQ(registeredNames(),
             (std::vector<std::string>{"inline", "canonicalize", "cse", "dce", "licm", "convert-to-gpu",
-                                      "combine-dot-add", "upcast-fp8-dots", "carry-pointer-offsets", "pipeline-dot-loops", "prefetch-dot-operands", "rematerialize-converts", "fold-converts", "sink-casts",
+                                      "combine-dot-add", "upcast-fp8-dots", "carry-pointer-offsets", "pipeline-dot-loops",
+                                      "prefetch-dot-operands", "propagate-dot-layouts", "rematerialize-converts",
+                                      "fold-converts", "sink-casts",
                                       "rematerialize-at-uses", "lower-to-gpu"}));
   for (const PassInfo& info : gpu::gpuPasses()) {
     const PassInfo* found = transforms::findPass(info.name);

@@ -134,11 +134,12 @@ def mm(a_ptr, b_ptr, c_ptr, k_valid):
   }
 }
 
-// The pipeliner on a matmul loop: S = 3 stages per operand, two prologue
-// groups, a wait for all but one group in the loop, cp.async, and it
-// assembles. (The copies are 8 bytes here: the rank's one blocked layout
-// comes from the fp32 store of C, 4 elements per thread; a coalesced layout
-// per load would give 16.)
+// The pipeliner on a matmul loop with num_stages = 3: the accumulator is
+// loop-carried, so the dot goes asynchronous and each operand gets S + 1 = 4
+// stages; two prologue groups, a wait for all but one group in the loop,
+// 16-byte cp.async (the operand loads have their own coalesced layout, not
+// the fp32 store's 4 elements per thread), wgmma waited for down to one
+// group in the loop and to none after it, and it assembles.
 TEST(PtxAsyncCopy, PipelinedMatmulLoop) {
   const char* src = R"(
 import triton
@@ -165,14 +166,23 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexp
   transforms::runPasses(*l.gpu, "dce");
   ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
   std::string ttgir = print(*l.gpu);
-  EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<3x128x64xf16"), std::string::npos) << ttgir;
-  EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<3x64x128xf16"), std::string::npos) << ttgir;
+  EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<4x128x64xf16"), std::string::npos) << ttgir;
+  EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<4x64x128xf16"), std::string::npos) << ttgir;
   EXPECT_EQ(ttgir.find("tt.load"), std::string::npos) << "the loads became async copies\n" << ttgir;
+  EXPECT_NE(ttgir.find("is_async = true"), std::string::npos) << ttgir;
+  EXPECT_NE(ttgir.find("ttng.warp_group_dot_wait %"), std::string::npos) << ttgir;
+  EXPECT_NE(ttgir.find("{pendings = 1}"), std::string::npos) << ttgir;
+  EXPECT_NE(ttgir.find("{pendings = 0}"), std::string::npos) << ttgir;
   gpu::PtxKernel k = gpu::emitPtx(*l.gpu, l.kernel, l.options);
   EXPECT_NE(k.ptx.find("cp.async.wait_group 1"), std::string::npos);
-  EXPECT_NE(k.ptx.find("cp.async.ca.shared.global"), std::string::npos) << k.ptx;
+  EXPECT_NE(k.ptx.find("cp.async.cg.shared.global"), std::string::npos) << k.ptx;
+  EXPECT_EQ(k.ptx.find("cp.async.ca.shared.global"), std::string::npos) << "8-byte copies\n" << k.ptx;
   EXPECT_NE(k.ptx.find("wgmma.mma_async"), std::string::npos);
-  EXPECT_GE(k.sharedBytes, 3 * (128 * 64 + 64 * 128) * 2);
+  EXPECT_NE(k.ptx.find("wgmma.wait_group.sync.aligned 1"), std::string::npos);
+  EXPECT_NE(k.ptx.find("wgmma.wait_group.sync.aligned 0"), std::string::npos);
+  // The stages, and the fp32 epilogue's scratch after the loop reuses them.
+  EXPECT_GE(k.sharedBytes, 4 * (128 * 64 + 64 * 128) * 2);
+  EXPECT_LT(k.sharedBytes, 4 * (128 * 64 + 64 * 128) * 2 + 128 * 128 * 4);
   if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
   EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
 }

@@ -1,0 +1,74 @@
+//===- SharedMemory.cpp - Live ranges of shared buffers, scratch placement -===//
+//
+// See SharedMemory.h. Positions number the ops of the kernel in program
+// order, nested regions in place; an op with regions also records the last
+// position inside it, so "until the loop ends" is one number.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptx/SharedMemory.h"
+
+#include <algorithm>
+
+namespace tessera::ptx {
+
+using namespace ir;
+
+SharedMemoryPlan::SharedMemoryPlan(Operation* func) {
+  for (unsigned r = 0; r < func->numRegions(); ++r)
+    for (unsigned i = 0; i < func->region(r).numBlocks(); ++i) number(*func->region(r).block(i));
+  func->walk([&](Operation* op) {
+    if (!op->is(OpCode::LocalAlloc)) return;
+    Type t = op->result().type();
+    Buffer b;
+    b.bytes = t.elementType().bitWidth() / 8;
+    for (int64_t d : t.shape()) b.bytes *= d;
+    b.offset = end_;
+    b.first = position(op);
+    b.last = lastUse(op, op->result());
+    end_ = (end_ + b.bytes + 1023) / 1024 * 1024;
+    buffers_[op] = b;
+  });
+}
+
+void SharedMemoryPlan::number(Block& block) {
+  for (Operation* op : block.ops()) {
+    position_[op] = next_++;
+    for (unsigned r = 0; r < op->numRegions(); ++r)
+      for (unsigned i = 0; i < op->region(r).numBlocks(); ++i) number(*op->region(r).block(i));
+    regionEnd_[op] = next_ - 1;
+  }
+}
+
+int64_t SharedMemoryPlan::position(Operation* op) const {
+  auto it = position_.find(op);
+  return it == position_.end() ? -1 : it->second;
+}
+
+int64_t SharedMemoryPlan::lastUse(Operation* alloc, Value v) const {
+  int64_t last = position(alloc);
+  for (OpOperand* use : v.uses()) {
+    Operation* user = use->owner;
+    int64_t at = position(user);
+    // The outermost loop around the user that does not hold the alloc runs
+    // the use again: the buffer lives to its end.
+    for (Operation* p = user->parentOp(); p; p = p->parentOp()) {
+      if (p->is(OpCode::Func)) break;
+      if (p->isAncestorOf(alloc)) break;
+      if (p->is(OpCode::For) || p->is(OpCode::While)) at = std::max(at, regionEnd_.at(p));
+    }
+    last = std::max(last, at);
+    if (user->is(OpCode::MemdescIndex)) last = std::max(last, lastUse(alloc, user->result()));
+  }
+  return last;
+}
+
+int64_t SharedMemoryPlan::scratchOffset(const std::vector<int64_t>& positions) const {
+  int64_t offset = 0;
+  for (const auto& [op, b] : buffers_)
+    for (int64_t p : positions)
+      if (p < 0 || (b.first <= p && p <= b.last)) offset = std::max(offset, (b.offset + b.bytes + 127) / 128 * 128);
+  return offset;
+}
+
+}  // namespace tessera::ptx
