@@ -310,6 +310,16 @@ class LayoutAssigner {
     setResults(load, e);
   }
 
+  /// A 2-D load whose pointers are contiguous along dim 0 (K^T tiles).
+  bool contiguousAlongDim0(Value x) {
+    Operation* load = x.definingOp();
+    if (!load || !load->is(OpCode::Load) || !load->operand(0).type().isTensor() || x.type().rank() != 2) return false;
+    Value ptr = load->operand(0);
+    while (ptr.definingOp() && ptr.definingOp()->is(OpCode::ConvertLayout)) ptr = ptr.definingOp()->operand(0);
+    const AxisInfo& info = axis_.get(ptr);
+    return info.contiguity[0] > 1 && info.contiguity[0] > info.contiguity[1];
+  }
+
   /// The encoding a dot's result (and accumulator) gets.
   Encoding dotResultEncoding(Operation* dot) {
     const std::vector<int64_t>& shape = dot->result().type().shape();
@@ -325,11 +335,15 @@ class LayoutAssigner {
     int64_t k = aShape.back();
     if (result.isNvidiaMma() && result.versionMajor() == 3) {
       // wgmma reads A and B from shared memory: copies in the layouts its
-      // descriptors describe (dim 1 contiguous: A K-major, B N-major).
+      // descriptors describe. Dim 1 contiguous (A K-major, B N-major), or
+      // dim 0 (transposed: A M-major, B K-major) when the operand is a load
+      // whose memory runs along dim 0, so the copy needs no transpose (and
+      // the pipeliner can copy it with cp.async as it lies).
       for (unsigned i = 0; i < 2; ++i) {
         Value x = op->operand(i);
-        int64_t rowBytes = x.type().shape()[1] * x.type().elementType().bitWidth() / 8;
-        Encoding shared = Encoding::nvmmaShared(std::min<int64_t>(128, rowBytes), false,
+        bool transposed = contiguousAlongDim0(x);
+        int64_t rowBytes = x.type().shape()[transposed ? 0 : 1] * x.type().elementType().bitWidth() / 8;
+        Encoding shared = Encoding::nvmmaShared(std::min<int64_t>(128, rowBytes), transposed,
                                                 x.type().elementType().bitWidth());
         OpBuilder b;
         b.setInsertionPoint(op);

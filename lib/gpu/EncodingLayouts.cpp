@@ -159,12 +159,14 @@ LinearLayout mmaV2OperandLayout(const std::vector<int64_t>& shape, ir::Encoding 
 /// nvmma_shared of a 2-D tile: offsets (in elements) -> coordinates. Within
 /// an atom row of `atomCols` = swizzle bytes / element bytes columns, then
 /// rows (16-byte chunk index XOR (row / perPhase) % maxPhase, perPhase =
-/// 128 / swizzle bytes), then atoms along dim 1.
+/// 128 / swizzle bytes), then atoms along dim 1. Transposed: dim 0 is the
+/// contiguous one, i.e. the layout of the [cols, rows] tile with the two
+/// coordinates swapped (a K-contiguous B, an M-contiguous A).
 LinearLayout nvmmaSharedLayout(const std::vector<int64_t>& shape, ir::Encoding enc) {
-  if (shape.size() != 2 || enc.transposed())
-    throw Error("layout of " + enc.str() + ": only 2-D tiles with dim 1 contiguous (transposed = false) so far");
+  if (shape.size() != 2) throw Error("layout of " + enc.str() + ": only 2-D tiles so far");
+  bool transposed = enc.transposed();
   int64_t elemBytes = std::max<int64_t>(1, enc.elementBitWidth() / 8);
-  int64_t rows = shape[0], cols = shape[1];
+  int64_t rows = shape[transposed ? 1 : 0], cols = shape[transposed ? 0 : 1];
   int64_t swizzle = enc.swizzlingByteWidth();
   int64_t atomCols = swizzle ? std::min(cols, swizzle / elemBytes) : cols;
   int64_t chunk = 16 / elemBytes;
@@ -175,6 +177,8 @@ LinearLayout nvmmaSharedLayout(const std::vector<int64_t>& shape, ir::Encoding e
   for (int64_t c = 1; c < atomCols; c *= 2) offset.push_back({0, c});
   for (int64_t r = 1; r < rows; r *= 2) offset.push_back({r, (chunk * ((r / perPhase) % std::max<int64_t>(1, maxPhase))) % atomCols});
   for (int64_t c = atomCols; c < cols; c *= 2) offset.push_back({0, c});
+  if (transposed)
+    for (auto& b : offset) std::swap(b[0], b[1]);
   return LinearLayout(std::move(bases), shape);
 }
 

@@ -96,7 +96,7 @@ class LoopPipeliner {
         // Loads cp.async cannot copy stay where they are.
         if (load->numOperands() > 2 && !transforms::isZeroConstant(load->operand(2))) continue;
         std::set<unsigned> needs = args;  // left as it was when the load stays
-        if (!copyable(load) || !iterations_.computable(load, needs)) continue;
+        if (!copyable(load, alloc->result().type()) || !iterations_.computable(load, needs)) continue;
         args = needs;
         staged.push_back({alloc, load, Value()});
       }
@@ -117,15 +117,17 @@ class LoopPipeliner {
 
  private:
   /// cp.async moves 4, 8 or 16 bytes: the load's vectors must be that
-  /// wide, and run along dim 1, the contiguous dim of the shared tile.
-  bool copyable(Operation* load) {
+  /// wide, and run along the contiguous dim of the shared `tile` (dim 1, or
+  /// dim 0 when it is transposed).
+  bool copyable(Operation* load, Type tile) {
     Value ptr = load->operand(0);
     Value mask = load->numOperands() > 1 ? load->operand(1) : Value();
     int64_t elemBytes = load->result().type().elementType().bitWidth() / 8;
     AccessVector v =
         accessVector(axis_, ptr, mask, toLinearLayout(ptr.type().shape(), ptr.type().encoding()), elemBytes);
     int64_t bytes = v.elements * elemBytes;
-    return v.dim == 1 && (bytes == 4 || bytes == 8 || bytes == 16);
+    int64_t contiguous = tile.encoding().transposed() ? 0 : 1;
+    return v.dim == contiguous && (bytes == 4 || bytes == 8 || bytes == 16);
   }
 
   Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }

@@ -51,9 +51,10 @@ void emitAsyncCopy(Emitter& e, Operation* op) {
   if (bytes != 4 && bytes != 8 && bytes != 16)
     e.fail(op, "ttg.async_copy_global_to_local: the pointers allow " + std::to_string(bytes) +
                    "-byte accesses; cp.async copies 4, 8 or 16");
-  if (access.dim != dst.type().rank() - 1)
+  int64_t contiguous = dst.type().encoding().transposed() ? 0 : dst.type().rank() - 1;
+  if (access.dim != contiguous)
     e.fail(op, "ttg.async_copy_global_to_local: the global vectors run along dim " + std::to_string(access.dim) +
-                   ", not along the shared tile's contiguous last dim");
+                   ", not along the shared tile's contiguous dim " + std::to_string(contiguous));
   auto offsets = sharedOffsets(dst.type());
   std::string thread = e.threadLinear(ll, offsets, false);
   std::string base = e.regs(dst)[0];

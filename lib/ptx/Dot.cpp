@@ -226,24 +226,39 @@ std::string descriptor(Emitter& e, const std::string& address, int64_t offset, i
 }
 
 /// How wgmma's matrix descriptors describe a 2-D nvmma_shared tile of
-/// `rows` x `cols` 16-bit elements (dim 1 contiguous, in column atoms).
+/// 16-bit elements, as `rows` x `cols` with cols contiguous in memory (in
+/// column atoms): the tile itself, or its transpose when the encoding says
+/// dim 0 is the contiguous one.
 struct SharedTile {
   int64_t rows, atomCols, rowBytes, atomBytes, swizzleMode;
+  bool transposed;
   explicit SharedTile(Type t) {
     Encoding enc = t.encoding();
-    rows = t.shape()[0];
+    transposed = enc.transposed();
+    rows = t.shape()[transposed ? 1 : 0];
+    int64_t cols = t.shape()[transposed ? 0 : 1];
     int64_t swizzle = enc.swizzlingByteWidth();
-    if (t.elementType().bitWidth() != 16 || (swizzle != 32 && swizzle != 64 && swizzle != 128) || enc.transposed())
-      throw Error("wgmma operand " + t.str() + ": only 16-bit elements in 32/64/128-byte swizzled, dim-1-contiguous "
-                  "tiles are lowered so far");
-    atomCols = std::min<int64_t>(t.shape()[1], swizzle / 2);
+    if (t.elementType().bitWidth() != 16 || (swizzle != 32 && swizzle != 64 && swizzle != 128))
+      throw Error("wgmma operand " + t.str() + ": only 16-bit elements in 32/64/128-byte swizzled tiles are lowered "
+                  "so far");
+    atomCols = std::min<int64_t>(cols, swizzle / 2);
     rowBytes = atomCols * 2;
     atomBytes = rows * rowBytes;
     swizzleMode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
   }
-  /// Byte offset of element (r, c) where r is a multiple of 8 and c of
-  /// the 16-byte chunk (the start of a descriptor).
+  /// Byte offset of element (r, c) of the memory view (rows x contiguous
+  /// cols) where r is a multiple of 8 and c of the 16-byte chunk (the start
+  /// of a descriptor).
   int64_t at(int64_t r, int64_t c) const { return (c / atomCols) * atomBytes + r * rowBytes + (c % atomCols) * 2; }
+  /// The descriptor offset of operand element (i, j) (i along the
+  /// operand's dim 0) and whether the operand is K-major: A (M x K) is when
+  /// not transposed, B (K x N) when transposed.
+  int64_t operandAt(int64_t i, int64_t j) const { return transposed ? at(j, i) : at(i, j); }
+  /// LBO / SBO: K-major tiles step 8 rows of the memory view per SBO (LBO
+  /// unused with swizzling); MN-major ones also step whole column atoms
+  /// per LBO.
+  int64_t lbo(bool kMajor) const { return kMajor ? 16 : atomBytes; }
+  int64_t sbo() const { return 8 * rowBytes; }
 };
 
 void emitWgmma(Emitter& e, Operation* op) {
@@ -256,8 +271,10 @@ void emitWgmma(Emitter& e, Operation* op) {
   std::string ab = inKind == TypeKind::BF16 ? "bf16" : "f16";
   if (!a.type().encoding().isNvmmaShared() || !b.type().encoding().isNvmmaShared())
     e.fail(op, "tt.dot on wgmma needs both operands in shared memory (ttg.local_alloc with #ttg.nvmma_shared)");
-  // A: M x K, K-major; B: K x N, N-major (wgmma's transposed B).
+  // A: M x K, K-major unless transposed; B: K x N, N-major (wgmma's
+  // transposed B) unless transposed (K-major).
   SharedTile tileA(a.type()), tileB(b.type());
+  bool aKMajor = !tileA.transposed, bKMajor = tileB.transposed;
   std::string aBase = e.regs(a)[0], bBase = e.regs(b)[0];
 
   // The warpgroup's rows and columns: warp bits past the first two.
@@ -270,8 +287,10 @@ void emitWgmma(Emitter& e, Operation* op) {
   LinearLayout group(groupBases, shape);
   // (linear in the coordinates: warpgroup offsets are multiples of 64 rows
   // and of whole column atoms)
-  std::string aRows = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileA.at(x[0], 0); }, false);
-  std::string bCols = e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileB.at(0, x[1]); }, false);
+  std::string aRows =
+      e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileA.operandAt(x[0], 0); }, false);
+  std::string bCols =
+      e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileB.operandAt(0, x[1]); }, false);
   std::string aAddr = e.reg(RegClass::B32), bAddr = e.reg(RegClass::B32);
   e.ins("add.u32 " + aAddr + ", " + aBase + ", " + aRows);
   e.ins("add.u32 " + bAddr + ", " + bBase + ", " + bCols);
@@ -311,10 +330,14 @@ void emitWgmma(Emitter& e, Operation* op) {
   e.ins("wgmma.fence.sync.aligned");
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     for (Tile& t : tiles) {
-      std::string da = descriptor(e, aAddr, tileA.at(t.m0, k0), 16, 8 * tileA.rowBytes, tileA.swizzleMode);
+      std::string da =
+          descriptor(e, aAddr, tileA.operandAt(t.m0, k0), tileA.lbo(aKMajor), tileA.sbo(), tileA.swizzleMode);
       std::string db =
-          descriptor(e, bAddr, tileB.at(k0, t.n0), tileB.atomBytes, 8 * tileB.rowBytes, tileB.swizzleMode);
-      e.ins(opcode + " " + joinRegs(t.acc) + ", " + da + ", " + db + ", " + e.constPred(true) + ", 1, 1, 0, 1");
+          descriptor(e, bAddr, tileB.operandAt(k0, t.n0), tileB.lbo(bKMajor), tileB.sbo(), tileB.swizzleMode);
+      // scale-d 1 (accumulate), scale-a/b 1, then the transpose flags:
+      // 0 for a K-major operand.
+      e.ins(opcode + " " + joinRegs(t.acc) + ", " + da + ", " + db + ", " + e.constPred(true) + ", 1, 1, " +
+            (aKMajor ? "0" : "1") + ", " + (bKMajor ? "0" : "1"));
     }
   }
   e.ins("wgmma.commit_group.sync.aligned");

@@ -192,3 +192,65 @@ TEST_F(Dot, TensorCoreTileShapes) {
 }
 
 }  // namespace
+
+namespace {
+
+/// `m` (rows x cols, row-major values) stored column-major with leading
+/// dimension `ld` >= rows: a kernel reading it with strides (1, ld) sees
+/// memory contiguous along dim 0.
+tessera::Tensor columnMajor(DType dtype, const std::vector<float>& m, int64_t rows, int64_t cols, int64_t ld) {
+  std::vector<float> t(static_cast<size_t>(cols * ld), 0.0f);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) t[j * ld + i] = m[i * cols + j];
+  return uploadAs(dtype, t, {cols, ld});
+}
+
+// A and B stored row- or column-major. On sm_90a a tile contiguous along
+// its dim 0 (A^T: M-major A; B^T: K-major B) goes to shared memory as it
+// lies, in a transposed nvmma_shared layout, and wgmma reads it with its
+// transpose flag off (B) or on (A); with a leading dimension divisible by
+// 16 the pipeliner copies such tiles with 16-byte cp.async along dim 0,
+// with an odd one (M, K themselves) they go through registers. Odd M, N,
+// K; the tile shapes of the matmul configs.
+TEST_F(Dot, TensorCoreOperandMajorness) {
+  struct Config {
+    int64_t bm, bn, bk;
+    int warps, stages;
+  } configs[] = {{64, 128, 32, 4, 4}, {128, 256, 64, 8, 3}, {128, 64, 128, 4, 2}};
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    E2E_RNG(rng);
+    int64_t M = 150, N = 197, K = 211;
+    auto a = randomMat(rng, dtype, M, K, 1.0f);
+    auto b = randomMat(rng, dtype, K, N, 1.0f);
+    for (bool padded : {true, false}) {
+      int64_t lda = padded ? 160 : M, ldb = padded ? 224 : K;
+      tessera::Tensor aCol = columnMajor(dtype, a.values, M, K, lda), bCol = columnMajor(dtype, b.values, K, N, ldb);
+      for (bool aColumns : {false, true})
+        for (bool bColumns : {false, true}) {
+          if (!aColumns && !bColumns) continue;  // TensorCoreTileShapes
+          for (const Config& cfg : configs) {
+            if (!padded && cfg.bm != 64) continue;
+            SCOPED_TRACE(std::string(tessera::dtype_name(dtype)) + (aColumns ? " A col-major" : " A row-major") +
+                         (bColumns ? ", B col-major " : ", B row-major ") + (padded ? "(ld % 16 == 0) " : "") +
+                         std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) + "x" + std::to_string(cfg.bk) + ", " +
+                         std::to_string(cfg.warps) + " warps, " + std::to_string(cfg.stages) + " stages");
+            auto c = dev().zeros(DType::fp32, {M, N});
+            tessera::LaunchOptions options;
+            options.num_warps = cfg.warps;
+            options.num_stages = cfg.stages;
+            int64_t sam = aColumns ? 1 : K, sak = aColumns ? lda : 1;
+            int64_t sbk = bColumns ? 1 : N, sbn = bColumns ? ldb : 1;
+            kernel(kFile, "matmul_grouped")
+                .launch(dev(), {cdiv(M, cfg.bm) * cdiv(N, cfg.bn)},
+                        {aColumns ? aCol : a.tensor, bColumns ? bCol : b.tensor, c, M, N, K, sam, sak, sbk, sbn, N,
+                         int64_t(1)},
+                        {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}, {"GROUP_M", int64_t(4)}},
+                        options);
+            checkProduct(downloadFloats(c), a.values, b.values, M, N, K, 1e-4, "matmul");
+          }
+        }
+    }
+  }
+}
+
+}  // namespace
