@@ -182,6 +182,22 @@ LinearLayout nvmmaSharedLayout(const std::vector<int64_t>& shape, ir::Encoding e
   return LinearLayout(std::move(bases), shape);
 }
 
+/// dot_op A (opIdx 0) of an nvidia_mma version 3 parent: wgmma's A from
+/// registers. Per warp 16 rows x 16 K in the accumulator's fragment order
+/// (a0..a3 = rows g, g+8 at K 2t, 2t+1, then the same at K 8 + 2t), the
+/// warps of a warpgroup stacked along M as the parent's (warps along N
+/// hold the same A), repeated along K first. This is the accumulator
+/// layout read with 16-column groups, so a dot result cast to 16 bits
+/// feeds the next dot's A without moving (attention's P V).
+LinearLayout wgmmaRegisterOperandLayout(const std::vector<int64_t>& shape, ir::Encoding dot) {
+  ir::Encoding mma = dot.parent();
+  checkMma(mma, /*v2Only=*/false);
+  if (dot.opIdx() != 0 || dot.kWidth() != 2 || shape.size() != 2)
+    throw Error("layout of " + dot.str() + ": wgmma takes only a 2-D A (opIdx 0, kWidth 2) from registers");
+  LinearLayout ll = mmaTile({16, 16}, 2, 1, 0) * mmaWarps(mma.warpsPerCTA(), /*broadcastDim=*/1, /*mFastest=*/true);
+  return ll.resizedTo(shape, {1, 0});
+}
+
 LinearLayout linearLayout(const std::vector<int64_t>& shape, ir::Encoding enc) {
   const ir::LinearBases& given = enc.bases();
   if (given.size() != static_cast<size_t>(kNumHwDims))
@@ -229,6 +245,8 @@ LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding enco
       return mmaLayout(shape, encoding);
     case ir::EncodingKind::DotOperand:
       checkShape(shape, encoding);
+      if (encoding.parent().isNvidiaMma() && encoding.parent().versionMajor() == 3)
+        return wgmmaRegisterOperandLayout(shape, encoding);
       return mmaV2OperandLayout(shape, encoding);
     case ir::EncodingKind::SwizzledShared:
     case ir::EncodingKind::NvmmaShared:

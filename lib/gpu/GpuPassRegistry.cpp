@@ -194,6 +194,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "broadcasts, loop-carried values) in the mma layout instead of converting it to the blocked one.",
        {},
        [](const Options&) { return createFunctionPass(propagateDotLayouts); }},
+      {"wgmma-register-operands",
+       "Feeds wgmma's A from registers (dot_op of the mma v3 parent) instead of a shared-memory copy when the tile "
+       "is already in the accumulator fragment layout.",
+       {},
+       [](const Options&) { return createFunctionPass(wgmmaOperandsFromRegisters); }},
       {"rematerialize-converts",
        "Replaces converts of cheap chains (ranges, splats, constants, index arithmetic) by copies of the "
        "chain built in the target layout.",

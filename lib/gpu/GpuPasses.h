@@ -11,6 +11,8 @@
 //                            a ttg.convert_layout
 //   propagateDotLayouts      what is computed from an mma dot result stays in
 //                            the mma layout (no convert to blocked and back)
+//   wgmmaOperandsFromRegisters (after the two below) wgmma A tiles computed
+//                            in the accumulator layout stay in registers
 //   rematerializeConversions converts of cheap producer chains (ranges,
 //                            splats, index arithmetic) are replaced by copies
 //                            of the chain made directly in the wanted layout
@@ -47,6 +49,9 @@ void assignLayouts(ir::Operation* func, int numWarps, const Target& target = Tar
 /// Values computed from mma dot results keep the mma layout
 /// (PropagateDotLayouts.cpp).
 void propagateDotLayouts(ir::Operation* func);
+/// A 16-bit wgmma A already in the accumulator fragment layout is read from
+/// registers, not copied to shared memory (WgmmaRegisterOperands.cpp).
+void wgmmaOperandsFromRegisters(ir::Operation* func);
 
 // DotEncodings.cpp: how a tt.dot is computed.
 /// True when `dot` runs on wgmma (sm_90a) with `numWarps` warps.

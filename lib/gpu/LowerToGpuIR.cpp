@@ -39,6 +39,7 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   propagateDotLayouts(kernel);
   rematerializeConversions(kernel);
   foldConversions(kernel);
+  wgmmaOperandsFromRegisters(kernel);
   transforms::runPasses(*gpu, "cse,dce");
   sinkWideningCasts(kernel);
   rematerializeAtUses(kernel);

@@ -84,6 +84,7 @@ class LoopPipeliner {
         continue;
       for (unsigned i = 0; i < 2; ++i) {
         Operation* alloc = op->operand(i).definingOp();
+        if (!op->operand(i).type().encoding().isShared()) continue;  // wgmma's A from registers
         if (!alloc || !alloc->is(OpCode::LocalAlloc) || alloc->numOperands() != 1 || !seen.insert(alloc).second)
           return;
         // Operands copied before the loop (hoisted), or computed in it (the

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "ptx/Emitter.h"
@@ -269,13 +270,14 @@ void emitWgmma(Emitter& e, Operation* op) {
   TypeKind inKind = a.type().elementType().kind();
   if (inKind != TypeKind::F16 && inKind != TypeKind::BF16) e.fail(op, "tt.dot: wgmma is lowered for fp16 and bf16");
   std::string ab = inKind == TypeKind::BF16 ? "bf16" : "f16";
-  if (!a.type().encoding().isNvmmaShared() || !b.type().encoding().isNvmmaShared())
-    e.fail(op, "tt.dot on wgmma needs both operands in shared memory (ttg.local_alloc with #ttg.nvmma_shared)");
-  // A: M x K, K-major unless transposed; B: K x N, N-major (wgmma's
-  // transposed B) unless transposed (K-major).
-  SharedTile tileA(a.type()), tileB(b.type());
-  bool aKMajor = !tileA.transposed, bKMajor = tileB.transposed;
-  std::string aBase = e.regs(a)[0], bBase = e.regs(b)[0];
+  // A in registers: the dot_op layout of this result (WgmmaRegisterOperands.cpp).
+  bool aInRegisters = a.type().encoding().isDotOperand();
+  if ((!aInRegisters && !a.type().encoding().isNvmmaShared()) || !b.type().encoding().isNvmmaShared())
+    e.fail(op, "tt.dot on wgmma needs B in shared memory (ttg.local_alloc with #ttg.nvmma_shared) and A there or "
+               "in registers (#ttg.dot_op of the result's encoding)");
+  // B: K x N, N-major (wgmma's transposed B) unless transposed (K-major).
+  SharedTile tileB(b.type());
+  bool bKMajor = tileB.transposed;
 
   // The warpgroup's rows and columns: warp bits past the first two.
   const LinearLayout& lc = e.layout(d.type());
@@ -287,13 +289,43 @@ void emitWgmma(Emitter& e, Operation* op) {
   LinearLayout group(groupBases, shape);
   // (linear in the coordinates: warpgroup offsets are multiples of 64 rows
   // and of whole column atoms)
-  std::string aRows =
-      e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileA.operandAt(x[0], 0); }, false);
   std::string bCols =
       e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileB.operandAt(0, x[1]); }, false);
-  std::string aAddr = e.reg(RegClass::B32), bAddr = e.reg(RegClass::B32);
-  e.ins("add.u32 " + aAddr + ", " + aBase + ", " + aRows);
-  e.ins("add.u32 " + bAddr + ", " + bBase + ", " + bCols);
+  std::string bAddr = e.reg(RegClass::B32);
+  e.ins("add.u32 " + bAddr + ", " + e.regs(b)[0] + ", " + bCols);
+  std::string bFlag = bKMajor ? "0" : "1";
+  // A's operand text for the 64-row tile at m0 and the K step at k0, with
+  // the flags after the scale-d predicate (scale-a/b 1, then the transpose
+  // flags: 0 for a K-major operand; A in registers has none).
+  std::function<std::string(int64_t, int64_t)> aOperand;
+  std::string flags;
+  if (aInRegisters) {
+    // a0..a3: rows +0/+8 of the warp's 16 at K +0..1, then at K +8..9
+    // (lane 0; the layout's lane and warp bits give the other threads').
+    RegisterFinder findA(e, a.type());
+    const Regs& ra = e.regs(a);
+    aOperand = [&e, op, findA, &ra](int64_t m0, int64_t k0) {
+      std::vector<std::string> r;
+      for (int q = 0; q < 4; ++q) {
+        int64_t row = m0 + 8 * (q & 1), col = k0 + 8 * (q >> 1);
+        r.push_back(pack32(e, ra, {findA.at(e, op, {row, col}), findA.at(e, op, {row, col + 1})}));
+      }
+      return joinRegs(r);
+    };
+    flags = ", 1, 1, " + bFlag;
+  } else {
+    // A: M x K, K-major unless transposed.
+    SharedTile tileA(a.type());
+    std::string aRows =
+        e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileA.operandAt(x[0], 0); }, false);
+    std::string aAddr = e.reg(RegClass::B32);
+    e.ins("add.u32 " + aAddr + ", " + e.regs(a)[0] + ", " + aRows);
+    aOperand = [&e, tileA, aAddr](int64_t m0, int64_t k0) {
+      return descriptor(e, aAddr, tileA.operandAt(m0, k0), tileA.lbo(!tileA.transposed), tileA.sbo(),
+                        tileA.swizzleMode);
+    };
+    flags = std::string(", 1, 1, ") + (tileA.transposed ? "1" : "0") + ", " + bFlag;
+  }
 
   // Instruction tiles of this warp (lane 0): d0 of each at (m0, n0).
   RegisterFinder findC(e, d.type());
@@ -330,14 +362,11 @@ void emitWgmma(Emitter& e, Operation* op) {
   e.ins("wgmma.fence.sync.aligned");
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     for (Tile& t : tiles) {
-      std::string da =
-          descriptor(e, aAddr, tileA.operandAt(t.m0, k0), tileA.lbo(aKMajor), tileA.sbo(), tileA.swizzleMode);
+      std::string aText = aOperand(t.m0, k0);
       std::string db =
           descriptor(e, bAddr, tileB.operandAt(k0, t.n0), tileB.lbo(bKMajor), tileB.sbo(), tileB.swizzleMode);
-      // scale-d 1 (accumulate), scale-a/b 1, then the transpose flags:
-      // 0 for a K-major operand.
-      e.ins(opcode + " " + joinRegs(t.acc) + ", " + da + ", " + db + ", " + e.constPred(true) + ", 1, 1, " +
-            (aKMajor ? "0" : "1") + ", " + (bKMajor ? "0" : "1"));
+      // scale-d 1: accumulate.
+      e.ins(opcode + " " + joinRegs(t.acc) + ", " + aText + ", " + db + ", " + e.constPred(true) + flags);
     }
   }
   e.ins("wgmma.commit_group.sync.aligned");

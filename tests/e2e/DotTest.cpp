@@ -254,3 +254,47 @@ TEST_F(Dot, TensorCoreOperandMajorness) {
 }
 
 }  // namespace
+
+namespace {
+
+// Two chained dots, the second one's A computed in registers: on sm_90a the
+// first dot's accumulator, cast to 16 bits, is wgmma's A operand from
+// registers with no shared-memory copy. Small integers keep every product
+// and sum exact in fp16/bf16 and fp32, so any misplaced fragment shows.
+TEST_F(Dot, ChainedDotsRegisterOperand) {
+  struct Config {
+    int64_t bm, bn, bk, bd;
+    int warps;
+  } configs[] = {{64, 64, 32, 64, 4}, {128, 64, 64, 64, 4}, {128, 128, 32, 128, 8}, {128, 64, 16, 128, 8}};
+  for (DType dtype : {DType::fp16, DType::bf16})
+    for (const Config& cfg : configs) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dtype)) + " " + std::to_string(cfg.bm) + "x" +
+                   std::to_string(cfg.bn) + "x" + std::to_string(cfg.bk) + " then x" + std::to_string(cfg.bd) + ", " +
+                   std::to_string(cfg.warps) + " warps");
+      E2E_RNG(rng);
+      int64_t M = 200, N = cfg.bn - 5, K = cfg.bk - 3, D = cfg.bd - 7;
+      auto ints = [&](int64_t n) {
+        std::vector<float> v = rng.floats(n, -2.49f, 2.49f);
+        for (float& x : v) x = std::round(x);
+        return v;
+      };
+      std::vector<float> a = ints(M * K), b = ints(K * N), v = ints(N * D);
+      auto o = dev().zeros(DType::fp32, {M, D});
+      tessera::LaunchOptions options;
+      options.num_warps = cfg.warps;
+      kernel(kFile, "chained_dots")
+          .launch(dev(), {cdiv(M, cfg.bm)},
+                  {uploadAs(dtype, a, {M, K}), uploadAs(dtype, b, {K, N}), uploadAs(dtype, v, {N, D}), o, M, N, K, D},
+                  {{"BM", cfg.bm}, {"BN", cfg.bn}, {"BK", cfg.bk}, {"BD", cfg.bd}}, options);
+      std::vector<float> want(M * D, 0.0f);
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t n = 0; n < N; ++n) {
+          double p = 0;
+          for (int64_t k = 0; k < K; ++k) p += double(a[i * K + k]) * b[k * N + n];
+          for (int64_t d = 0; d < D; ++d) want[i * D + d] += static_cast<float>(p * v[n * D + d]);
+        }
+      expectEqual(downloadFloats(o), want, "(A @ B) @ V");
+    }
+}
+
+}  // namespace

@@ -91,3 +91,20 @@ def batched_dot(a_ptr, b_ptr, c_ptr, BATCH: tl.constexpr, M: tl.constexpr, N: tl
     b = tl.load(b_ptr + bi * (K * N) + tl.arange(0, K)[None, :, None] * N + tl.arange(0, N)[None, None, :])
     c = tl.dot(a, b, input_precision="ieee")
     tl.store(c_ptr + bi * (M * N) + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :], c)
+
+
+@triton.jit
+def chained_dots(a_ptr, b_ptr, v_ptr, o_ptr, M, N, K, D,
+                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, BD: tl.constexpr):
+    # O = (A @ B cast to A's dtype) @ V for one block of BM rows: the
+    # second dot's A is computed in registers (attention's P @ V).
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    rd = tl.arange(0, BD)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+    p = tl.dot(a, b).to(a.dtype)
+    v = tl.load(v_ptr + rn[:, None] * D + rd[None, :], mask=(rn[:, None] < N) & (rd[None, :] < D), other=0.0)
+    o = tl.dot(p, v)
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o, mask=(rm[:, None] < M) & (rd[None, :] < D))

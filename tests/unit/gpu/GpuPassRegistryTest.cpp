@@ -29,7 +29,8 @@ TEST(GpuPassRegistry, RegisteringTwiceAddsEachPassOnce) {
   EXPECT_EQ(registeredNames(),
             (std::vector<std::string>{"inline", "canonicalize", "cse", "dce", "licm", "convert-to-gpu",
                                       "combine-dot-add", "upcast-fp8-dots", "carry-pointer-offsets", "pipeline-dot-loops",
-                                      "prefetch-dot-operands", "propagate-dot-layouts", "rematerialize-converts",
+                                      "prefetch-dot-operands", "propagate-dot-layouts", "wgmma-register-operands",
+                                      "rematerialize-converts",
                                       "fold-converts", "sink-casts",
                                       "rematerialize-at-uses", "lower-to-gpu"}));
   for (const PassInfo& info : gpu::gpuPasses()) {

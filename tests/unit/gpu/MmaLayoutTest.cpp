@@ -133,11 +133,36 @@ TEST(MmaLayout, TextFormsRoundTripAndErrors) {
   EXPECT_FALSE(ir::Type::parse("tensor<16x16xf16, #ttg.dot_op<{opIdx = 2, parent = #ttg.nvidia_mma<{versionMajor "
                                "= 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 2}>>"));
   try {
-    toLinearLayout({64, 16}, Encoding::dotOperand(0, Encoding::nvidiaMma(3, 0, {4, 1}, {16, 64, 16}), 2));
-    ADD_FAILURE() << "wgmma operand layouts are not implemented yet";
+    toLinearLayout({16, 64}, Encoding::dotOperand(1, Encoding::nvidiaMma(3, 0, {4, 1}, {16, 64, 16}), 2));
+    ADD_FAILURE() << "wgmma takes B only from shared memory";
   } catch (const Error& err) {
-    EXPECT_NE(std::string(err.what()).find("only version 2"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("only a 2-D A"), std::string::npos) << err.what();
   }
+}
+
+TEST(MmaLayout, WgmmaRegisterOperandIsThePtxFragment) {
+  // PTX ISA, wgmma m64nNk16 with A in registers (16-bit): a_i (4 b32
+  // registers of 2 elements, element e = 2 i + h) of lane l in warp w holds
+  // row 16 w + l/4 + 8 (i % 2), column 8 (i / 2) + 2 (l % 4) + h. Here
+  // K = 32: two K steps, the second 8 elements per thread.
+  Encoding acc = Encoding::nvidiaMma(3, 0, {4, 1}, {16, 64, 16});
+  LinearLayout ll = toLinearLayout({64, 32}, Encoding::dotOperand(0, acc, 2));
+  EXPECT_EQ(ll.inDimSize(HwDim::Register), 16);
+  for (int64_t w = 0; w < 4; ++w)
+    for (int64_t lane = 0; lane < 32; ++lane)
+      for (int64_t step = 0; step < 2; ++step)
+        for (int64_t e = 0; e < 8; ++e) {
+          int64_t i = e / 2, h = e % 2;
+          EXPECT_EQ(at(ll, 8 * step + e, lane, w),
+                    std::make_pair(16 * w + lane / 4 + 8 * (i % 2), 16 * step + 8 * (i / 2) + 2 * (lane % 4) + h))
+              << "warp " << w << " lane " << lane << " step " << step << " a" << i << "." << h;
+        }
+  // It is the accumulator layout of a 64 x 32 result: a dot result cast to
+  // 16 bits feeds the next dot's A without moving.
+  EXPECT_EQ(ll, toLinearLayout({64, 32}, acc));
+  // Warpgroups along N (warpsPerCTA [4, 2]) hold the same A.
+  LinearLayout two = toLinearLayout({64, 32}, Encoding::dotOperand(0, Encoding::nvidiaMma(3, 0, {4, 2}, {16, 64, 16}), 2));
+  EXPECT_EQ(at(two, 0, 0, 4), at(two, 0, 0, 0));
 }
 
 }  // namespace
