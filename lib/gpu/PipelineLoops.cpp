@@ -103,7 +103,7 @@ class LoopPipeliner {
       }
     }
     if (staged.empty()) return;
-    asyncDot_ = asyncCandidate();
+    asyncDot_ = asyncCandidate(staged);
     buffers_ = stages_ + (asyncDot_ ? 1 : 0);
     // Loads move iterations ahead of the body's writes: a loop that writes
     // memory (which a later tile might read) is left alone. Copies into its
@@ -133,17 +133,28 @@ class LoopPipeliner {
 
   Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }
 
-  /// The loop's dot, when it is the only one and accumulates into a
-  /// loop-carried value that nothing else reads: acc = dot(a, b, acc).
-  Operation* asyncCandidate() {
+  /// The loop's dot, when it is the only one, accumulates into a
+  /// loop-carried value that nothing else reads (acc = dot(a, b, acc)), and
+  /// reads no shared buffer the body rewrites: each shared operand is
+  /// staged or copied before the loop (a copy made in the body would
+  /// overwrite what the previous, still running, dot reads).
+  Operation* asyncCandidate(const std::vector<Staged>& staged) {
     Operation* dot = nullptr;
     for (Operation* op : body_.ops()) {
       if (!op->is(OpCode::Dot)) continue;
       if (dot) return nullptr;
       dot = op;
     }
-    Value acc = dot ? dot->operand(2) : Value();
-    if (!dot || acc.ownerBlock() != &body_ || acc == body_.argument(0) || !acc.hasOneUse() ||
+    if (!dot) return nullptr;
+    for (unsigned i = 0; i < 2; ++i) {
+      Operation* alloc = dot->operand(i).definingOp();
+      if (!dot->operand(i).type().encoding().isShared()) continue;  // in registers
+      bool isStaged = false;
+      for (const Staged& s : staged) isStaged = isStaged || s.alloc == alloc;
+      if (!isStaged && (!alloc || loop_->isAncestorOf(alloc))) return nullptr;
+    }
+    Value acc = dot->operand(2);
+    if (acc.ownerBlock() != &body_ || acc == body_.argument(0) || !acc.hasOneUse() ||
         !dot->result().hasOneUse())
       return nullptr;
     unsigned position = 0;
@@ -285,12 +296,17 @@ class LoopPipeliner {
 
 /// A copy to shared memory of a value defined outside the loop (attention's
 /// Q tile) is made once, before the loop: its buffer is only read inside.
-void hoistInvariantAllocs(Operation* loop) {
+bool hoistInvariantAllocs(Operation* loop) {
+  bool moved = false;
   for (Operation* op : loop->region(0).front().ops()) {
     if (!op->is(OpCode::LocalAlloc) || op->numOperands() != 1) continue;
     Operation* owner = op->operand(0).parentBlock()->parentOp();
-    if (!loop->isAncestorOf(owner)) op->moveBefore(loop);
+    if (!loop->isAncestorOf(owner)) {
+      op->moveBefore(loop);
+      moved = true;
+    }
   }
+  return moved;
 }
 
 void pipelineDotLoops(Operation* func, int numStages) {
@@ -298,7 +314,12 @@ void pipelineDotLoops(Operation* func, int numStages) {
   func->walk([&](Operation* op) {
     if (op->is(OpCode::For)) loops.push_back(op);
   });
-  for (Operation* loop : loops) hoistInvariantAllocs(loop);
+  // Until nothing moves: a copy hoisted out of an inner loop may be
+  // invariant in the outer one too.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (Operation* loop : loops) moved = hoistInvariantAllocs(loop) || moved;
+  }
   if (numStages < 2) return;
   AxisInfoAnalysis axis(func);
   for (Operation* loop : loops) LoopPipeliner(loop, numStages, axis).run();

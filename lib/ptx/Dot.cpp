@@ -35,6 +35,7 @@
 #include <map>
 
 #include "ptx/Emitter.h"
+#include "transforms/PassDetail.h"
 #include "tessera/Error.h"
 
 namespace tessera::ptx {
@@ -217,6 +218,7 @@ void emitMmaV2(Emitter& e, Operation* op) {
 /// register) plus `offset` bytes.
 std::string descriptor(Emitter& e, const std::string& address, int64_t offset, int64_t lbo, int64_t sbo,
                        int64_t swizzle) {
+  if (offset % 16 != 0) throw Error("wgmma descriptor offset not a multiple of 16 bytes");
   std::string start = e.reg(RegClass::B32), lo = e.reg(RegClass::B32), d = e.reg(RegClass::B64);
   e.ins("add.u32 " + start + ", " + address + ", " + std::to_string(offset));
   e.ins("bfe.u32 " + start + ", " + start + ", 4, 14");
@@ -293,6 +295,17 @@ void emitWgmma(Emitter& e, Operation* op) {
       e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileB.operandAt(0, x[1]); }, false);
   std::string bAddr = e.reg(RegClass::B32);
   e.ins("add.u32 " + bAddr + ", " + e.regs(b)[0] + ", " + bCols);
+  // The descriptor of each instruction is the tile's base descriptor plus
+  // its byte offset >> 4 in the start-address field: one add. (Shared
+  // addresses are below 256 KiB, so address >> 4 fits the field's 14 bits
+  // and the add never carries out of it.)
+  auto offsetDescriptor = [&e](const std::string& base, int64_t offset) {
+    if (offset == 0) return base;
+    std::string d = e.reg(RegClass::B64);
+    e.ins("add.s64 " + d + ", " + base + ", " + std::to_string(offset >> 4));
+    return d;
+  };
+  std::string bDesc = descriptor(e, bAddr, 0, tileB.lbo(bKMajor), tileB.sbo(), tileB.swizzleMode);
   std::string bFlag = bKMajor ? "0" : "1";
   // A's operand text for the 64-row tile at m0 and the K step at k0, with
   // the flags after the scale-d predicate (scale-a/b 1, then the transpose
@@ -320,9 +333,9 @@ void emitWgmma(Emitter& e, Operation* op) {
         e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileA.operandAt(x[0], 0); }, false);
     std::string aAddr = e.reg(RegClass::B32);
     e.ins("add.u32 " + aAddr + ", " + e.regs(a)[0] + ", " + aRows);
-    aOperand = [&e, tileA, aAddr](int64_t m0, int64_t k0) {
-      return descriptor(e, aAddr, tileA.operandAt(m0, k0), tileA.lbo(!tileA.transposed), tileA.sbo(),
-                        tileA.swizzleMode);
+    std::string aDesc = descriptor(e, aAddr, 0, tileA.lbo(!tileA.transposed), tileA.sbo(), tileA.swizzleMode);
+    aOperand = [tileA, aDesc, offsetDescriptor](int64_t m0, int64_t k0) {
+      return offsetDescriptor(aDesc, tileA.operandAt(m0, k0));
     };
     flags = std::string(", 1, 1, ") + (tileA.transposed ? "1" : "0") + ", " + bFlag;
   }
@@ -340,10 +353,15 @@ void emitWgmma(Emitter& e, Operation* op) {
   // A loop-carried accumulator used only here is accumulated into in place:
   // no copies, so an asynchronous dot's registers are touched by nothing
   // but wgmma until its wait (ptxas would otherwise serialize the dots).
-  bool inPlace = !c.definingOp() && c.hasOneUse() && c.ownerBlock() && c.ownerBlock()->parentOp() &&
+  // (Directly in that loop's body: in a nested loop the dot would run again
+  // on its own result.)
+  bool inPlace = !c.definingOp() && c.hasOneUse() && c.ownerBlock() == op->block() && c.ownerBlock()->parentOp() &&
                  c.ownerBlock()->parentOp()->is(OpCode::For);
   if (op->boolAttr("is_async") && !inPlace)
     e.fail(op, "tt.dot {is_async}: the accumulator must be a loop-carried value used only by this dot");
+  // A zero accumulator is not copied: the first K step does not read it
+  // (scale-d false).
+  bool zeroAcc = !inPlace && transforms::isZeroConstant(c);
   for (int64_t r = 0; r < numC; ++r) {
     std::vector<int64_t> cc = e.registerCoords(lc, r);
     if (cc[0] % 64 != 0 || cc[1] % instrN != 0) continue;
@@ -351,7 +369,7 @@ void emitWgmma(Emitter& e, Operation* op) {
     for (int64_t i = 0; i < instrN / 2; ++i) {
       int64_t reg = findC.at(e, op, {cc[0] + 8 * ((i >> 1) & 1), cc[1] + 8 * (i >> 2) + (i & 1)});
       std::string acc = inPlace ? rc[reg] : e.reg(RegClass::B32);
-      if (!inPlace) e.ins("mov.b32 " + acc + ", " + rc[reg]);
+      if (!inPlace && !zeroAcc) e.ins("mov.b32 " + acc + ", " + rc[reg]);
       t.regs.push_back(reg);
       t.acc.push_back(acc);
     }
@@ -363,10 +381,10 @@ void emitWgmma(Emitter& e, Operation* op) {
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     for (Tile& t : tiles) {
       std::string aText = aOperand(t.m0, k0);
-      std::string db =
-          descriptor(e, bAddr, tileB.operandAt(k0, t.n0), tileB.lbo(bKMajor), tileB.sbo(), tileB.swizzleMode);
-      // scale-d 1: accumulate.
-      e.ins(opcode + " " + joinRegs(t.acc) + ", " + aText + ", " + db + ", " + e.constPred(true) + flags);
+      std::string db = offsetDescriptor(bDesc, tileB.operandAt(k0, t.n0));
+      // scale-d: accumulate, except into a zero accumulator's first step.
+      e.ins(opcode + " " + joinRegs(t.acc) + ", " + aText + ", " + db + ", " +
+            e.constPred(!(zeroAcc && k0 == 0)) + flags);
     }
   }
   e.ins("wgmma.commit_group.sync.aligned");

@@ -105,6 +105,11 @@ void emitLocalAlloc(Emitter& e, Operation* op) {
   Type st = op->result().type();
   std::string base = e.localBuffer(op);
   if (op->numOperands() == 0) {  // a (multi-stage) buffer the program fills itself
+    // Its memory may have been scratch until here (SharedMemoryPlan reuses
+    // dead ranges): every thread must be done reading that before the
+    // copies into the buffer start (one barrier for consecutive buffers).
+    Operation* prev = op->prevOp();
+    if (!prev || !prev->is(OpCode::LocalAlloc) || prev->numOperands() != 0) e.barrier();
     e.bind(op->result(), {base});
     return;
   }
@@ -116,7 +121,8 @@ void emitLocalAlloc(Emitter& e, Operation* op) {
   // dot, are done) and one after (the stores are visible).
   auto storingAlloc = [](Operation* o) { return o && o->is(OpCode::LocalAlloc) && o->numOperands() == 1; };
   if (!storingAlloc(op->prevOp())) e.barrier();
-  storeToSharedTile(e, e.regs(x), e.layout(x.type()), 1, sharedOffsets(st), base);
+  // Vectors along the tile's contiguous dim (dim 0 when transposed).
+  storeToSharedTile(e, e.regs(x), e.layout(x.type()), st.encoding().transposed() ? 0 : 1, sharedOffsets(st), base);
   if (!storingAlloc(op->nextOp())) {
     // Tensor-core reads of shared memory go through the async proxy.
     if (e.options().target.capability >= 90) e.ins("fence.proxy.async.shared::cta");

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <sstream>
 
 #include "tessera/Error.h"
@@ -525,6 +526,20 @@ static void moveAll(Emitter& e, const std::vector<Regs>& dst, const std::vector<
                     const std::vector<Type>& types, bool parallel) {
   auto from = [&](size_t v, size_t i) -> const std::string& { return src[v][src[v].size() == 1 ? 0 : i]; };
   std::vector<Regs> staged = src;
+  // Temporaries are only needed when some destination is also read by
+  // another move (a yield that permutes or passes on iteration arguments).
+  if (parallel) {
+    std::set<std::string> read, written;
+    for (size_t v = 0; v < src.size(); ++v)
+      for (size_t i = 0; i < dst[v].size(); ++i)
+        if (from(v, i) != dst[v][i]) {
+          read.insert(from(v, i));
+          written.insert(dst[v][i]);
+        }
+    bool overlap = false;
+    for (const std::string& r : written) overlap = overlap || read.count(r);
+    parallel = overlap;
+  }
   if (parallel) {
     for (size_t v = 0; v < src.size(); ++v)
       for (size_t i = 0; i < dst[v].size(); ++i) {

@@ -59,6 +59,9 @@ int64_t SharedMemoryPlan::lastUse(Operation* alloc, Value v) const {
     }
     last = std::max(last, at);
     if (user->is(OpCode::MemdescIndex)) last = std::max(last, lastUse(alloc, user->result()));
+    // A buffer passed through control flow (an iteration argument, a
+    // yield) is not followed: it lives to the end of the kernel.
+    if (user->numRegions() != 0 || user->hasTrait(Terminator)) last = next_;
   }
   return last;
 }

@@ -298,3 +298,38 @@ TEST_F(Dot, ChainedDotsRegisterOperand) {
 }
 
 }  // namespace
+
+namespace {
+
+// A K-contiguous B tile that also has another use: its shared copy for
+// wgmma is transposed while its registers run along N, so the copy must
+// store element by element along the tile's contiguous dim, not in vectors
+// along N.
+TEST_F(Dot, ColumnMajorOperandWithASecondUse) {
+  for (DType dtype : {DType::fp16, DType::bf16}) {
+    SCOPED_TRACE(tessera::dtype_name(dtype));
+    E2E_RNG(rng);
+    int64_t M = 61, N = 120, K = 48;
+    auto a = randomMat(rng, dtype, M, K, 1.0f);
+    auto b = randomMat(rng, dtype, K, N, 1.0f);
+    std::vector<float> bt(K * N);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n) bt[n * K + k] = b.values[k * N + n];
+    auto c = dev().zeros(DType::fp32, {M, N});
+    auto sums = dev().zeros(DType::fp32, {N});
+    kernel(kFile, "dot_column_major_b_two_uses")
+        .launch(dev(), {1}, {a.tensor, uploadAs(dtype, bt, {N, K}), c, sums, M, N, K},
+                {{"BM", int64_t(64)}, {"BN", int64_t(128)}, {"BK", int64_t(64)}});
+    checkProduct(downloadFloats(c), a.values, b.values, M, N, K, 1e-4, "A @ B");
+    std::vector<float> want(N, 0.0f);
+    for (int64_t n = 0; n < N; ++n) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += b.values[k * N + n];
+      want[n] = static_cast<float>(s);
+    }
+    std::vector<float> got = downloadFloats(sums);
+    for (int64_t n = 0; n < N; ++n) EXPECT_NEAR(got[n], want[n], 1e-4) << "column " << n;
+  }
+}
+
+}  // namespace

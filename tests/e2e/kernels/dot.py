@@ -108,3 +108,19 @@ def chained_dots(a_ptr, b_ptr, v_ptr, o_ptr, M, N, K, D,
     v = tl.load(v_ptr + rn[:, None] * D + rd[None, :], mask=(rn[:, None] < N) & (rd[None, :] < D), other=0.0)
     o = tl.dot(p, v)
     tl.store(o_ptr + rm[:, None] * D + rd[None, :], o, mask=(rm[:, None] < M) & (rd[None, :] < D))
+
+
+@triton.jit
+def dot_column_major_b_two_uses(a_ptr, b_ptr, c_ptr, s_ptr, M, N, K,
+                                BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # B is stored column-major (contiguous along K) and used twice: by the
+    # dot and by a column sum, so its registers keep the kernel's common
+    # layout while its shared copy for the dot is K-contiguous.
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+    b = tl.load(b_ptr + rk[:, None] + rn[None, :] * K, mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c, mask=(rm[:, None] < M) & (rn[None, :] < N))
+    tl.store(s_ptr + rn, tl.sum(b.to(tl.float32), 0), mask=rn < N)

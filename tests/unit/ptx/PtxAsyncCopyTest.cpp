@@ -212,5 +212,37 @@ def mm(a_ptr, b_ptr, c_ptr, K):
   EXPECT_NE(ttgir.find("tt.load"), std::string::npos) << ttgir;
 }
 
+// B is computed in the body (a scaled load), so its shared copy is rewritten
+// every iteration: A is staged, but the dot stays synchronous, else the next
+// iteration's copy of B would overwrite what the running dot reads.
+TEST(PtxAsyncCopy, DotReadingACopyMadeInTheLoopStaysSynchronous) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, K):
+    rm = tl.arange(0, 64)
+    rk = tl.arange(0, 32)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    for k0 in range(0, K, 32):
+        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * 64 + rm[None, :]) * 2.0
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], acc)
+)";
+  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16");
+  ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
+  std::string ttgir = print(*l.gpu);
+  EXPECT_NE(ttgir.find("ttg.async_copy_global_to_local"), std::string::npos) << "A is staged\n" << ttgir;
+  EXPECT_NE(ttgir.find("tt.load"), std::string::npos) << "B's load stays\n" << ttgir;
+  EXPECT_EQ(ttgir.find("is_async"), std::string::npos) << ttgir;
+  gpu::PtxKernel k = gpu::emitPtx(*l.gpu, l.kernel, l.options);
+  EXPECT_NE(k.ptx.find("wgmma.wait_group.sync.aligned 0"), std::string::npos);
+  EXPECT_EQ(k.ptx.find("wgmma.wait_group.sync.aligned 1"), std::string::npos);
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+}
+
 }  // namespace
 }  // namespace tessera
