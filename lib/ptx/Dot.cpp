@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "ptx/Emitter.h"
 #include "transforms/PassDetail.h"
@@ -214,17 +215,33 @@ void emitMmaV2(Emitter& e, Operation* op) {
 // wgmma
 //===----------------------------------------------------------------------===//
 
-/// 64-bit wgmma matrix descriptor of a tile at byte `address` (a b32
-/// register) plus `offset` bytes.
-std::string descriptor(Emitter& e, const std::string& address, int64_t offset, int64_t lbo, int64_t sbo,
-                       int64_t swizzle) {
-  if (offset % 16 != 0) throw Error("wgmma descriptor offset not a multiple of 16 bytes");
-  std::string start = e.reg(RegClass::B32), lo = e.reg(RegClass::B32), d = e.reg(RegClass::B64);
-  e.ins("add.u32 " + start + ", " + address + ", " + std::to_string(offset));
-  e.ins("bfe.u32 " + start + ", " + start + ", 4, 14");
+/// The fields of a 64-bit wgmma matrix descriptor for a tile at byte
+/// `address` (a b32 register): the low word (start address >> 4, LBO >> 4
+/// << 16) in a register, the high word (SBO >> 4, swizzle mode << 30) a
+/// constant.
+struct DescriptorBase {
+  std::string lo;
+  int64_t hi;
+};
+
+DescriptorBase descriptorBase(Emitter& e, const std::string& address, int64_t lbo, int64_t sbo, int64_t swizzle) {
+  std::string start = e.reg(RegClass::B32), lo = e.reg(RegClass::B32);
+  e.ins("bfe.u32 " + start + ", " + address + ", 4, 14");
   e.ins("or.b32 " + lo + ", " + start + ", " + std::to_string((lbo >> 4) << 16));
-  int64_t hi = (sbo >> 4) | (swizzle << 30);
-  e.ins("mov.b64 " + d + ", {" + lo + ", " + e.constInt(Type::i32(), hi) + "}");
+  return {lo, (sbo >> 4) | (swizzle << 30)};
+}
+
+/// The descriptor `offset` bytes past the base: offset >> 4 added to the
+/// start-address field (shared addresses are below 256 KiB, so the field's
+/// 14 bits never carry), the high word a constant ptxas sees.
+std::string descriptorAt(Emitter& e, const DescriptorBase& base, int64_t offset) {
+  if (offset % 16 != 0) throw Error("wgmma descriptor offset not a multiple of 16 bytes");
+  std::string lo = base.lo, d = e.reg(RegClass::B64);
+  if (offset != 0) {
+    lo = e.reg(RegClass::B32);
+    e.ins("add.u32 " + lo + ", " + base.lo + ", " + std::to_string(offset >> 4));
+  }
+  e.ins("mov.b64 " + d + ", {" + lo + ", " + e.constInt(Type::i32(), base.hi) + "}");
   return d;
 }
 
@@ -264,6 +281,34 @@ struct SharedTile {
   int64_t sbo() const { return 8 * rowBytes; }
 };
 
+/// The op of `block` that is or contains `op` (null if none).
+Operation* ancestorIn(Block* block, Operation* op) {
+  while (op && op->block() != block) op = op->parentOp();
+  return op;
+}
+
+/// The registers of the scf.for iteration argument that `dot`'s result is
+/// yielded to, when that is its only use and every read of the argument
+/// (directly or through ttng.warp_group_dot_wait) comes before `dot` in
+/// the body: the argument is dead by then, so the dot may accumulate there.
+const Regs* carriedRegisters(Emitter& e, Operation* dot) {
+  Value r = dot->result();
+  Block* body = dot->block();
+  if (!r.hasOneUse() || !body->parentOp() || !body->parentOp()->is(OpCode::For)) return nullptr;
+  OpOperand* use = r.uses().front();
+  if (use->owner != body->terminator()) return nullptr;
+  Value carried = body->argument(use->index + 1);
+  std::set<Operation*> before;
+  for (Operation* o = body->front(); o && o != dot; o = o->nextOp()) before.insert(o);
+  std::vector<Value> reads = {carried};
+  for (size_t i = 0; i < reads.size(); ++i)
+    for (OpOperand* u : reads[i].uses()) {
+      if (!before.count(ancestorIn(body, u->owner))) return nullptr;
+      if (u->owner->is(OpCode::WarpGroupDotWait)) reads.push_back(u->owner->result(u->index));
+    }
+  return &e.regs(carried);
+}
+
 void emitWgmma(Emitter& e, Operation* op) {
   Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
   const std::vector<int64_t>& shape = d.type().shape();
@@ -295,17 +340,8 @@ void emitWgmma(Emitter& e, Operation* op) {
       e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileB.operandAt(0, x[1]); }, false);
   std::string bAddr = e.reg(RegClass::B32);
   e.ins("add.u32 " + bAddr + ", " + e.regs(b)[0] + ", " + bCols);
-  // The descriptor of each instruction is the tile's base descriptor plus
-  // its byte offset >> 4 in the start-address field: one add. (Shared
-  // addresses are below 256 KiB, so address >> 4 fits the field's 14 bits
-  // and the add never carries out of it.)
-  auto offsetDescriptor = [&e](const std::string& base, int64_t offset) {
-    if (offset == 0) return base;
-    std::string d = e.reg(RegClass::B64);
-    e.ins("add.s64 " + d + ", " + base + ", " + std::to_string(offset >> 4));
-    return d;
-  };
-  std::string bDesc = descriptor(e, bAddr, 0, tileB.lbo(bKMajor), tileB.sbo(), tileB.swizzleMode);
+  // Each instruction's descriptors: the tile's base plus its offset.
+  DescriptorBase bDesc = descriptorBase(e, bAddr, tileB.lbo(bKMajor), tileB.sbo(), tileB.swizzleMode);
   std::string bFlag = bKMajor ? "0" : "1";
   // A's operand text for the 64-row tile at m0 and the K step at k0, with
   // the flags after the scale-d predicate (scale-a/b 1, then the transpose
@@ -333,10 +369,8 @@ void emitWgmma(Emitter& e, Operation* op) {
         e.threadLinear(group, [&](const std::vector<int64_t>& x) { return tileA.operandAt(x[0], 0); }, false);
     std::string aAddr = e.reg(RegClass::B32);
     e.ins("add.u32 " + aAddr + ", " + e.regs(a)[0] + ", " + aRows);
-    std::string aDesc = descriptor(e, aAddr, 0, tileA.lbo(!tileA.transposed), tileA.sbo(), tileA.swizzleMode);
-    aOperand = [tileA, aDesc, offsetDescriptor](int64_t m0, int64_t k0) {
-      return offsetDescriptor(aDesc, tileA.operandAt(m0, k0));
-    };
+    DescriptorBase aDesc = descriptorBase(e, aAddr, tileA.lbo(!tileA.transposed), tileA.sbo(), tileA.swizzleMode);
+    aOperand = [&e, tileA, aDesc](int64_t m0, int64_t k0) { return descriptorAt(e, aDesc, tileA.operandAt(m0, k0)); };
     flags = std::string(", 1, 1, ") + (tileA.transposed ? "1" : "0") + ", " + bFlag;
   }
 
@@ -357,8 +391,16 @@ void emitWgmma(Emitter& e, Operation* op) {
   // on its own result.)
   bool inPlace = !c.definingOp() && c.hasOneUse() && c.ownerBlock() == op->block() && c.ownerBlock()->parentOp() &&
                  c.ownerBlock()->parentOp()->is(OpCode::For);
-  if (op->boolAttr("is_async") && !inPlace)
-    e.fail(op, "tt.dot {is_async}: the accumulator must be a loop-carried value used only by this dot");
+  // An asynchronous dot that is not in place accumulates in the registers
+  // of the iteration argument its result is carried to (PipelineLoops.cpp,
+  // deferDotWait): no copy may read them while it runs.
+  const Regs* carriedTarget = nullptr;
+  if (op->boolAttr("is_async") && !inPlace) {
+    carriedTarget = carriedRegisters(e, op);
+    if (!carriedTarget)
+      e.fail(op, "tt.dot {is_async}: the accumulator must be a loop-carried value used only by this dot, or the "
+                 "result only carried to the next iteration and read there before this dot");
+  }
   // A zero accumulator is not copied: the first K step does not read it
   // (scale-d false).
   bool zeroAcc = !inPlace && transforms::isZeroConstant(c);
@@ -368,8 +410,8 @@ void emitWgmma(Emitter& e, Operation* op) {
     Tile t{cc[0], cc[1], {}, {}};
     for (int64_t i = 0; i < instrN / 2; ++i) {
       int64_t reg = findC.at(e, op, {cc[0] + 8 * ((i >> 1) & 1), cc[1] + 8 * (i >> 2) + (i & 1)});
-      std::string acc = inPlace ? rc[reg] : e.reg(RegClass::B32);
-      if (!inPlace && !zeroAcc) e.ins("mov.b32 " + acc + ", " + rc[reg]);
+      std::string acc = inPlace ? rc[reg] : carriedTarget ? (*carriedTarget)[reg] : e.reg(RegClass::B32);
+      if (!inPlace && !zeroAcc && acc != rc[reg]) e.ins("mov.b32 " + acc + ", " + rc[reg]);
       t.regs.push_back(reg);
       t.acc.push_back(acc);
     }
@@ -377,16 +419,21 @@ void emitWgmma(Emitter& e, Operation* op) {
   }
 
   std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(instrN) + "k16.f32." + ab + "." + ab;
-  e.ins("wgmma.fence.sync.aligned");
+  // Every operand register and descriptor is written before the fence:
+  // a register written between two wgmmas makes ptxas insert another
+  // fence (warpgroup.arrive) there.
+  std::vector<std::string> instructions;
   for (int64_t k0 = 0; k0 < K; k0 += 16) {
     for (Tile& t : tiles) {
       std::string aText = aOperand(t.m0, k0);
-      std::string db = offsetDescriptor(bDesc, tileB.operandAt(k0, t.n0));
+      std::string db = descriptorAt(e, bDesc, tileB.operandAt(k0, t.n0));
       // scale-d: accumulate, except into a zero accumulator's first step.
-      e.ins(opcode + " " + joinRegs(t.acc) + ", " + aText + ", " + db + ", " +
-            e.constPred(!(zeroAcc && k0 == 0)) + flags);
+      instructions.push_back(opcode + " " + joinRegs(t.acc) + ", " + aText + ", " + db + ", " +
+                             e.constPred(!(zeroAcc && k0 == 0)) + flags);
     }
   }
+  e.ins("wgmma.fence.sync.aligned");
+  for (const std::string& i : instructions) e.ins(i);
   e.ins("wgmma.commit_group.sync.aligned");
   if (!op->boolAttr("is_async")) e.ins("wgmma.wait_group.sync.aligned 0");
 
