@@ -333,3 +333,62 @@ TEST_F(Dot, ColumnMajorOperandWithASecondUse) {
 }
 
 }  // namespace
+
+namespace {
+
+// A persistent matmul (fewer programs than tiles, each walking tiles pid,
+// pid + P, ... in grouped order) with the epilogue fused on the
+// accumulator: + bias, leaky ReLU, cast to fp16. With N and K multiples of
+// 16 (16-byte aligned rows) the inner K loop is pipelined on sm_90a inside
+// the outer tile loop, so the stage buffers are refilled once per tile
+// after the previous tile's epilogue used shared memory; with odd N and K
+// the loads stay plain loads.
+struct PersistentConfig {
+  int64_t bm, bn, bk;
+  int warps, stages, programs;
+};
+
+void runPersistentMatmul(DType dtype, int64_t M, int64_t N, int64_t K, const PersistentConfig& cfg) {
+  SCOPED_TRACE(std::string(tessera::dtype_name(dtype)) + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+               std::to_string(K) + ", tiles " + std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) + "x" +
+               std::to_string(cfg.bk) + ", " + std::to_string(cfg.programs) + " programs");
+  E2E_RNG(rng);
+  auto a = randomMat(rng, dtype, M, K, 1.0f);
+  auto b = randomMat(rng, dtype, K, N, 1.0f);
+  std::vector<float> bias = rng.floats(N, -4.0f, 4.0f);
+  auto c = dev().zeros(DType::fp16, {M, N});
+  tessera::LaunchOptions options;
+  options.num_warps = cfg.warps;
+  options.num_stages = cfg.stages;
+  kernel(kFile, "matmul_persistent_epilogue")
+      .launch(dev(), {cfg.programs},
+              {a.tensor, b.tensor, dev().upload(bias, {N}), c, M, N, K, K, int64_t(1), N, int64_t(1), N, int64_t(1)},
+              {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}, {"GROUP_M", int64_t(4)}}, options);
+  std::vector<float> got = downloadFloats(c);
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = bias[j], mag = std::fabs(s);
+      for (int64_t k = 0; k < K; ++k) {
+        s += double(a.values[i * K + k]) * b.values[k * N + j];
+        mag += std::fabs(double(a.values[i * K + k]) * b.values[k * N + j]);
+      }
+      double want = s > 0 ? s : 0.125 * s;
+      // fp32 accumulation, then one fp16 rounding of the result.
+      double tol = 1e-4 * mag + std::ldexp(std::fabs(want), -10) + 1e-3;
+      if (!(std::fabs(got[i * N + j] - want) <= tol) && bad++ < 8)
+        ADD_FAILURE() << "C[" << i << "," << j << "]: got " << got[i * N + j] << ", want " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_F(Dot, PersistentMatmulWithFusedEpilogue) {
+  const PersistentConfig configs[] = {{64, 64, 32, 4, 3, 5}, {128, 128, 64, 8, 3, 3}, {128, 256, 64, 8, 3, 2}};
+  for (DType dtype : {DType::fp16, DType::bf16})
+    for (const PersistentConfig& cfg : configs) {
+      runPersistentMatmul(dtype, 300, 208, 224, cfg);
+      runPersistentMatmul(dtype, 300, 197, 211, cfg);
+    }
+}
+
+}  // namespace

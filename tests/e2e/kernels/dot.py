@@ -124,3 +124,38 @@ def dot_column_major_b_two_uses(a_ptr, b_ptr, c_ptr, s_ptr, M, N, K,
     c = tl.dot(a, b)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c, mask=(rm[:, None] < M) & (rn[None, :] < N))
     tl.store(s_ptr + rn, tl.sum(b.to(tl.float32), 0), mask=rn < N)
+
+
+@triton.jit
+def matmul_persistent_epilogue(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                               stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                               GROUP_M: tl.constexpr):
+    # Persistent: each program walks the output tiles pid, pid + P, ... in
+    # grouped order; the epilogue (bias, leaky ReLU, cast) runs on the
+    # accumulator before the store.
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    for tile in range(tl.program_id(0), tiles_m * tiles_n, tl.num_programs(0)):
+        group = tile // per_group
+        first_m = group * GROUP_M
+        rows_in_group = min(tiles_m - first_m, GROUP_M)
+        tile_m = first_m + (tile % per_group) % rows_in_group
+        tile_n = (tile % per_group) // rows_in_group
+        rm = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        rn = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        rk = tl.arange(0, BLOCK_K)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            kk = k * BLOCK_K + rk
+            a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :] * stride_ak,
+                        mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                        mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc += tl.dot(a, b)
+        bias = tl.load(bias_ptr + rn, mask=rn < N, other=0.0)
+        out = acc + bias[None, :]
+        out = tl.where(out > 0, out, 0.125 * out)
+        tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, out.to(c_ptr.dtype.element_ty),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
