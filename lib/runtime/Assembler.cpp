@@ -381,7 +381,35 @@ std::optional<gpu::PtxKernel> withRegisterCap(const gpu::PtxKernel& kernel, int 
   return capped;
 }
 
+/// Shared memory one multiprocessor offers its CTAs (bytes), by compute
+/// capability; 0 when unknown.
+int64_t sharedMemoryPerMultiprocessor(int capability) {
+  switch (capability) {
+    case 90: return 228 * 1024;
+    case 80: case 87: return 164 * 1024;
+    case 86: case 89: return 100 * 1024;
+    default: return 0;
+  }
+}
+
 }  // namespace
+
+int occupancyRegisterCap(int registers, int threads, int64_t sharedBytesPerCta, const gpu::Target& target) {
+  int now = residentCtas(registers, threads);
+  // Only below half occupancy (32 of 64 warps): above it another CTA buys
+  // little and a tighter cap can cost more than it gives.
+  if (now >= maxResidentCtas(threads) || now * threads >= 1024) return 0;
+  // Shared memory may already keep the next CTA out (a pipelined dot's
+  // stages): then a register cap only adds spills. Each CTA also takes 1 KiB
+  // of the multiprocessor's shared memory for the system.
+  int64_t perSm = sharedMemoryPerMultiprocessor(target.capability);
+  if (sharedBytesPerCta > 0) {
+    if (perSm == 0) return 0;
+    if (perSm / (sharedBytesPerCta + 1024) < now + 1) return 0;
+  }
+  int cap = std::min(65536 / ((now + 1) * threads) / 8 * 8, 255);
+  return cap < 32 || cap >= registers ? 0 : cap;
+}
 
 /// Assembles, then tries for one more resident CTA per multiprocessor:
 /// when ptxas used enough registers to cost a CTA (it optimizes one thread's
@@ -390,7 +418,9 @@ std::optional<gpu::PtxKernel> withRegisterCap(const gpu::PtxKernel& kernel, int 
 /// occupancy step and kept if it spills at most a few bytes. For
 /// memory-bound kernels more resident warps mean more loads in flight (the
 /// fp16 residual+layernorm+dropout of the benchmark: 109 registers and 2
-/// CTAs of 256 threads -> 80 and 3). TESSERA_ASSEMBLER=ptxas assembles with
+/// CTAs of 256 threads -> 80 and 3). Not when shared memory keeps that CTA
+/// out anyway (occupancyRegisterCap): attention at head_dim 128 has 160 KiB
+/// of stages, and a cap to 128 registers only made it spill. TESSERA_ASSEMBLER=ptxas assembles with
 /// the ptxas program instead, whole-program, as Triton does; it is several
 /// times slower to compile and no faster to run overall (see assembleWithPtxas).
 Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
@@ -398,12 +428,9 @@ Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
   Cubin cubin = assembleWithJitLink(kernel, target);
   if (kernel.ptx.find("\n.maxnreg") != std::string::npos || cubin.registers <= 0) return cubin;
   int threads = 32 * std::max(kernel.numWarps, 1);
-  int now = residentCtas(cubin.registers, threads);
-  // Only below half occupancy (32 of 64 warps): above it another CTA buys
-  // little and a tighter cap can cost more than it gives.
-  if (now >= maxResidentCtas(threads) || now * threads >= 1024) return cubin;
-  int cap = std::min(65536 / ((now + 1) * threads) / 8 * 8, 255);
-  if (cap < 32 || cap >= cubin.registers) return cubin;
+  int cap = occupancyRegisterCap(cubin.registers, threads, int64_t{kernel.sharedBytes} + cubin.staticSharedBytes,
+                                 target);
+  if (cap == 0) return cubin;
   std::optional<gpu::PtxKernel> capped = withRegisterCap(kernel, cap);
   if (!capped) return cubin;
   try {

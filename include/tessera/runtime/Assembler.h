@@ -40,6 +40,12 @@ bool toolkitAvailable(std::string* why = nullptr);
 /// tessera::Error naming the kernel with the assembler's error log.
 Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target);
 
+/// The `.maxnreg` assemble() retries a kernel with to fit one more CTA per
+/// multiprocessor, or 0 for none: only below half occupancy, only when the
+/// cap makes room for another CTA, and only when shared memory
+/// (`sharedBytesPerCta`, dynamic plus static) would let that CTA in.
+int occupancyRegisterCap(int registers, int threads, int64_t sharedBytesPerCta, const gpu::Target& target);
+
 /// Which assembler assemble() uses ("nvJitLink <path>" or "ptxas <path>"),
 /// part of the disk-cache key: the two allocate registers differently.
 std::string assemblerIdentity();

@@ -45,6 +45,28 @@ gpu::ExternFunction erff() { return {"__nv_erff", gpu::libdeviceWrapperName("__n
 
 bool isElf(const Cubin& c) { return c.bytes.size() > 4 && std::string(c.bytes.data(), 4) == "\x7f" "ELF"; }
 
+// The occupancy step's register cap: the next CTA per multiprocessor, only
+// below half occupancy, and only if shared memory lets that CTA in.
+TEST(Assembler, OccupancyCapCountsRegistersAndSharedMemory) {
+  gpu::Target h100 = gpu::Target::parse("sm_90a");
+  // 109 registers x 256 threads: 2 CTAs; the cap for 3 is 80.
+  EXPECT_EQ(runtime::occupancyRegisterCap(109, 256, 0, h100), 80);
+  EXPECT_EQ(runtime::occupancyRegisterCap(109, 256, 8 * 1024, h100), 80);
+  // 165 x 256 threads (attention, head_dim 128): 1 CTA; 128 registers would
+  // fit 2, but 160 KiB of pipeline stages already keep the second one out.
+  EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 160 * 1024, h100), 0);
+  EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 64 * 1024, h100), 128);
+  // An A100 has 164 KiB per multiprocessor: 2 x (80 KiB + 1 KiB) fit, 2 x 82 do not.
+  gpu::Target a100 = gpu::Target::parse("sm_80");
+  EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 80 * 1024, a100), 128);
+  EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 82 * 1024, a100), 0);
+  // At or above half occupancy nothing changes.
+  EXPECT_EQ(runtime::occupancyRegisterCap(64, 256, 0, h100), 0);
+  EXPECT_EQ(runtime::occupancyRegisterCap(40, 1024, 0, h100), 0);
+  // Shared memory per multiprocessor unknown (sm_75): no cap for a kernel using it.
+  EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 1024, gpu::Target::parse("sm_75")), 0);
+}
+
 TEST(Assembler, ParsesTheAssemblerReport) {
   // The two report forms nvJitLink prints: ptxas's per-function block, then
   // the linker's summary of the linked entry. Other functions are ignored.
