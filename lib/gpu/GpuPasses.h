@@ -11,14 +11,17 @@
 //                            a ttg.convert_layout
 //   propagateDotLayouts      what is computed from an mma dot result stays in
 //                            the mma layout (no convert to blocked and back)
-//   wgmmaOperandsFromRegisters (after the two below) wgmma A tiles computed
-//                            in the accumulator layout stay in registers
 //   rematerializeConversions converts of cheap producer chains (ranges,
 //                            splats, index arithmetic) are replaced by copies
 //                            of the chain made directly in the wanted layout
 //   foldConversions          drops converts to the same encoding, merges
 //                            convert(convert(x)), and converts whose two
 //                            layouts are the same linear layout
+//   wgmmaOperandsFromRegisters wgmma A tiles computed in the accumulator
+//                            layout stay in registers (no shared copy)
+//   sinkWideningCasts, rematerializeAtUses (SinkCasts.cpp)
+//   pipelineDotLoops         cp.async stages and asynchronous wgmma for the
+//                            loops feeding wgmma dots (num_stages >= 2)
 //
 //===----------------------------------------------------------------------===//
 #pragma once

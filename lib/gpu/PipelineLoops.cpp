@@ -38,8 +38,11 @@
 // while the next iteration waits for its tiles and issues its copies; its
 // result is accumulated in the carried registers (also S + 1 stages). On
 // the H100 this took attention at head_dim 64 from 215 to 226 TFLOP/s; with
-// two warpgroups (head_dim 128, 8 warps) it lost 10% (ptxas allocated 128
-// registers and spilled), so it is limited to one.
+// two warpgroups (head_dim 128, 8 warps) it lost 10%, so it is limited to
+// one. (That cubin had been capped to 128 registers with spills by the
+// assembler's occupancy step, since fixed: to be measured again.) Other
+// dots of the loop stay synchronous; their wait also completes the
+// deferred dot, wgmma groups completing in order.
 //
 // The tiles' pointers, masks and `other` values are recomputed for the
 // other iterations (LoopIterations.h): they must be pure functions of the
@@ -47,8 +50,10 @@
 // zero-fills) and its accesses must be 4, 8 or 16 bytes per vector along
 // the tile's contiguous dim (axis info), else that load stays as it is; no
 // load may be volatile and the loop must not write global memory (the
-// copies move ahead of its writes), else the loop is left alone. Whether an iteration runs is decided in i64,
-// so the look-ahead cannot wrap.
+// copies move ahead of its writes), else the loop is left alone. Whether an
+// iteration runs is decided in i64, so the look-ahead cannot wrap. A dot
+// reading a shared copy made in the body stays synchronous (the next
+// iteration's copy would overwrite what it reads).
 //
 // First, whatever num_stages: a ttg.local_alloc in a loop whose source is
 // defined outside it (attention's Q tile) moves before the loop, so the
