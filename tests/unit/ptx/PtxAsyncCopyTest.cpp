@@ -11,6 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <fstream>
+#include <sstream>
+
 #include "PtxTestUtil.h"
 #include "gpu/GpuPasses.h"
 #include "tessera/ir/Builder.h"
@@ -242,6 +245,44 @@ def mm(a_ptr, b_ptr, c_ptr, K):
   EXPECT_EQ(k.ptx.find("wgmma.wait_group.sync.aligned 1"), std::string::npos);
   if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
   EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+}
+
+// ptxas keeps the wgmma pipelines as written: no "wgmma.mma_async
+// instructions are serialized" (an accumulator register touched while its
+// wgmma runs) and no injected warpgroup.arrive (an operand register written
+// between two wgmmas). Checked on the library's matmul (asynchronous dot,
+// in-place accumulator) and attention (A from registers, deferred wait at 4
+// warps; 8 warps) kernels as the H100 gets them.
+TEST(PtxAsyncCopy, PtxasKeepsTheWgmmaPipelines) {
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  auto source = [](const std::string& file) {
+    std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/kernels/" + file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  struct Case {
+    std::string file, kernel, sig;
+    int warps;
+  } cases[] = {
+      {"matmul.py", "matmul_kernel",
+       "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, stride_ak=1, i32:16, stride_bn=1, i32:16, "
+       "stride_cn=1, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8",
+       8},
+      {"attention.py", "attention_fwd",
+       "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32, HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=0", 4},
+      {"attention.py", "attention_fwd",
+       "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32, HEAD_DIM=128, BLOCK_M=128, BLOCK_N=64, CAUSAL=1", 8},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file + " " + std::to_string(c.warps) + " warps");
+    gpu::PtxKernel k = ptxtest::compile(source(c.file), c.kernel, c.sig, c.warps, "sm_90a");
+    ASSERT_NE(k.ptx.find("wgmma.mma_async"), std::string::npos);
+    std::string report = ptxtest::assemblerReport(k, "sm_90a");
+    EXPECT_EQ(report.find("ptxas failed"), std::string::npos) << report;
+    EXPECT_EQ(report.find("serialized"), std::string::npos) << report;
+    EXPECT_EQ(report.find("injected"), std::string::npos) << report;
+  }
 }
 
 }  // namespace

@@ -67,6 +67,23 @@ inline std::string assemble(const gpu::PtxKernel& k, const std::string& arch) {
   return "ptxas failed:\n" + ss.str() + "\n--- PTX ---\n" + k.ptx + "\n--- TTGIR ---\n" + k.ttgir;
 }
 
+/// Runs ptxas -v on the PTX (compile-only when it calls libdevice) and
+/// returns everything it printed, warnings and register counts included.
+inline std::string assemblerReport(const gpu::PtxKernel& k, const std::string& arch) {
+  auto dir = std::filesystem::temp_directory_path() / ("tessera-ptx-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto ptx = dir / (k.name + "_" + arch + "_v.ptx");
+  std::ofstream(ptx) << k.ptx;
+  auto log = dir / "ptxas-v.log";
+  std::string cmd = ptxasPath() + " -v -arch=" + arch + (k.externs.empty() ? "" : " -c") + " " + ptx.string() +
+                    " -o " + (dir / "out-v.cubin").string() + " > " + log.string() + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return (rc == 0 ? "" : "ptxas failed:\n") + ss.str();
+}
+
 }  // namespace tessera::ptxtest
 
 /// Compiles the same kernel for sm_80 and sm_90a and assembles both.
