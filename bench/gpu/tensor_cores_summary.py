@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 
@@ -95,7 +96,7 @@ def main(path, png=None):
         labels = [("%s %s" % (k[0], shape_text(k))) for k in keys]
         series = [(name, [max([best[k + (p,)]["tflops"] for p in providers if k + (p,) in best] or [0.0])
                           for k in keys]) for name, providers in PROVIDERS]
-        print(plot(png, labels, series))
+        print(plot(png, labels, series), file=sys.stderr)
     print("| kernel | shape | Tessera | Triton | cuBLAS/SDPA | Tessera/Triton | Tessera/ref |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     for key in keys:
