@@ -26,6 +26,21 @@ namespace bench {
 using tessera::DType;
 namespace floats = tessera::ir::floats;
 
+/// main() of a benchmark: options from `parse` (nullopt: bad options, exit
+/// 2), then `run`'s exit status; an exception (no GPU, ...) is printed
+/// under the program's name and exits 2.
+template <typename Parse, typename Run>
+int benchMain(const char* name, int argc, char** argv, Parse parse, Run run) {
+  auto options = parse(argc, argv);
+  if (!options) return 2;
+  try {
+    return run(*options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 2;
+  }
+}
+
 inline std::vector<std::string> splitCommas(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);

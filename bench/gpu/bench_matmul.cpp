@@ -333,13 +333,4 @@ int run(const Options& o) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::optional<Options> o = parseOptions(argc, argv);
-  if (!o) return 2;
-  try {
-    return run(*o);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_matmul: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return bench::benchMain("bench_matmul", argc, argv, parseOptions, run); }

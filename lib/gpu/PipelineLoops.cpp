@@ -125,9 +125,6 @@ class LoopPipeliner {
       }
     }
     if (staged.empty()) return;
-    asyncDot_ = asyncCandidate(staged);
-    if (!asyncDot_ && oneWarpgroup_) deferredDot_ = deferredCandidate(staged);
-    buffers_ = stages_ + (asyncDot_ || deferredDot_ ? 1 : 0);
     // Loads move iterations ahead of the body's writes: a loop that writes
     // memory (which a later tile might read) is left alone. Copies into its
     // own shared buffers (local_alloc) are not such writes.
@@ -136,6 +133,9 @@ class LoopPipeliner {
       if (op != loop_ && op->hasTrait(MemWrite) && !op->is(OpCode::LocalAlloc)) writes = true;
     });
     if (writes) return;
+    asyncDot_ = asyncCandidate(staged);
+    if (!asyncDot_ && oneWarpgroup_) deferredDot_ = deferredCandidate(staged);
+    buffers_ = stages_ + (asyncDot_ || deferredDot_ ? 1 : 0);
     rewrite(staged, args);
   }
 
@@ -170,13 +170,9 @@ class LoopPipeliner {
     }
     if (!dot || !readsStableShared(dot, staged)) return nullptr;
     Value acc = dot->operand(2);
-    if (acc.ownerBlock() != &body_ || acc == body_.argument(0) || !acc.hasOneUse() ||
-        !dot->result().hasOneUse())
+    if (acc.ownerBlock() != &body_ || acc.index() == 0 || !acc.hasOneUse() || !dot->result().hasOneUse())
       return nullptr;
-    unsigned position = 0;
-    while (body_.argument(position) != acc) ++position;
-    Operation* yield = body_.terminator();
-    return yield->operand(position - 1) == dot->result() ? dot : nullptr;
+    return body_.terminator()->operand(acc.index() - 1) == dot->result() ? dot : nullptr;
   }
 
   /// Each shared operand of `dot` is staged or copied before the loop.
@@ -316,23 +312,24 @@ class LoopPipeliner {
     }
   }
 
+  /// ttng.warp_group_dot_wait {pendings} of `v` at b's insertion point;
+  /// every other use of `v` reads the wait's result instead.
+  static void waitFor(OpBuilder& b, Value v, int64_t pendings) {
+    Operation* wait = b.create(OpCode::WarpGroupDotWait, {v.type()}, {v}, {{"pendings", pendings}});
+    v.replaceAllUsesWith(wait->result());
+    wait->setOperand(0, v);
+  }
+
   /// acc = dot {is_async}; wait {pendings = 1} before the yield, wait
   /// {pendings = 0} after the loop (see the file comment).
   void makeDotAsync(OpBuilder& b) {
     Operation* dot = asyncDot_;
     dot->setAttr("is_async", true);
-    Type acc = dot->result().type();
+    unsigned position = dot->result().uses().front()->index;  // in the yield
     b.setInsertionPointAfter(dot);
-    Operation* inLoop = b.create(OpCode::WarpGroupDotWait, {acc}, {dot->result()}, {{"pendings", int64_t{1}}});
-    dot->result().replaceAllUsesWith(inLoop->result());
-    inLoop->setOperand(0, dot->result());
-    unsigned position = 0;
-    while (body_.terminator()->operand(position) != inLoop->result()) ++position;
-    Value result = loop_->result(position);
+    waitFor(b, dot->result(), 1);
     b.setInsertionPointAfter(loop_);
-    Operation* after = b.create(OpCode::WarpGroupDotWait, {acc}, {result}, {{"pendings", int64_t{0}}});
-    result.replaceAllUsesWith(after->result());
-    after->setOperand(0, result);
+    waitFor(b, loop_->result(position), 0);
   }
 
   /// The deferred dot goes asynchronous; its carried result is waited for
@@ -340,26 +337,18 @@ class LoopPipeliner {
   void deferDotWait(OpBuilder& b) {
     Operation* dot = deferredDot_;
     dot->setAttr("is_async", true);
-    OpOperand* use = dot->result().uses().front();
-    unsigned position = use->index;
+    unsigned position = dot->result().uses().front()->index;  // in the yield
     Value carried = body_.argument(position + 1);
-    Operation* first = nullptr;
-    for (Operation* op : body_.ops()) {
-      for (Value v : op->operands()) first = !first && v == carried ? op : first;
-      if (first) break;
-    }
-    Type acc = carried.type();
-    if (first) {
+    std::vector<OpOperand*> reads = carried.uses();
+    if (!reads.empty()) {  // all in the body, before the dot (deferredCandidate)
+      Operation* first = reads.front()->owner;
+      for (Operation* op = body_.front(); op != first; op = op->nextOp())
+        for (OpOperand* r : reads) first = r->owner == op ? op : first;
       b.setInsertionPoint(first);
-      Operation* wait = b.create(OpCode::WarpGroupDotWait, {acc}, {carried}, {{"pendings", int64_t{0}}});
-      carried.replaceAllUsesWith(wait->result());
-      wait->setOperand(0, carried);
+      waitFor(b, carried, 0);
     }
-    Value result = loop_->result(position);
     b.setInsertionPointAfter(loop_);
-    Operation* after = b.create(OpCode::WarpGroupDotWait, {acc}, {result}, {{"pendings", int64_t{0}}});
-    result.replaceAllUsesWith(after->result());
-    after->setOperand(0, result);
+    waitFor(b, loop_->result(position), 0);
   }
 
   Operation* loop_;
@@ -372,8 +361,6 @@ class LoopPipeliner {
   AxisInfoAnalysis& axis_;
   LoopIterations iterations_;
 };
-
-}  // namespace
 
 /// A copy to shared memory of a value defined outside the loop (attention's
 /// Q tile) is made once, before the loop: its buffer is only read inside.
@@ -389,6 +376,8 @@ bool hoistInvariantAllocs(Operation* loop) {
   }
   return moved;
 }
+
+}  // namespace
 
 void pipelineDotLoops(Operation* func, int numStages) {
   std::vector<Operation*> loops;

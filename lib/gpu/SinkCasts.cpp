@@ -44,12 +44,6 @@ bool isWideningUnary(Operation* op) {
   return to.elementType().byteWidth() >= from.elementType().byteWidth();
 }
 
-/// The op of `block` that is or contains `op` (null if none).
-Operation* ancestorIn(Block& block, Operation* op) {
-  while (op && op->block() != &block) op = op->parentOp();
-  return op;
-}
-
 void sinkInBlock(Block& block) {
   std::vector<Operation*> ops = block.ops();
   for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
@@ -61,7 +55,7 @@ void sinkInBlock(Block& block) {
     Operation* first = nullptr;
     bool ok = true;
     for (OpOperand* use : op->result().uses()) {
-      Operation* user = ancestorIn(block, use->owner);
+      Operation* user = block.findAncestorOp(use->owner);
       if (!user) { ok = false; break; }
       if (!first) { first = user; continue; }
       // Keep the earliest user in block order.
@@ -102,7 +96,7 @@ void rematerializeInBlock(Block& block) {
     std::vector<std::pair<Operation*, std::vector<OpOperand*>>> users;
     bool ok = true;
     for (OpOperand* use : op->result().uses()) {
-      Operation* user = ancestorIn(block, use->owner);
+      Operation* user = block.findAncestorOp(use->owner);
       if (!user) { ok = false; break; }
       auto found = std::find_if(users.begin(), users.end(), [&](const auto& u) { return u.first == user; });
       if (found == users.end()) users.push_back({user, {use}});

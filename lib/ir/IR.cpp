@@ -367,6 +367,11 @@ size_t Block::size() const {
 
 Operation* Block::parentOp() const { return parent_ ? parent_->parentOp() : nullptr; }
 
+Operation* Block::findAncestorOp(Operation* op) const {
+  while (op && op->block() != this) op = op->parentOp();
+  return op;
+}
+
 Region::~Region() {
   // Later blocks may use values of earlier ones; drop every reference first.
   for (auto& block : blocks_)

@@ -281,12 +281,6 @@ struct SharedTile {
   int64_t sbo() const { return 8 * rowBytes; }
 };
 
-/// The op of `block` that is or contains `op` (null if none).
-Operation* ancestorIn(Block* block, Operation* op) {
-  while (op && op->block() != block) op = op->parentOp();
-  return op;
-}
-
 /// The registers of the scf.for iteration argument that `dot`'s result is
 /// yielded to, when that is its only use and every read of the argument
 /// (directly or through ttng.warp_group_dot_wait) comes before `dot` in
@@ -303,7 +297,7 @@ const Regs* carriedRegisters(Emitter& e, Operation* dot) {
   std::vector<Value> reads = {carried};
   for (size_t i = 0; i < reads.size(); ++i)
     for (OpOperand* u : reads[i].uses()) {
-      if (!before.count(ancestorIn(body, u->owner))) return nullptr;
+      if (!before.count(body->findAncestorOp(u->owner))) return nullptr;
       if (u->owner->is(OpCode::WarpGroupDotWait)) reads.push_back(u->owner->result(u->index));
     }
   return &e.regs(carried);

@@ -325,6 +325,8 @@ class Block {
   Region* parent() const { return parent_; }
   /// The op owning the region of this block.
   Operation* parentOp() const;
+  /// The op of this block that is `op` or contains it (null if none).
+  Operation* findAncestorOp(Operation* op) const;
 
   /// Iterate without allocating: for (Operation* op = b.front(); op; op = op->nextOp()).
 
