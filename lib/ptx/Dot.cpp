@@ -46,6 +46,14 @@ using gpu::LinearLayout;
 
 namespace {
 
+/// wgmma.wait_group N; a wait for all groups (N = 0) right after another,
+/// with no commit or label between, is dropped: nothing is outstanding.
+void waitWgmma(Emitter& e, int64_t pendings) {
+  if (pendings == 0 && e.wgmmaDrained()) return;
+  e.ins("wgmma.wait_group.sync.aligned " + std::to_string(pendings));
+  if (pendings == 0) e.noteWgmmaDrained();
+}
+
 /// Register index of each element coordinate a thread holds, read at lane 0
 /// of warp 0 (the thread's own lane/warp part is the same XOR for all).
 class RegisterFinder {
@@ -429,7 +437,8 @@ void emitWgmma(Emitter& e, Operation* op) {
   e.ins("wgmma.fence.sync.aligned");
   for (const std::string& i : instructions) e.ins(i);
   e.ins("wgmma.commit_group.sync.aligned");
-  if (!op->boolAttr("is_async")) e.ins("wgmma.wait_group.sync.aligned 0");
+  e.noteWgmmaCommitted();
+  if (!op->boolAttr("is_async")) waitWgmma(e, 0);
 
   Regs result(numC);
   for (const Tile& t : tiles)
@@ -497,7 +506,7 @@ void emitFmaDot(Emitter& e, Operation* op) {
 
 void emitDot(Emitter& e, Operation* op) {
   if (op->is(OpCode::WarpGroupDotWait)) {
-    e.ins("wgmma.wait_group.sync.aligned " + std::to_string(op->intAttr("pendings")));
+    waitWgmma(e, op->intAttr("pendings"));
     for (unsigned i = 0; i < op->numOperands(); ++i) e.bind(op->result(i), e.regs(op->operand(i)));
     return;
   }

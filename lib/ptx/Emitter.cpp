@@ -74,6 +74,7 @@ void Emitter::ins(const std::string& text) {
 }
 
 void Emitter::raw(const std::string& text) {
+  wgmmaDrained_ = false;  // a label: other paths join here
   body_ += text;
   body_ += '\n';
 }
@@ -391,6 +392,14 @@ bool isRunWholeOp(Operation* op) {
   return true;
 }
 
+/// Whether an op of `run` after run[k] reads one of run[k]'s results.
+bool readLaterInRun(const std::vector<Operation*>& run, size_t k) {
+  for (size_t j = k + 1; j < run.size(); ++j)
+    for (unsigned o = 0; o < run[j]->numOperands(); ++o)
+      if (run[j]->operand(o).definingOp() == run[k]) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<Operation*> Emitter::elementwiseRun(Operation* first) {
@@ -440,7 +449,7 @@ void Emitter::emitBlock(Block& block) {
           if (i == 0) emitOp(run[k]);
           continue;
         }
-        if (i == 0) emitters[k] = beginElementwise(*this, run[k]);
+        if (i == 0) emitters[k] = beginElementwise(*this, run[k], readLaterInRun(run, k));
         emitters[k](i);
       }
     }

@@ -66,6 +66,12 @@ class Emitter {
   std::string constInt(Type scalar, int64_t value);
   std::string constFloat(Type scalar, double value);
   std::string constPred(bool value);
+  /// Whether every committed wgmma group is known complete here: a wait for
+  /// all groups was emitted, with no commit or label since (Dot.cpp drops
+  /// a second such wait).
+  bool wgmmaDrained() const { return wgmmaDrained_; }
+  void noteWgmmaDrained() { wgmmaDrained_ = true; }
+  void noteWgmmaCommitted() { wgmmaDrained_ = false; }
   /// Instruction emitted in the prologue (thread ids, constants).
   void prologue(const std::string& text);
 
@@ -153,6 +159,7 @@ class Emitter {
 
   Operation* func_;
   gpu::GpuOptions options_;
+  bool wgmmaDrained_ = false;
   std::unique_ptr<gpu::AxisInfoAnalysis> axis_;
   std::string body_, prologue_, globals_;
   int counters_[4] = {0, 0, 0, 0};
@@ -183,7 +190,11 @@ using RegisterEmitter = std::function<void(int64_t)>;
 /// Binds the results of elementwise `op` (not inline asm) and returns the
 /// function that emits each register; emitElementwise calls it for every
 /// register in turn, emitBlock interleaves it with the next ops of a run.
-RegisterEmitter beginElementwise(Emitter& e, Operation* op);
+/// `resultReadInRun`: a later op of the run reads the result register by
+/// register, so register i must be ready when the call for i returns (an
+/// f32 -> f16/bf16 narrowing otherwise converts registers in pairs, with one
+/// packed cvt, and fills register 2k when register 2k + 1 is emitted).
+RegisterEmitter beginElementwise(Emitter& e, Operation* op, bool resultReadInRun = false);
 /// One scalar op on scalar registers -> result registers (one per result).
 Regs emitScalarOp(Emitter& e, Operation* op, const Regs& operands);
 /// Converts a scalar register between two element types (casts).

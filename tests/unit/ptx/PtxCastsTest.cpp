@@ -38,6 +38,15 @@ def plain(x_ptr, out_ptr, n, DT: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x.to(DT), mask=m)
 
 @triton.jit
+def narrow_block(x_ptr, out_ptr, n, DT: tl.constexpr, WIDEN_AGAIN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    y = tl.load(x_ptr + offs, mask=m).to(DT)
+    if WIDEN_AGAIN:  # the narrowed value is read in the same elementwise run
+        y = (y.to(tl.float32) * 2.0).to(DT)
+    tl.store(out_ptr + offs, y, mask=m)
+
+@triton.jit
 def rounded(x_ptr, out_ptr, n, DT: tl.constexpr, RND: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
@@ -279,6 +288,67 @@ TEST(PtxCasts, WideIntegersToNarrowFloatsRoundOnce) {
     auto xs = intInputs(rng, src.bytes * 8);
     for (const DT& dst : {kBF16, kF16, kF32, kF64})
       expectSameAsInterpreter({"plain", src, dst, {{"DT", std::string(dst.sig)}}}, xs);
+  }
+}
+
+/// f32 -> f16/bf16 of a whole tensor: the emitter narrows register pairs
+/// with one packed cvt (cvt.rn.bf16x2.f32 d, hi, lo). A CTA of one warp runs
+/// in PtxEval on 1000 random f32 values (ties, subnormals, overflow, infs;
+/// no NaNs: PtxEval's float NaNs are canonical) and must write the
+/// interpreter's bits, with the pairs in the right halves.
+TEST(PtxCasts, PackedNarrowingOfTensorsMatchesTheInterpreter) {
+  std::mt19937_64 rng(6);
+  const int64_t n = 1000;
+  std::vector<float> xs;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits = static_cast<uint32_t>(rng());
+    switch (i % 4) {
+      case 0: bits = (bits & 0x8000FFFFu) | 0x3F800000u | (rng() & 1 ? 0x8000u : 0); break;  // bf16 ties
+      case 1: bits = (bits & 0x807FFFFFu) | (static_cast<uint32_t>(100 + rng() % 60) << 23); break;
+      default: break;
+    }
+    float f = ir::floats::bitsToFloat(bits);
+    if (std::isnan(f)) f = static_cast<float>(i) * -0.37f;
+    xs.push_back(f);
+  }
+  xs[3] = INFINITY;
+  xs[7] = -INFINITY;
+  xs[11] = 70000.0f;  // overflows f16
+  static Program program = Program::from_source(kCasts, "casts.py");
+  Device dev = Device::interpreter();
+  for (const DT& dst : {kBF16, kF16}) {
+    for (int64_t widen : {0, 1}) {
+      SCOPED_TRACE(std::string(dst.sig) + (widen ? " widened again" : ""));
+      Meta meta = {{"DT", std::string(dst.sig)}, {"WIDEN_AGAIN", widen}, {"BLOCK", int64_t(1024)}};
+      Tensor x = dev.upload(xs.data(), DType::fp32, {n});
+      Tensor out = dev.zeros(dst.dtype, {n});
+      program.kernel("narrow_block").launch(dev, {1}, {x, out, n}, meta, LaunchOptions{1});
+      std::vector<std::byte> want = out.download_bytes();
+      std::string sig = std::string("*fp32:16, *") + dst.sig + ":16, i32, DT=" + dst.sig +
+                        ", WIDEN_AGAIN=" + std::to_string(widen) + ", BLOCK=1024";
+      for (const char* arch : {"sm_80", "sm_90a"}) {
+        gpu::PtxKernel k = ptxtest::compile(kCasts, "narrow_block", sig, 1, arch);
+        std::string packed = dst.dtype == DType::bf16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32";
+        EXPECT_NE(k.ptx.find(packed), std::string::npos) << arch << " does not pair its narrowing";
+        if (!ptxtest::ptxasPath().empty()) EXPECT_EQ(ptxtest::assemble(k, arch), "");
+        PtxEval eval(k.ptx);
+        std::vector<uint8_t> xb(n * 4), ob(n * 2, 0xEE);
+        std::memcpy(xb.data(), xs.data(), xb.size());
+        uint64_t ax = eval.addBuffer(&xb), ao = eval.addBuffer(&ob);
+        eval.runBlock({ax, ao, static_cast<uint64_t>(n)}, 32, k.sharedBytes);
+        int bad = 0;
+        for (int64_t i = 0; i < n && bad < 8; ++i) {
+          uint16_t got, w;
+          std::memcpy(&got, ob.data() + 2 * i, 2);
+          std::memcpy(&w, reinterpret_cast<const uint8_t*>(want.data()) + 2 * i, 2);
+          if (got != w) {
+            ++bad;
+            ADD_FAILURE() << arch << ": element " << i << " (" << xs[i] << ") -> 0x" << std::hex << got
+                          << ", interpreter 0x" << w;
+          }
+        }
+      }
+    }
   }
 }
 

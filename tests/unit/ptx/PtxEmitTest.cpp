@@ -66,7 +66,7 @@ def softmax(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr)
 TEST(PtxEmit, SoftmaxReducesWithShufflesAndSharedMemory) {
   gpu::PtxKernel k = compile(kSoftmax, "softmax", "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, BLOCK=4096", 8);
   EXPECT_NE(k.ptx.find("shfl.sync.bfly.b32"), std::string::npos);
-  EXPECT_NE(k.ptx.find("ex2.approx.f32"), std::string::npos);
+  EXPECT_NE(k.ptx.find("ex2.approx.ftz.f32"), std::string::npos);
   EXPECT_GT(k.sharedBytes, 0);
   EXPECT_ASSEMBLES(kSoftmax, "softmax", "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, BLOCK=4096", 8);
   EXPECT_ASSEMBLES(kSoftmax, "softmax", "*fp16:16, *fp16:16, i32:16, i32:16, i32, BLOCK=1024", 4);

@@ -529,6 +529,17 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
       rnd = parts[i];
     }
     Fmt tf, sf;
+    if ((to == "f16x2" || to == "bf16x2") && from == "f32") {  // d.hi = a, d.lo = b, each rounded
+      if (rnd != "rn" && rnd != "rz") fail();
+      floatFmt(to.substr(0, to.size() - 2), tf);
+      floatFmt(from, sf);
+      Get hi = src(ops[1]), lo = src(ops[2]);
+      bool rz = rnd == "rz";
+      return wrap(dst(ops[0]), [hi, lo, tf, sf, rz](const Thread& t) {
+        auto one = [&](uint64_t v) { return roundTo(decode(v & 0xFFFFFFFFu, sf), tf, rz) & 0xFFFF; };
+        return one(hi(t)) << 16 | one(lo(t));
+      });
+    }
     bool toF = floatFmt(to, tf), fromF = floatFmt(from, sf);
     int tb = typeBits(to), sb = typeBits(from);
     bool toS = to[0] == 's', fromS = from[0] == 's';
