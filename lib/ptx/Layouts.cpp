@@ -62,6 +62,116 @@ int elemBytes(Type elem) {
 
 std::string bitsOf(int bytes) { return "b" + std::to_string(bytes * 8); }
 
+/// How move() lays a value out in the scratch buffer: row-major, with the
+/// 16-byte chunks of each row XORed with the row index (mod the chunks per
+/// row, at most 8). The threads of an mma fragment hold the same columns of
+/// 8 rows; unswizzled, rows of 128 bytes or more start in the same bank and
+/// their stores conflict 8 ways. The swizzle is linear over the offset
+/// bits, so register and thread parts still combine by XOR. gather keeps
+/// the plain layout (its reads compute offsets from indices).
+struct ScratchSwizzle {
+  int rowShift = 0;    ///< log2(elements per row)
+  int chunkShift = 0;  ///< log2(elements per 16-byte chunk)
+  int64_t mask = 0;    ///< chunks XORed - 1 (0: no swizzle)
+  int64_t apply(int64_t offset) const { return offset ^ (((offset >> rowShift) & mask) << chunkShift); }
+};
+
+int log2Of(int64_t v) {
+  int k = 0;
+  while ((int64_t{1} << k) < v) ++k;
+  return k;
+}
+
+ScratchSwizzle scratchSwizzle(const std::vector<int64_t>& shape, int bytes) {
+  ScratchSwizzle sw;
+  if (shape.size() < 2 || shape[shape.size() - 2] < 2) return sw;
+  int64_t rowElems = shape.back(), chunkElems = 16 / bytes;
+  int64_t chunks = rowElems / chunkElems;
+  if (chunks < 2) return sw;
+  sw.rowShift = log2Of(rowElems);
+  sw.chunkShift = log2Of(chunkElems);
+  sw.mask = std::min<int64_t>(chunks, 8) - 1;
+  return sw;
+}
+
+/// Scratch offsets (elements) of `ll`'s coordinates mapped through `f`:
+/// linear over coordinate bits, plus the swizzle.
+struct ScratchOffsets {
+  const LinearLayout& ll;
+  const CoordMap& f;
+  std::vector<int64_t> strides;
+  ScratchSwizzle swizzle;
+
+  int64_t linear(const std::vector<int64_t>& basis) const { return swizzle.apply(flat(f.apply(basis, false), strides)); }
+  int64_t ofRegister(int64_t i) const { return swizzle.apply(flat(f.apply(ll.apply(HwDim::Register, i), true), strides)); }
+  std::string thread(Emitter& e) const {
+    return e.threadLinear(ll, [this](const std::vector<int64_t>& b) { return linear(b); }, false);
+  }
+
+  /// The widest vector (a power of two of elements, at most 16 bytes) of
+  /// registers i .. i+v-1 (i a multiple of v) at consecutive, aligned
+  /// offsets whatever the thread: 1 when there is none.
+  int64_t vectorWidth(int bytes, int64_t skippedRegisters) const {
+    int64_t n = ll.inDimSize(HwDim::Register);
+    for (int64_t v = 16 / bytes; v > 1; v /= 2) {
+      bool ok = n % v == 0 && (skippedRegisters & (v - 1)) == 0;
+      for (HwDim d : {HwDim::Lane, HwDim::Warp})
+        for (const auto& b : ll.bases(d)) ok = ok && (linear(b) & (v - 1)) == 0;
+      for (int64_t i = 0; i < n && ok; i += v) {
+        int64_t lead = ofRegister(i);
+        ok = lead % v == 0;
+        for (int64_t t = 1; t < v && ok; ++t) ok = ofRegister(i + t) == lead + t;
+      }
+      if (ok) return v;
+    }
+    return 1;
+  }
+};
+
+/// st.shared of registers regs[0 .. v-1] (consecutive elements of `bytes`
+/// each) at addr: 16-bit elements of a vector packed in pairs into b32
+/// words.
+void storeVector(Emitter& e, const std::string& addr, const Regs& regs, int bytes) {
+  std::vector<std::string> words;
+  if (bytes == 2 && regs.size() > 1) {
+    for (size_t k = 0; k < regs.size(); k += 2) {
+      std::string w = e.reg(RegClass::B32);
+      e.ins("mov.b32 " + w + ", {" + regs[k] + ", " + regs[k + 1] + "}");
+      words.push_back(w);
+    }
+    bytes = 4;
+  } else {
+    words = regs;
+  }
+  std::string list = words[0];
+  for (size_t k = 1; k < words.size(); ++k) list += ", " + words[k];
+  std::string v = words.size() == 1 ? "" : "v" + std::to_string(words.size()) + ".";
+  e.ins("st.shared." + v + bitsOf(bytes) + " [" + addr + "], " + (words.size() == 1 ? list : "{" + list + "}"));
+}
+
+/// ld.shared of v consecutive elements of `bytes` at addr, as registers.
+Regs loadVector(Emitter& e, const std::string& addr, int64_t v, int bytes) {
+  bool pairs = bytes == 2;
+  int wordBytes = pairs ? 4 : bytes;
+  int64_t words = pairs ? v / 2 : v;
+  RegClass c = wordBytes == 8 ? RegClass::B64 : RegClass::B32;
+  std::vector<std::string> w;
+  for (int64_t k = 0; k < words; ++k) w.push_back(e.reg(c));
+  std::string list = w[0];
+  for (int64_t k = 1; k < words; ++k) list += ", " + w[k];
+  std::string vec = words == 1 ? "" : "v" + std::to_string(words) + ".";
+  e.ins("ld.shared." + vec + bitsOf(wordBytes) + " " + (words == 1 ? list : "{" + list + "}") + ", [" + addr + "]");
+  if (!pairs) return w;
+  Regs out;
+  for (const std::string& word : w) {
+    std::string lo = e.reg(RegClass::B16), hi = e.reg(RegClass::B16);
+    e.ins("mov.b32 {" + lo + ", " + hi + "}, " + word);
+    out.push_back(lo);
+    out.push_back(hi);
+  }
+  return out;
+}
+
 /// The per-thread part of the row-major offset of `ll`'s coordinates mapped
 /// through `f` (linear part only), in elements: XOR over lane and warp bits.
 std::string threadFlatOffset(Emitter& e, const LinearLayout& ll, const CoordMap& f,
@@ -139,19 +249,46 @@ Regs move(Emitter& e, const Regs& src, const LinearLayout& srcLL, const std::vec
     if (inThread) return out;
     out.clear();
   }
-  // Through shared memory.
-  e.barrier();
-  storeToScratch(e, src, srcLL, elem, srcShape);
-  e.barrier();
-  std::vector<int64_t> strides = rowMajorStrides(srcShape);
-  std::string thread = threadFlatOffset(e, dstLL, f, srcShape);
+  // Through shared memory (swizzled; vectors where registers are
+  // consecutive there).
+  if (elem.isInteger(1)) {
+    e.barrier();
+    storeToScratch(e, src, srcLL, elem, srcShape);
+    e.barrier();
+  }
   int bytes = elemBytes(elem);
-  for (int64_t j = 0; j < n; ++j) {
-    int64_t off = flat(f.apply(dstLL.apply(HwDim::Register, j), true), strides);
-    std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
-    idx = e.xorConst(thread, off);
+  ScratchSwizzle swizzle = elem.isInteger(1) ? ScratchSwizzle{} : scratchSwizzle(srcShape, bytes);
+  std::vector<int64_t> strides = rowMajorStrides(srcShape);
+  if (!elem.isInteger(1)) {
+    int64_t numel = 1;
+    for (int64_t s : srcShape) numel *= s;
+    e.needScratch(numel * bytes);
+    e.barrier();
+    CoordMap identity{[](const std::vector<int64_t>& c) { return c; }, {}};
+    ScratchOffsets at{srcLL, identity, strides, swizzle};
+    int64_t free = srcLL.freeVariableMasks()[static_cast<int>(HwDim::Register)];
+    int64_t v = at.vectorWidth(bytes, free);
+    std::string thread = at.thread(e);
+    for (int64_t i = 0; i < static_cast<int64_t>(src.size()); i += v) {
+      if (i & free) continue;
+      std::string idx = e.xorConst(thread, at.ofRegister(i)), addr = e.reg(RegClass::B32);
+      e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
+      storeVector(e, addr, Regs(src.begin() + i, src.begin() + i + v), bytes);
+    }
+    e.barrier();
+  }
+  ScratchOffsets at{dstLL, f, strides, swizzle};
+  int64_t v = elem.isInteger(1) ? 1 : at.vectorWidth(bytes, 0);
+  std::string thread = at.thread(e);
+  for (int64_t j = 0; j < n; j += v) {
+    std::string idx = e.xorConst(thread, at.ofRegister(j)), addr = e.reg(RegClass::B32);
     e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
-    out.push_back(loadScratch(e, elem, addr));
+    if (v == 1) {
+      out.push_back(loadScratch(e, elem, addr));
+      continue;
+    }
+    Regs loaded = loadVector(e, addr, v, bytes);
+    out.insert(out.end(), loaded.begin(), loaded.end());
   }
   return out;
 }

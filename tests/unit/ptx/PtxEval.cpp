@@ -426,8 +426,23 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
       if (len == 0) return 0;
       uint64_t v = a(t) & maskBits(bits);
       uint64_t field = pos >= static_cast<uint64_t>(bits) ? 0 : (v >> pos) & maskBits(static_cast<int>(len));
-      if (sgn) throw std::runtime_error("PtxEval: signed bfe");
-      return field;
+      if (!sgn) return field;
+      // Signed: the field's top bit (or a's, past the end) fills the rest.
+      uint64_t signPos = std::min<uint64_t>(pos + len - 1, bits - 1);
+      bool negative = pos < static_cast<uint64_t>(bits) && ((v >> signPos) & 1);
+      uint64_t keep = len >= static_cast<uint64_t>(bits) ? maskBits(bits) : maskBits(static_cast<int>(len));
+      return negative ? (field | (~keep & maskBits(bits))) : field;
+    });
+  }
+  if (op == "bfi") {  // d = b with bits [pos, pos + len) taken from a's low bits
+    int bits = typeBits(type);
+    Get a = src(ops[1]), b = src(ops[2]), c = src(ops[3]), l = src(ops[4]);
+    return wrap(dst(ops[0]), [a, b, c, l, bits](const Thread& t) -> uint64_t {
+      uint64_t pos = c(t) & 0xFF, len = l(t) & 0xFF, base = b(t) & maskBits(bits);
+      if (len == 0 || pos >= static_cast<uint64_t>(bits)) return base;
+      len = std::min<uint64_t>(len, bits - pos);
+      uint64_t field = maskBits(static_cast<int>(len)) << pos;
+      return (base & ~field) | ((a(t) << pos) & field);
     });
   }
   if (op == "shl" || op == "shr") {

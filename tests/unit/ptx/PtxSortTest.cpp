@@ -1,5 +1,7 @@
 //===- PtxSortTest.cpp - tt.sort's PTX agrees with the interpreter --------===//
 //
+// (Also PtxLayouts: a transpose through shared memory, checked the same way.)
+//
 // tl.sort is a bitonic network in shared memory run by all threads of the
 // block (lib/ptx/Sort.cpp). These tests run the emitted PTX for a whole
 // block in PtxEval (threads, shared memory, barriers) and compare the sorted
@@ -53,6 +55,13 @@ def sort_fp8(x_ptr, out_ptr, N: tl.constexpr, DT: tl.constexpr, DESC: tl.constex
     o = tl.arange(0, N)
     x = tl.load(x_ptr + o).to(DT, bitcast=True)
     tl.store(out_ptr + o, tl.sort(x, descending=DESC).to(tl.uint8, bitcast=True))
+
+@triton.jit
+def transpose2d(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)
+    c = tl.arange(0, C)
+    x = tl.load(x_ptr + r[:, None] * C + c[None, :])
+    tl.store(out_ptr + c[:, None] * R + r[None, :], tl.trans(x))
 
 @triton.jit
 def sort_bool(x_ptr, out_ptr, N: tl.constexpr, DESC: tl.constexpr):
@@ -155,12 +164,29 @@ TEST(PtxSort, RowsOfEveryElementTypeBothDirections) {
                                  rng);
 }
 
+/// A 2-D block shape and the warps that run it.
+struct Shape {
+  int64_t r, c;
+  int warps;
+};
+
+/// Layout changes through shared memory (Layouts.cpp's move): the scratch
+/// rows are swizzled in 16-byte chunks and registers that are consecutive
+/// there move as vectors. A transpose of every element size, on shapes
+/// whose rows are 1 to 16 chunks, must give the interpreter's bits.
+TEST(PtxLayouts, TransposeThroughSwizzledScratchMatchesTheInterpreter) {
+  std::mt19937_64 rng(9);
+  for (Shape s : {Shape{64, 32, 4}, Shape{16, 128, 4}, Shape{128, 64, 8}, Shape{8, 8, 1}, Shape{2, 256, 2}})
+    for (const Elem& e : {kF16, kF32, kF64, kI8, kBF16})
+      expectSortsLikeInterpreter("transpose2d", e, e, s.r * s.c,
+                                 "R=" + std::to_string(s.r) + ", C=" + std::to_string(s.c),
+                                 {{"R", s.r}, {"C", s.c}}, s.warps, rng);
+  gpu::PtxKernel k = ptxtest::compile(kSorts, "transpose2d", "*fp16:16, *fp16:16, R=64, C=32", 4);
+  EXPECT_NE(k.ptx.find("ld.shared.v"), std::string::npos) << "no vector reads of the scratch buffer";
+}
+
 TEST(PtxSort, ShapesAndWarps) {
   std::mt19937_64 rng(8);
-  struct Shape {
-    int64_t r, c;
-    int warps;
-  };
   for (Shape s : {Shape{1, 2, 1}, Shape{32, 4, 4}, Shape{4, 64, 2}, Shape{2, 256, 8}, Shape{64, 2, 4}})
     for (bool desc : {false, true})
       expectSortsLikeInterpreter(
