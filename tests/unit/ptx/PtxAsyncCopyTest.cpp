@@ -253,14 +253,17 @@ def mm(a_ptr, b_ptr, c_ptr, K):
 // between two wgmmas). Checked on the library's matmul (asynchronous dot,
 // in-place accumulator) and attention (A from registers, deferred wait at 4
 // warps; 8 warps) kernels as the H100 gets them.
+/// The text of kernels/FILE, the library's kernels.
+std::string librarySource(const std::string& file) {
+  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/kernels/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 TEST(PtxAsyncCopy, PtxasKeepsTheWgmmaPipelines) {
   if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
-  auto source = [](const std::string& file) {
-    std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/kernels/" + file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
+  auto source = librarySource;
   struct Case {
     std::string file, kernel, sig;
     int warps;
@@ -282,6 +285,37 @@ TEST(PtxAsyncCopy, PtxasKeepsTheWgmmaPipelines) {
     EXPECT_EQ(report.find("ptxas failed"), std::string::npos) << report;
     EXPECT_EQ(report.find("serialized"), std::string::npos) << report;
     EXPECT_EQ(report.find("injected"), std::string::npos) << report;
+  }
+}
+
+// Attention's loop, at one warpgroup and two: P @ V is issued
+// asynchronously and its deferred wait lands right after Q K^T's own
+// wait for all groups, where the emitter drops it. So the loop body has two
+// wgmma commits and one wait, and it does no wait right after P @ V's
+// commit. exp2 is the one-instruction ex2.approx.ftz.f32 (Triton's).
+TEST(PtxAsyncCopy, AttentionLoopWaitsOncePerIteration) {
+  for (int d : {64, 128}) {
+    int warps = d == 64 ? 4 : 8;
+    SCOPED_TRACE("head_dim " + std::to_string(d));
+    std::string sig = "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32, HEAD_DIM=" + std::to_string(d) +
+                      ", BLOCK_M=128, BLOCK_N=64, CAUSAL=0";
+    gpu::PtxKernel k = ptxtest::compile(librarySource("attention.py"), "attention_fwd", sig, warps, "sm_90a");
+    size_t head = k.ptx.find("$L_for_");
+    ASSERT_NE(head, std::string::npos) << k.ptx;
+    size_t back = k.ptx.find("bra.uni $L_for_", head);
+    ASSERT_NE(back, std::string::npos) << k.ptx;
+    std::string body = k.ptx.substr(head, back - head);
+    auto count = [&](const std::string& what) {
+      int n = 0;
+      for (size_t at = body.find(what); at != std::string::npos; at = body.find(what, at + 1)) ++n;
+      return n;
+    };
+    EXPECT_EQ(count("wgmma.commit_group.sync.aligned"), 2) << body;
+    EXPECT_EQ(count("wgmma.wait_group.sync.aligned"), 1) << body;
+    size_t lastCommit = body.rfind("wgmma.commit_group.sync.aligned");
+    EXPECT_EQ(body.find("wgmma.wait_group", lastCommit), std::string::npos) << "P @ V is waited for in its iteration";
+    EXPECT_GT(count("ex2.approx.ftz.f32"), 0) << body;
+    EXPECT_EQ(count("ex2.approx.f32"), 0) << body;
   }
 }
 
