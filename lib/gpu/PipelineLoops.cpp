@@ -82,6 +82,13 @@ using namespace ir;
 
 namespace {
 
+/// A tt.dot the tensor cores run as wgmma (an nvidia_mma v3 result).
+bool isWgmmaDot(Operation* op) {
+  if (!op->is(OpCode::Dot)) return false;
+  Encoding enc = op->result().type().encoding();
+  return enc.isNvidiaMma() && enc.versionMajor() == 3;
+}
+
 struct Staged {
   Operation* alloc;  ///< ttg.local_alloc %tile (in the body)
   Operation* load;   ///< the tt.load of %tile
@@ -102,9 +109,7 @@ class LoopPipeliner {
     std::set<unsigned> args;
     std::set<Operation*> seen;
     for (Operation* op : body_.ops()) {
-      if (!op->is(OpCode::Dot) || !op->result().type().encoding().isNvidiaMma() ||
-          op->result().type().encoding().versionMajor() != 3)
-        continue;
+      if (!isWgmmaDot(op)) continue;
       for (unsigned i = 0; i < 2; ++i) {
         Operation* alloc = op->operand(i).definingOp();
         if (!op->operand(i).type().encoding().isShared()) continue;  // wgmma's A from registers
@@ -178,8 +183,7 @@ class LoopPipeliner {
 
   /// Each shared operand of `dot` is staged or copied before the loop.
   bool readsStableShared(Operation* dot, const std::vector<Staged>& staged) {
-    if (!dot->result().type().encoding().isNvidiaMma() || dot->result().type().encoding().versionMajor() != 3)
-      return false;
+    if (!isWgmmaDot(dot)) return false;
     for (unsigned i = 0; i < 2; ++i) {
       Operation* alloc = dot->operand(i).definingOp();
       if (!dot->operand(i).type().encoding().isShared()) continue;  // in registers
@@ -313,12 +317,6 @@ class LoopPipeliner {
     }
   }
 
-  static bool isSynchronousWgmma(Operation* op) {
-    if (!op->is(OpCode::Dot) || op->boolAttr("is_async")) return false;
-    ir::Encoding enc = op->result().type().encoding();
-    return enc.isNvidiaMma() && enc.versionMajor() == 3;
-  }
-
   /// ttng.warp_group_dot_wait {pendings} of `v` at b's insertion point;
   /// every other use of `v` reads the wait's result instead.
   static void waitFor(OpBuilder& b, Value v, int64_t pendings) {
@@ -358,7 +356,7 @@ class LoopPipeliner {
       // as attention's softmax, can be scheduled with its rescaling.
       Operation* at = first;
       for (Operation* op = body_.front(); op != first; op = op->nextOp())
-        if (isSynchronousWgmma(op)) at = op->nextOp();
+        if (isWgmmaDot(op) && !op->boolAttr("is_async")) at = op->nextOp();
       b.setInsertionPoint(at);
       waitFor(b, carried, 0);
     }

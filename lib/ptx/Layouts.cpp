@@ -172,15 +172,6 @@ Regs loadVector(Emitter& e, const std::string& addr, int64_t v, int bytes) {
   return out;
 }
 
-/// The per-thread part of the row-major offset of `ll`'s coordinates mapped
-/// through `f` (linear part only), in elements: XOR over lane and warp bits.
-std::string threadFlatOffset(Emitter& e, const LinearLayout& ll, const CoordMap& f,
-                             const std::vector<int64_t>& srcShape) {
-  std::vector<int64_t> strides = rowMajorStrides(srcShape);
-  return e.threadLinear(ll, [&](const std::vector<int64_t>& basis) { return flat(f.apply(basis, false), strides); },
-                        false);
-}
-
 /// A 16-bit container for predicates in shared memory.
 std::string predToB16(Emitter& e, const std::string& p) {
   std::string d = e.reg(RegClass::B16);
@@ -195,28 +186,29 @@ std::string b16ToPred(Emitter& e, const std::string& h) {
 }
 
 /// Writes all registers of a value in layout `ll` (shape `shape`) to the
-/// scratch buffer at row-major offsets (after a barrier), then a barrier.
+/// scratch buffer at row-major offsets, `swizzle`d (none: the plain layout
+/// gather reads), registers consecutive there as vectors. The caller puts
+/// the barriers around it.
 void storeToScratch(Emitter& e, const Regs& values, const LinearLayout& ll, Type elem,
-                    const std::vector<int64_t>& shape, int64_t baseOffsetBytes = 0) {
+                    const std::vector<int64_t>& shape, ScratchSwizzle swizzle = {}) {
   int bytes = elemBytes(elem);
   int64_t numel = 1;
   for (int64_t s : shape) numel *= s;
-  e.needScratch(baseOffsetBytes + numel * bytes);
+  e.needScratch(numel * bytes);
   CoordMap identity{[](const std::vector<int64_t>& c) { return c; }, {}};
-  std::string thread = threadFlatOffset(e, ll, identity, shape);
-  std::vector<int64_t> strides = rowMajorStrides(shape);
+  ScratchOffsets at{ll, identity, rowMajorStrides(shape), swizzle};
   int64_t free = ll.freeVariableMasks()[static_cast<int>(HwDim::Register)];
-  for (int64_t i = 0; i < static_cast<int64_t>(values.size()); ++i) {
+  int64_t v = elem.isInteger(1) ? 1 : at.vectorWidth(bytes, free);
+  // The register part is XORed into the thread part (they share bits in
+  // general linear layouts, so no add).
+  std::string thread = at.thread(e);
+  for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += v) {
     if (i & free) continue;
-    int64_t off = flat(ll.apply(HwDim::Register, i), strides);
-    // The register part XORed into the thread part (they share bits in
-    // general linear layouts, so no add).
-    std::string v = values[i];
-    if (elem.isInteger(1)) v = predToB16(e, v);
-    std::string idx = e.reg(RegClass::B32), addr = e.reg(RegClass::B32);
-    idx = e.xorConst(thread, off);
+    std::string idx = e.xorConst(thread, at.ofRegister(i)), addr = e.reg(RegClass::B32);
     e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
-    e.ins("st.shared." + bitsOf(bytes) + " [" + addr + "+" + std::to_string(baseOffsetBytes) + "], " + v);
+    Regs vector(values.begin() + i, values.begin() + i + v);
+    if (elem.isInteger(1)) vector[0] = predToB16(e, vector[0]);
+    storeVector(e, addr, vector, bytes);
   }
 }
 
@@ -251,32 +243,12 @@ Regs move(Emitter& e, const Regs& src, const LinearLayout& srcLL, const std::vec
   }
   // Through shared memory (swizzled; vectors where registers are
   // consecutive there).
-  if (elem.isInteger(1)) {
-    e.barrier();
-    storeToScratch(e, src, srcLL, elem, srcShape);
-    e.barrier();
-  }
   int bytes = elemBytes(elem);
-  ScratchSwizzle swizzle = elem.isInteger(1) ? ScratchSwizzle{} : scratchSwizzle(srcShape, bytes);
+  ScratchSwizzle swizzle = scratchSwizzle(srcShape, bytes);
+  e.barrier();
+  storeToScratch(e, src, srcLL, elem, srcShape, swizzle);
+  e.barrier();
   std::vector<int64_t> strides = rowMajorStrides(srcShape);
-  if (!elem.isInteger(1)) {
-    int64_t numel = 1;
-    for (int64_t s : srcShape) numel *= s;
-    e.needScratch(numel * bytes);
-    e.barrier();
-    CoordMap identity{[](const std::vector<int64_t>& c) { return c; }, {}};
-    ScratchOffsets at{srcLL, identity, strides, swizzle};
-    int64_t free = srcLL.freeVariableMasks()[static_cast<int>(HwDim::Register)];
-    int64_t v = at.vectorWidth(bytes, free);
-    std::string thread = at.thread(e);
-    for (int64_t i = 0; i < static_cast<int64_t>(src.size()); i += v) {
-      if (i & free) continue;
-      std::string idx = e.xorConst(thread, at.ofRegister(i)), addr = e.reg(RegClass::B32);
-      e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
-      storeVector(e, addr, Regs(src.begin() + i, src.begin() + i + v), bytes);
-    }
-    e.barrier();
-  }
   ScratchOffsets at{dstLL, f, strides, swizzle};
   int64_t v = elem.isInteger(1) ? 1 : at.vectorWidth(bytes, 0);
   std::string thread = at.thread(e);

@@ -190,25 +190,32 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexp
   EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
 }
 
-// A loop that writes memory keeps its loads where they are: the copies of
-// later iterations would run before the writes they may depend on.
-TEST(PtxAsyncCopy, LoopsThatWriteMemoryAreNotPipelined) {
-  const char* src = R"(
+// A matmul loop with B scaled in the body (SCALE_B) or C written in it
+// (STORE_IN_LOOP), for the pipeliner's refusals below.
+const char* kMatmulLoopVariants = R"(
 import triton
 import triton.language as tl
 
 @triton.jit
-def mm(a_ptr, b_ptr, c_ptr, K):
+def mm(a_ptr, b_ptr, c_ptr, K, SCALE_B: tl.constexpr, STORE_IN_LOOP: tl.constexpr):
     rm = tl.arange(0, 64)
     rk = tl.arange(0, 32)
     acc = tl.zeros((64, 64), dtype=tl.float32)
     for k0 in range(0, K, 32):
         a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
         b = tl.load(b_ptr + (k0 + rk)[:, None] * 64 + rm[None, :])
+        if SCALE_B:
+            b = b * 2.0
         acc += tl.dot(a, b)
-        tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], acc)
+        if STORE_IN_LOOP:
+            tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], acc)
+    tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], acc)
 )";
-  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16");
+
+// A loop that writes memory keeps its loads where they are: the copies of
+// later iterations would run before the writes they may depend on.
+TEST(PtxAsyncCopy, LoopsThatWriteMemoryAreNotPipelined) {
+  Lowered l = lower(kMatmulLoopVariants, "*fp16:16, *fp16:16, *fp32:16, i32:16, SCALE_B=0, STORE_IN_LOOP=1");
   gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
   std::string ttgir = print(*l.gpu);
   EXPECT_EQ(ttgir.find("ttg.async_copy_global_to_local"), std::string::npos) << ttgir;
@@ -219,22 +226,7 @@ def mm(a_ptr, b_ptr, c_ptr, K):
 // every iteration: A is staged, but the dot stays synchronous, else the next
 // iteration's copy of B would overwrite what the running dot reads.
 TEST(PtxAsyncCopy, DotReadingACopyMadeInTheLoopStaysSynchronous) {
-  const char* src = R"(
-import triton
-import triton.language as tl
-
-@triton.jit
-def mm(a_ptr, b_ptr, c_ptr, K):
-    rm = tl.arange(0, 64)
-    rk = tl.arange(0, 32)
-    acc = tl.zeros((64, 64), dtype=tl.float32)
-    for k0 in range(0, K, 32):
-        a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
-        b = tl.load(b_ptr + (k0 + rk)[:, None] * 64 + rm[None, :]) * 2.0
-        acc += tl.dot(a, b)
-    tl.store(c_ptr + rm[:, None] * 64 + rm[None, :], acc)
-)";
-  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16");
+  Lowered l = lower(kMatmulLoopVariants, "*fp16:16, *fp16:16, *fp32:16, i32:16, SCALE_B=1, STORE_IN_LOOP=0");
   ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
   std::string ttgir = print(*l.gpu);
   EXPECT_NE(ttgir.find("ttg.async_copy_global_to_local"), std::string::npos) << "A is staged\n" << ttgir;

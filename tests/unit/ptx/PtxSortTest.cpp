@@ -64,6 +64,13 @@ def transpose2d(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
     tl.store(out_ptr + c[:, None] * R + r[None, :], tl.trans(x))
 
 @triton.jit
+def transpose_bool(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)
+    c = tl.arange(0, C)
+    x = tl.load(x_ptr + r[:, None] * C + c[None, :]) > 0
+    tl.store(out_ptr + c[:, None] * R + r[None, :], tl.trans(x).to(tl.int8))
+
+@triton.jit
 def sort_bool(x_ptr, out_ptr, N: tl.constexpr, DESC: tl.constexpr):
     o = tl.arange(0, N)
     x = tl.load(x_ptr + o) > 0
@@ -172,8 +179,8 @@ struct Shape {
 
 /// Layout changes through shared memory (Layouts.cpp's move): the scratch
 /// rows are swizzled in 16-byte chunks and registers that are consecutive
-/// there move as vectors. A transpose of every element size, on shapes
-/// whose rows are 1 to 16 chunks, must give the interpreter's bits.
+/// there move as vectors. A transpose of every element size (and of i1),
+/// on shapes whose rows are 1 to 16 chunks, must give the interpreter's bits.
 TEST(PtxLayouts, TransposeThroughSwizzledScratchMatchesTheInterpreter) {
   std::mt19937_64 rng(9);
   for (Shape s : {Shape{64, 32, 4}, Shape{16, 128, 4}, Shape{128, 64, 8}, Shape{8, 8, 1}, Shape{2, 256, 2}})
@@ -181,6 +188,10 @@ TEST(PtxLayouts, TransposeThroughSwizzledScratchMatchesTheInterpreter) {
       expectSortsLikeInterpreter("transpose2d", e, e, s.r * s.c,
                                  "R=" + std::to_string(s.r) + ", C=" + std::to_string(s.c),
                                  {{"R", s.r}, {"C", s.c}}, s.warps, rng);
+  for (Shape s : {Shape{64, 32, 4}, Shape{16, 128, 4}})  // i1 (stored as b16, one at a time)
+    expectSortsLikeInterpreter("transpose_bool", kI8, kI8, s.r * s.c,
+                               "R=" + std::to_string(s.r) + ", C=" + std::to_string(s.c), {{"R", s.r}, {"C", s.c}},
+                               s.warps, rng);
   gpu::PtxKernel k = ptxtest::compile(kSorts, "transpose2d", "*fp16:16, *fp16:16, R=64, C=32", 4);
   EXPECT_NE(k.ptx.find("ld.shared.v"), std::string::npos) << "no vector reads of the scratch buffer";
 }
