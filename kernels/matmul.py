@@ -12,6 +12,12 @@ masked at the M and N edges and in the last, partial step along K (zeros
 there add nothing to the sum), so any M, N, K works. fp16 or bf16 in; the
 configs are H100 choices for those (128x256 tiles at the top).
 Offsets are i32: enough for up to 2^31 elements per operand.
+
+matmul_kernel_fp8: the same tile loop (matmul_tile) for fp8 e4m3/e5m2
+operands, autotuned over configs with twice the K per step (BLOCK_K = 128:
+128-byte rows, as the 16-bit configs' 64). On sm_90a wgmma reads fp8 tiles
+K-major only, so B is best stored K-contiguous (strides (1, K)), as
+Triton's matmul tutorial stores it for fp8.
 """
 import triton
 import triton.language as tl
@@ -25,20 +31,25 @@ _TILES = [
     (128, 64, 32, 4, 4),
     (64, 64, 32, 4, 5),
 ]
+_FP8_TILES = [
+    (128, 256, 128, 8, 3),
+    (256, 128, 128, 8, 3),
+    (128, 128, 128, 4, 4),
+    (64, 256, 128, 4, 4),
+    (128, 64, 128, 4, 4),
+    (64, 128, 64, 4, 4),
+]
+_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
+            for bm, bn, bk, w, s in _TILES]
+_FP8_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
+                for bm, bn, bk, w, s in _FP8_TILES]
 
 
-@triton.autotune(
-    configs=[
-        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
-        for bm, bn, bk, w, s in _TILES
-    ],
-    key=["M", "N", "K"],
-)
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                  GROUP_M: tl.constexpr):
+def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K,
+                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                GROUP_M: tl.constexpr):
     # Which tile of C: program ids fill a band of GROUP_M tile rows one
     # column of tiles at a time, then move on to the next band (the last
     # band may be shorter).
@@ -71,3 +82,23 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=row_ok & col_ok)
+
+
+@triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+
+
+@triton.autotune(configs=_FP8_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel_fp8(a_ptr, b_ptr, c_ptr, M, N, K,
+                      stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                      GROUP_M: tl.constexpr):
+    matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)

@@ -122,15 +122,29 @@ inline uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// fp16, bf16 and fp8 e4m3 (in the low byte) bits of a float (rounded to
+/// nearest even) and back.
 inline uint16_t toBits(DType dtype, float v) {
+  if (dtype == DType::fp8e4nv)
+    return static_cast<uint16_t>(floats::encodeFloat(v, floats::floatFormat(tessera::ir::TypeKind::F8E4M3FN)));
   return dtype == DType::bf16 ? floats::floatToBF16(v) : floats::floatToHalf(v);
 }
 
 inline double fromBits(DType dtype, uint16_t bits) {
+  if (dtype == DType::fp8e4nv) return floats::fp8Table(tessera::ir::TypeKind::F8E4M3FN)[bits & 0xff];
   return dtype == DType::bf16 ? floats::bf16ToFloat(bits) : floats::halfToFloat(bits);
 }
 
-/// n values uniform in [-1, 1] rounded to `dtype` (fp16/bf16 bits),
+/// `bits` (from toBits) as a device tensor of `dtype`: one byte per fp8
+/// element, two otherwise.
+inline tessera::Tensor uploadBits(tessera::Device& dev, const std::vector<uint16_t>& bits, DType dtype,
+                                  std::vector<int64_t> shape) {
+  if (dtype != DType::fp8e4nv) return dev.upload(bits.data(), dtype, std::move(shape));
+  std::vector<uint8_t> bytes(bits.begin(), bits.end());
+  return dev.upload(bytes.data(), dtype, std::move(shape));
+}
+
+/// n values uniform in [-1, 1] rounded to `dtype` (fp16/bf16/fp8 bits),
 /// deterministic for a seed whatever the thread count (a hash of the index).
 inline std::vector<uint16_t> randomBits(DType dtype, int64_t n, uint64_t seed) {
   std::vector<uint16_t> bits(n);

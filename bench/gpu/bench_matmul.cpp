@@ -4,11 +4,15 @@
 // kernel with @triton.autotune), compiled, tuned and launched by Tessera
 // from C++; bench_matmul.py times the same source under Triton 3.6 and
 // torch.matmul (cuBLAS) on the same rows. The rows: fp16 and bf16, square
-// M = N = K in {1024, 2048, 4096, 8192} (kRows; keep bench_matmul.py's ROWS
-// the same).
+// M = N = K in {1024, 2048, 4096, 8192}, and fp8 e4m3 ("fp8e4nv") at 4096
+// and 8192 with matmul_kernel_fp8 (kDTypes, kSizes, kFp8Sizes; keep
+// bench_matmul.py's the same).
 //
-// Each row makes A (M x K) and B (K x N), row-major, uniform in [-1, 1]
-// rounded to the dtype, and C filled with NaN; launches once over the grid
+// Each row makes A (M x K) and B (K x N), uniform in [-1, 1] rounded to the
+// dtype, A row-major, B row-major too except for fp8, where it is stored
+// K-contiguous (strides (1, K): wgmma reads fp8 only K-major, and
+// torch._scaled_mm wants it so), and C (fp16 for fp8 rows, else the dtype)
+// filled with NaN; launches once over the grid
 // cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) of the config the autotuner chose (a
 // grid callable of the meta-parameters; this first launch is the tuning
 // sweep, timed on the host up to a synchronize as "tune_ms"); checks 256
@@ -23,7 +27,7 @@
 // A row that fails prints {..., "error": "..."} instead and a FAIL line on
 // stderr; the exit status is then 1 (2 for bad options or no GPU).
 //
-//   bench_matmul [--only fp16,bf16] [--sizes 1024,4096] [--json FILE]
+//   bench_matmul [--only fp16,bf16,fp8e4nv] [--sizes 1024,4096] [--json FILE]
 //                [--kernel-file PATH] [--warmup MS] [--rep MS]
 //                [--fresh-cache] [--interpreter]
 //
@@ -78,10 +82,14 @@ using Clock = std::chrono::steady_clock;
 struct Row {
   DType dtype;
   int64_t M, N, K;
+  bool fp8() const { return dtype == DType::fp8e4nv; }
+  DType out() const { return fp8() ? DType::fp16 : dtype; }
+  const char* kernel() const { return fp8() ? "matmul_kernel_fp8" : "matmul_kernel"; }
 };
 
-const DType kDTypes[] = {DType::fp16, DType::bf16};
+const DType kDTypes[] = {DType::fp16, DType::bf16, DType::fp8e4nv};
 const int64_t kSizes[] = {1024, 2048, 4096, 8192};
+const int64_t kFp8Sizes[] = {4096, 8192};
 constexpr int kSamples = 256;
 constexpr double kMaxRelErr = 1e-2;
 
@@ -97,7 +105,7 @@ struct Options {
 };
 
 const char* kUsage =
-    "usage: bench_matmul [--only fp16,bf16] [--sizes 1024,4096] [--json FILE] [--kernel-file PATH]\n"
+    "usage: bench_matmul [--only fp16,bf16,fp8e4nv] [--sizes 1024,4096] [--json FILE] [--kernel-file PATH]\n"
     "                    [--warmup MS] [--rep MS] [--fresh-cache] [--interpreter]\n";
 
 /// Options; std::nullopt after printing the usage (bad options).
@@ -136,20 +144,22 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     }
   }
   for (const std::string& d : o.only)
-    if (d != "fp16" && d != "bf16") {
-      std::fprintf(stderr, "bench_matmul: --only takes fp16 and bf16, not '%s'\n", d.c_str());
+    if (d != "fp16" && d != "bf16" && d != "fp8e4nv") {
+      std::fprintf(stderr, "bench_matmul: --only takes fp16, bf16 and fp8e4nv, not '%s'\n", d.c_str());
       return std::nullopt;
     }
   return o;
 }
 
-/// The rows: kDTypes x kSizes, filtered by --only and replaced by --sizes.
+/// The rows: kDTypes x kSizes (kFp8Sizes for fp8), filtered by --only;
+/// --sizes replaces both.
 std::vector<Row> selectRows(const Options& o) {
-  std::vector<int64_t> sizes = o.sizes;
-  if (sizes.empty()) sizes.assign(std::begin(kSizes), std::end(kSizes));
   std::vector<Row> rows;
   for (DType dt : kDTypes) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), tessera::dtype_name(dt)) == o.only.end()) continue;
+    std::vector<int64_t> sizes = o.sizes;
+    if (sizes.empty() && dt == DType::fp8e4nv) sizes.assign(std::begin(kFp8Sizes), std::end(kFp8Sizes));
+    if (sizes.empty()) sizes.assign(std::begin(kSizes), std::end(kSizes));
     for (int64_t s : sizes) rows.push_back({dt, s, s, s});
   }
   return rows;
@@ -169,7 +179,7 @@ double sampledRelError(const Row& r, const std::vector<uint16_t>& a, const std::
     int64_t j = s < 4 ? (s & 2 ? r.N - 1 : 0) : pickCol(gen);
     double ref = 0;
     for (int64_t k = 0; k < r.K; ++k) ref += fromBits(r.dtype, a[i * r.K + k]) * fromBits(r.dtype, b[k * r.N + j]);
-    double got = fromBits(r.dtype, c[i * r.N + j]);
+    double got = fromBits(r.out(), c[i * r.N + j]);
     double err = std::isfinite(got) ? std::abs(got - ref) : INFINITY;
     errSq += err * err;
     refSq += ref * ref;
@@ -248,11 +258,19 @@ struct Measured {
 Measured runRow(const Options& o, Device& dev, tessera::Kernel& kernel, const Row& r) {
   const int64_t M = r.M, N = r.N, K = r.K;
   std::vector<uint16_t> aBits = randomBits(r.dtype, M * K, 1 + 2 * static_cast<uint64_t>(M));
-  std::vector<uint16_t> bBits = randomBits(r.dtype, K * N, 2 + 2 * static_cast<uint64_t>(M));
-  Tensor a = dev.upload(aBits.data(), r.dtype, {M, K});
-  Tensor b = dev.upload(bBits.data(), r.dtype, {K, N});
+  std::vector<uint16_t> bBits = randomBits(r.dtype, K * N, 2 + 2 * static_cast<uint64_t>(M));  // K x N
+  Tensor a = uploadBits(dev, aBits, r.dtype, {M, K});
+  // fp8: B^T stored row-major (N x K), read with strides (1, K).
+  std::vector<uint16_t> bStored = bBits;
+  if (r.fp8())
+    parallelFor(N, [&](int64_t begin, int64_t end) {
+      for (int64_t j = begin; j < end; ++j)
+        for (int64_t k = 0; k < K; ++k) bStored[j * K + k] = bBits[k * N + j];
+    });
+  Tensor b = uploadBits(dev, bStored, r.dtype, r.fp8() ? std::vector<int64_t>{N, K} : std::vector<int64_t>{K, N});
+  int64_t strideBK = r.fp8() ? 1 : b.stride(0), strideBN = r.fp8() ? K : b.stride(1);
   // All-ones bits: NaN in fp16 and bf16, so a tile never written fails the check.
-  Tensor c = dev.upload(std::vector<uint16_t>(M * N, 0xffff).data(), r.dtype, {M, N});
+  Tensor c = dev.upload(std::vector<uint16_t>(M * N, 0xffff).data(), r.out(), {M, N});
 
   // The grid of the config being launched (the autotuner's choice, or each
   // config in turn during the sweep).
@@ -260,7 +278,7 @@ Measured runRow(const Options& o, Device& dev, tessera::Kernel& kernel, const Ro
     int64_t bm = metaInt(m, "BLOCK_M"), bn = metaInt(m, "BLOCK_N");
     return std::vector<int64_t>{((M + bm - 1) / bm) * ((N + bn - 1) / bn)};
   });
-  std::vector<tessera::Arg> args = {a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+  std::vector<tessera::Arg> args = {a, b, c, M, N, K, a.stride(0), a.stride(1), strideBK, strideBN,
                                     c.stride(0), c.stride(1)};
 
   // The first launch: compiles the configs, sweeps them (on a GPU) and runs
@@ -300,9 +318,10 @@ int run(const Options& o) {
     return 2;
   }
   Device dev = o.interpreter ? Device::interpreter() : Device::cuda(0);
-  tessera::Kernel kernel = tessera::Program::from_file(o.kernelFile).kernel("matmul_kernel");
+  tessera::Program program = tessera::Program::from_file(o.kernelFile);
   int failures = 0;
   for (const Row& r : selectRows(o)) {
+    tessera::Kernel kernel = program.kernel(r.kernel());
     Json rec;
     rec.str("kind", "matmul").str("provider", "tessera").str("dtype", tessera::dtype_name(r.dtype));
     rec.integer("M", r.M).integer("N", r.N).integer("K", r.K);

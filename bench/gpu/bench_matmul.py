@@ -1,15 +1,19 @@
 """kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
 
-    python3 bench_matmul.py [--only fp16,bf16] [--sizes 1024,4096] [--json FILE]
+    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--sizes 1024,4096] [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
                             [--fresh-cache] [--skip-cublas]
 
 The Triton side of bench_matmul.cpp: the same kernel source (loaded by path
 with importlib; its @triton.autotune tunes it, as Tessera's does) on the
-same rows, fp16 and bf16 at M = N = K in {1024, 2048, 4096, 8192} (ROWS;
-keep bench_matmul.cpp's kDTypes and kSizes the same). Each row makes A
-(M x K) and B (K x N), row-major, uniform in [-1, 1] rounded to the dtype;
-the Triton kernel writes into a C filled with NaN, over the grid
+same rows, fp16 and bf16 at M = N = K in {1024, 2048, 4096, 8192}, fp8
+e4m3 ("fp8e4nv", matmul_kernel_fp8) at 4096 and 8192 (DTYPES, SIZES,
+FP8_SIZES; keep bench_matmul.cpp's kDTypes, kSizes and kFp8Sizes the same).
+Each row makes A (M x K) and B (K x N), uniform in [-1, 1] rounded to the
+dtype, A row-major, B row-major except for fp8, where it is K-contiguous
+(strides (1, K), as Triton's tutorial and torch._scaled_mm want it); C is
+fp16 for fp8 rows. cuBLAS is torch.matmul, or torch._scaled_mm with unit
+scales for fp8. The Triton kernel writes into a C filled with NaN, over the grid
 cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) of the config being launched. The first
 call (the autotuning sweep, compiles included) is timed up to a synchronize
 as "tune_ms". Both providers' outputs are checked on the same 256 sampled
@@ -40,15 +44,16 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "matmul.py"))
 
-DTYPES = ["fp16", "bf16"]
+DTYPES = ["fp16", "bf16", "fp8e4nv"]
 SIZES = [1024, 2048, 4096, 8192]
+FP8_SIZES = [4096, 8192]
 SAMPLES = 256
 MAX_REL_ERR = 1e-2
 
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16")
+    ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16,fp8e4nv")
     ap.add_argument("--sizes", default="", help="M = N = K values, e.g. 1024,4096 (default: %s)" %
                     ",".join(map(str, SIZES)))
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
@@ -63,7 +68,7 @@ def parse_args():
         if d not in DTYPES:
             ap.error(f"--only takes {' and '.join(DTYPES)}, not '{d}'")
     try:
-        args.sizes = [int(s) for s in args.sizes.split(",") if s] or SIZES
+        args.sizes = [int(s) for s in args.sizes.split(",") if s]
     except ValueError:
         ap.error("--sizes expects integers, e.g. 1024,4096")
     if any(s <= 0 for s in args.sizes):
@@ -88,8 +93,8 @@ def main():
     from triton.testing import do_bench
 
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 references are exact fp32 products
-    kernel = load_kernel_module(args.kernel_file).matmul_kernel
-    torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}
+    module = load_kernel_module(args.kernel_file)
+    torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8e4nv": torch.float8_e4m3fn}
     out = open(args.json, "a") if args.json else sys.stdout
     failures = 0
 
@@ -97,11 +102,16 @@ def main():
         if args.only and name not in args.only:
             continue
         dtype = torch_dtype[name]
-        for size in args.sizes:
+        fp8 = name == "fp8e4nv"
+        kernel = module.matmul_kernel_fp8 if fp8 else module.matmul_kernel
+        out_dtype = torch.float16 if fp8 else dtype
+        for size in args.sizes or (FP8_SIZES if fp8 else SIZES):
             M = N = K = size
             gen = torch.Generator(device="cuda").manual_seed(size)
             a = (torch.rand(M, K, device="cuda", generator=gen) * 2 - 1).to(dtype)
             b = (torch.rand(K, N, device="cuda", generator=gen) * 2 - 1).to(dtype)
+            if fp8:
+                b = b.t().contiguous().t()  # K-contiguous
             # The sampled elements of C: the four corners (the masked edges), then random ones.
             cpu = torch.Generator().manual_seed(size)
             rows = torch.cat([torch.tensor([0, M - 1, 0, M - 1]), torch.randint(0, M, (SAMPLES - 4,), generator=cpu)])
@@ -132,7 +142,7 @@ def main():
                 try:
                     extra = {}
                     if provider == "triton":
-                        c = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+                        c = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
 
                         def grid(meta):
                             return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
@@ -148,6 +158,13 @@ def main():
                         extra["tune_ms"] = (time.perf_counter() - t0) * 1e3
                         extra["config"] = str(kernel.best_config)
                         rel = check(c)
+                    elif fp8:
+                        one = torch.ones((), device="cuda")
+
+                        def run():
+                            return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=out_dtype)
+
+                        rel = check(run())
                     else:
                         def run():
                             return torch.matmul(a, b)

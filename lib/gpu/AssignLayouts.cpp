@@ -338,10 +338,13 @@ class LayoutAssigner {
       // descriptors describe. Dim 1 contiguous (A K-major, B N-major), or
       // dim 0 (transposed: A M-major, B K-major) when the operand is a load
       // whose memory runs along dim 0, so the copy needs no transpose (and
-      // the pipeliner can copy it with cp.async as it lies).
+      // the pipeliner can copy it with cp.async as it lies). fp8 wgmma
+      // reads only K-major tiles (A as it is, B transposed): a tile lying
+      // the other way is transposed by its register copy.
+      bool fp8 = isWgmmaFp8(op->operand(0).type().elementType().kind());
       for (unsigned i = 0; i < 2; ++i) {
         Value x = op->operand(i);
-        bool transposed = contiguousAlongDim0(x);
+        bool transposed = fp8 ? i == 1 : contiguousAlongDim0(x);
         int64_t rowBytes = x.type().shape()[transposed ? 0 : 1] * x.type().elementType().bitWidth() / 8;
         Encoding shared = Encoding::nvmmaShared(std::min<int64_t>(128, rowBytes), transposed,
                                                 x.type().elementType().bitWidth());

@@ -3,8 +3,9 @@
 // AssignLayouts asks here how a tt.dot is computed and so which encodings
 // its operands, accumulator and result need:
 //
-//  * On sm_90a with wgmma (fp16/bf16 into fp32, M and N multiples of 64,
-//    K of 16, 32 or a multiple of 64, warps in warpgroups): the result is #ttg.nvidia_mma
+//  * On sm_90a with wgmma (fp16/bf16, or e4m3/e5m2 in any pairing, into
+//    fp32; M and N multiples of 64, rows of K of 32, 64 or a multiple of
+//    128 bytes, warps in warpgroups): the result is #ttg.nvidia_mma
 //    version 3 (Triton's warpsPerTileV3: warpgroups along M while M has
 //    rows for them, then along N; instrShape N = the warps' N, at most
 //    256); A and B stay in their registers' encodings, the lowering writes
@@ -55,14 +56,21 @@ std::pair<int64_t, int64_t> wgmmaWarps(int64_t m, int numWarps) {
   return {wm, wn};
 }
 
+bool isWgmmaFp8(TypeKind k) { return k == TypeKind::F8E4M3FN || k == TypeKind::F8E5M2; }
+
 bool dotUsesWgmma(Operation* dot, const Target& target, int numWarps) {
   if (target.capability != 90 || !target.archSpecific || numWarps % 4 != 0) return false;
   Type a = dot->operand(0).type(), out = dot->result().type().elementType();
-  TypeKind k = a.elementType().kind();
-  if ((k != TypeKind::F16 && k != TypeKind::BF16) || out.kind() != TypeKind::F32 || a.rank() != 2) return false;
+  TypeKind k = a.elementType().kind(), kb = dot->operand(1).type().elementType().kind();
+  bool sixteen = (k == TypeKind::F16 || k == TypeKind::BF16) && kb == k;
+  bool fp8 = isWgmmaFp8(k) && isWgmmaFp8(kb);
+  if ((!sixteen && !fp8) || out.kind() != TypeKind::F32 || a.rank() != 2) return false;
   const std::vector<int64_t>& shape = dot->result().type().shape();
   int64_t m = shape[0], n = shape[1], kDim = a.shape()[1];
-  if (m % 64 != 0 || (kDim != 16 && kDim != 32 && kDim % 64 != 0)) return false;
+  // K steps of one instruction (16 or 32 elements = 32 bytes); a tile's
+  // rows are 32, 64 or a multiple of 128 bytes (the swizzle widths).
+  int64_t kBytes = kDim * a.elementType().bitWidth() / 8;
+  if (m % 64 != 0 || (kBytes != 32 && kBytes != 64 && kBytes % 128 != 0)) return false;
   auto [wm, wn] = wgmmaWarps(m, numWarps);
   return m % (16 * wm) == 0 && n % (64 * wn) == 0;
 }

@@ -167,9 +167,14 @@ const std::vector<PassInfo>& gpuPasses() {
        [](const Options&) { return createFunctionPass(combineDotAdd); }},
       {"upcast-fp8-dots",
        "Extends the fp8 (e4m3, e5m2) operands of tt.dot to fp16, so the dot runs on fp16 tensor-core "
-       "instructions.",
-       {},
-       [](const Options&) { return createFunctionPass(upcastFp8Dots); }},
+       "instructions, except the dots wgmma multiplies in fp8 (sm_90a).",
+       {{"num-warps", "4"}, {"target", "sm_90a"}},
+       [](const Options& options) {
+         int numWarps = numWarpsOption(options, "upcast-fp8-dots");
+         Target target = targetOption(options);
+         return std::make_unique<FunctionPass>(
+             [numWarps, target](Operation* f) { upcastFp8Dots(f, target, numWarps); }, /*kernelsOnly=*/false);
+       }},
       {"carry-pointer-offsets",
        "Loop-carried tensors of pointers advanced by a splat scalar become the initial pointers plus a "
        "carried scalar i64 offset.",

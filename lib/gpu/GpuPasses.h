@@ -2,7 +2,8 @@
 //
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
 //   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x)
-//   upcastFp8Dots            fp8 dot operands -> fp16 (exact)
+//   upcastFp8Dots            fp8 dot operands -> fp16 (exact), except for
+//                            dots that run on fp8 wgmma
 //   carryPointerOffsets      loop-carried pointer tiles advanced by a scalar
 //                            -> initial pointers + a carried scalar offset
 //   (prefetchDotOperands is not in the pipeline: see PrefetchLoads.cpp)
@@ -36,8 +37,9 @@ namespace tessera::gpu {
 
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
 void combineDotAdd(ir::Operation* func);
-/// fp8 (e4m3, e5m2) dot operands are extended to fp16 (UpcastFp8Dot.cpp).
-void upcastFp8Dots(ir::Operation* func);
+/// fp8 (e4m3, e5m2) dot operands are extended to fp16 unless the dot runs
+/// on wgmma for `target` with `numWarps` (UpcastFp8Dot.cpp).
+void upcastFp8Dots(ir::Operation* func, const Target& target, int numWarps);
 /// Multi-stage cp.async pipelines for loops with wgmma dots, `numStages`
 /// >= 2 (PipelineLoops.cpp).
 void pipelineDotLoops(ir::Operation* func, int numStages);
@@ -59,6 +61,8 @@ void wgmmaOperandsFromRegisters(ir::Operation* func);
 // DotEncodings.cpp: how a tt.dot is computed.
 /// True when `dot` runs on wgmma (sm_90a) with `numWarps` warps.
 bool dotUsesWgmma(ir::Operation* dot, const Target& target, int numWarps);
+/// e4m3 and e5m2: the element types wgmma multiplies at K steps of 32.
+bool isWgmmaFp8(ir::TypeKind kind);
 /// The nvidia_mma version 3 encoding of a wgmma dot result of `shape`.
 ir::Encoding wgmmaEncoding(const std::vector<int64_t>& shape, int numWarps);
 /// True when `dot` runs on mma.sync for a target of `capability`.

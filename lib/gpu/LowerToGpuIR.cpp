@@ -32,7 +32,7 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   for (Operation* f : others) gpu->eraseFunction(f);
   kernel->setAttr("num_warps", int64_t{options.numWarps});
   combineDotAdd(kernel);
-  upcastFp8Dots(kernel);
+  upcastFp8Dots(kernel, options.target, options.numWarps);
   carryPointerOffsets(kernel);
   transforms::runPasses(*gpu, "dce");
   assignLayouts(kernel, options.numWarps, options.target);

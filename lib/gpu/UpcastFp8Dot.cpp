@@ -8,6 +8,9 @@
 // inside fp16's), and the product's accumulation is fp32 either way, so
 // the dot runs as an fp16 dot of the upcast operands with the same result
 // up to summation order, as Triton does for fp8 on mma.sync targets.
+// On sm_90a, dots that wgmma runs (DotEncodings.cpp: M and N in warpgroup
+// tiles, K rows of 32, 64 or n x 128 bytes) keep their fp8 operands: wgmma
+// multiplies e4m3/e5m2 itself at twice the fp16 rate.
 //
 // Rewrites: tt.dot(a: fp8e4nv|fp8e5, b: fp8e4nv|fp8e5, acc) ->
 //   tt.dot(arith.extf a to f16, arith.extf b to f16, acc).
@@ -30,9 +33,10 @@ bool upcastable(Type t) {
 
 }  // namespace
 
-void upcastFp8Dots(Operation* func) {
+void upcastFp8Dots(Operation* func, const Target& target, int numWarps) {
   func->walk([&](Operation* op) {
     if (!op->is(OpCode::Dot) || !upcastable(op->operand(0).type()) || !upcastable(op->operand(1).type())) return;
+    if (dotUsesWgmma(op, target, numWarps)) return;
     OpBuilder b;
     b.setInsertionPoint(op);
     b.setLoc(op->loc());

@@ -16,9 +16,11 @@
 //  * nvidia_mma version 3 result (sm_90a): wgmma. A (K-major) and B
 //    (N-major) arrive in shared memory (ttg.local_alloc, #ttg.nvmma_shared:
 //    rows of up to 128 bytes in column atoms, 16-byte chunks XOR-swizzled
-//    by row; the 32/64/128-byte swizzle of the row size). Each warpgroup
-//    issues one
-//    wgmma.mma_async m64nNk16 per 64-row tile and K step with matrix
+//    by row; the 32/64/128-byte swizzle of the row size), or transposed
+//    (the flags say which); fp8 (e4m3/e5m2) tiles are always K-major, the
+//    only form wgmma reads them in. Each warpgroup issues one
+//    wgmma.mma_async m64nNk16 (fp8: k32, 32 bytes of K either way) per
+//    64-row tile and K step with matrix
 //    descriptors (start address >> 4 | LBO >> 4 << 16 | SBO >> 4 << 32 |
 //    swizzle mode << 62), commits and waits for the group. The
 //    accumulator fragment is the version-3 mma layout (EncodingLayouts.cpp):
@@ -43,6 +45,18 @@ namespace tessera::ptx {
 
 using namespace ir;
 using gpu::LinearLayout;
+
+std::string pack32(Emitter& e, const Regs& regs, const std::vector<int64_t>& idx) {
+  if (idx.size() == 1) return regs[idx[0]];
+  std::string lo = e.reg(RegClass::B32);
+  e.ins("mov.b32 " + lo + ", {" + regs[idx[0]] + ", " + regs[idx[1]] + "}");
+  if (idx.size() == 2) return lo;
+  // Four 8-bit values in b16 registers: bytes 0 and 2 of each pair.
+  std::string hi = e.reg(RegClass::B32), out = e.reg(RegClass::B32);
+  e.ins("mov.b32 " + hi + ", {" + regs[idx[2]] + ", " + regs[idx[3]] + "}");
+  e.ins("prmt.b32 " + out + ", " + lo + ", " + hi + ", 0x6420");
+  return out;
+}
 
 namespace {
 
@@ -101,19 +115,6 @@ MmaShape mmaShape(Emitter& e, Operation* op) {
     case TypeKind::I8: return {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 32, false};
     default: e.fail(op, "tt.dot: no mma.sync for operands of type " + in.str());
   }
-}
-
-/// `kWidth` elements (registers of `regs`) as one b32 instruction operand.
-std::string pack32(Emitter& e, const Regs& regs, const std::vector<int64_t>& idx) {
-  if (idx.size() == 1) return regs[idx[0]];
-  std::string lo = e.reg(RegClass::B32);
-  e.ins("mov.b32 " + lo + ", {" + regs[idx[0]] + ", " + regs[idx[1]] + "}");
-  if (idx.size() == 2) return lo;
-  // Four 8-bit values in b16 registers: bytes 0 and 2 of each pair.
-  std::string hi = e.reg(RegClass::B32), out = e.reg(RegClass::B32);
-  e.ins("mov.b32 " + hi + ", {" + regs[idx[2]] + ", " + regs[idx[3]] + "}");
-  e.ins("prmt.b32 " + out + ", " + lo + ", " + hi + ", 0x6420");
-  return out;
 }
 
 std::string joinRegs(const std::vector<std::string>& r) {
@@ -254,11 +255,11 @@ std::string descriptorAt(Emitter& e, const DescriptorBase& base, int64_t offset)
 }
 
 /// How wgmma's matrix descriptors describe a 2-D nvmma_shared tile of
-/// 16-bit elements, as `rows` x `cols` with cols contiguous in memory (in
-/// column atoms): the tile itself, or its transpose when the encoding says
-/// dim 0 is the contiguous one.
+/// 16-bit or 8-bit elements, as `rows` x `cols` with cols contiguous in
+/// memory (in column atoms): the tile itself, or its transpose when the
+/// encoding says dim 0 is the contiguous one.
 struct SharedTile {
-  int64_t rows, atomCols, rowBytes, atomBytes, swizzleMode;
+  int64_t elemBytes, rows, atomCols, rowBytes, atomBytes, swizzleMode;
   bool transposed;
   explicit SharedTile(Type t) {
     Encoding enc = t.encoding();
@@ -266,18 +267,22 @@ struct SharedTile {
     rows = t.shape()[transposed ? 1 : 0];
     int64_t cols = t.shape()[transposed ? 0 : 1];
     int64_t swizzle = enc.swizzlingByteWidth();
-    if (t.elementType().bitWidth() != 16 || (swizzle != 32 && swizzle != 64 && swizzle != 128))
-      throw Error("wgmma operand " + t.str() + ": only 16-bit elements in 32/64/128-byte swizzled tiles are lowered "
-                  "so far");
-    atomCols = std::min<int64_t>(cols, swizzle / 2);
-    rowBytes = atomCols * 2;
+    int64_t bits = t.elementType().bitWidth();
+    if ((bits != 16 && bits != 8) || (swizzle != 32 && swizzle != 64 && swizzle != 128))
+      throw Error("wgmma operand " + t.str() + ": only 16- and 8-bit elements in 32/64/128-byte swizzled tiles are "
+                  "lowered so far");
+    elemBytes = bits / 8;
+    atomCols = std::min<int64_t>(cols, swizzle / elemBytes);
+    rowBytes = atomCols * elemBytes;
     atomBytes = rows * rowBytes;
     swizzleMode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
   }
   /// Byte offset of element (r, c) of the memory view (rows x contiguous
   /// cols) where r is a multiple of 8 and c of the 16-byte chunk (the start
   /// of a descriptor).
-  int64_t at(int64_t r, int64_t c) const { return (c / atomCols) * atomBytes + r * rowBytes + (c % atomCols) * 2; }
+  int64_t at(int64_t r, int64_t c) const {
+    return (c / atomCols) * atomBytes + r * rowBytes + (c % atomCols) * elemBytes;
+  }
   /// The descriptor offset of operand element (i, j) (i along the
   /// operand's dim 0) and whether the operand is K-major: A (M x K) is when
   /// not transposed, B (K x N) when transposed.
@@ -316,9 +321,19 @@ void emitWgmma(Emitter& e, Operation* op) {
   const std::vector<int64_t>& shape = d.type().shape();
   int64_t K = a.type().shape()[1];
   int64_t instrN = d.type().encoding().instrShape()[1];
-  TypeKind inKind = a.type().elementType().kind();
-  if (inKind != TypeKind::F16 && inKind != TypeKind::BF16) e.fail(op, "tt.dot: wgmma is lowered for fp16 and bf16");
-  std::string ab = inKind == TypeKind::BF16 ? "bf16" : "f16";
+  // K per instruction: 32 bytes of A's and B's rows (16 fp16/bf16, 32 fp8).
+  auto typeName = [&](Type t) -> std::string {
+    switch (t.elementType().kind()) {
+      case TypeKind::F16: return "f16";
+      case TypeKind::BF16: return "bf16";
+      case TypeKind::F8E4M3FN: return "e4m3";
+      case TypeKind::F8E5M2: return "e5m2";
+      default: e.fail(op, "tt.dot: wgmma is lowered for fp16, bf16, e4m3 and e5m2, not " + t.str());
+    }
+  };
+  std::string aName = typeName(a.type()), bName = typeName(b.type());
+  bool fp8 = a.type().elementType().bitWidth() == 8;
+  int64_t kStep = fp8 ? 32 : 16;
   // A in registers: the dot_op layout of this result (WgmmaRegisterOperands.cpp).
   bool aInRegisters = a.type().encoding().isDotOperand();
   if ((!aInRegisters && !a.type().encoding().isNvmmaShared()) || !b.type().encoding().isNvmmaShared())
@@ -327,6 +342,9 @@ void emitWgmma(Emitter& e, Operation* op) {
   // B: K x N, N-major (wgmma's transposed B) unless transposed (K-major).
   SharedTile tileB(b.type());
   bool bKMajor = tileB.transposed;
+  // fp8 wgmma has no transpose flags: both operands are K-major.
+  if (fp8 && (aInRegisters || !bKMajor || SharedTile(a.type()).transposed))
+    e.fail(op, "tt.dot: fp8 wgmma reads A and B from K-major shared tiles");
 
   // The warpgroup's rows and columns: warp bits past the first two.
   const LinearLayout& lc = e.layout(d.type());
@@ -375,6 +393,7 @@ void emitWgmma(Emitter& e, Operation* op) {
     aOperand = [&e, tileA, aDesc](int64_t m0, int64_t k0) { return descriptorAt(e, aDesc, tileA.operandAt(m0, k0)); };
     flags = std::string(", 1, 1, ") + (tileA.transposed ? "1" : "0") + ", " + bFlag;
   }
+  if (fp8) flags = ", 1, 1";
 
   // Instruction tiles of this warp (lane 0): d0 of each at (m0, n0).
   RegisterFinder findC(e, d.type());
@@ -420,12 +439,13 @@ void emitWgmma(Emitter& e, Operation* op) {
     tiles.push_back(std::move(t));
   }
 
-  std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(instrN) + "k16.f32." + ab + "." + ab;
+  std::string opcode = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(instrN) + "k" + std::to_string(kStep) +
+                       ".f32." + aName + "." + bName;
   // Every operand register and descriptor is written before the fence:
   // a register written between two wgmmas makes ptxas insert another
   // fence (warpgroup.arrive) there.
   std::vector<std::string> instructions;
-  for (int64_t k0 = 0; k0 < K; k0 += 16) {
+  for (int64_t k0 = 0; k0 < K; k0 += kStep) {
     for (Tile& t : tiles) {
       std::string aText = aOperand(t.m0, k0);
       std::string db = descriptorAt(e, bDesc, tileB.operandAt(k0, t.n0));

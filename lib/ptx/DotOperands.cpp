@@ -55,27 +55,32 @@ std::string byteAddress(Emitter& e, const std::string& elementOffset) {
 }  // namespace
 
 void storeToSharedTile(Emitter& e, const Regs& values, const LinearLayout& ll, int vecDim,
-                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base) {
+                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base,
+                       int elemBytes) {
   std::string thread = e.threadLinear(ll, offset, false);
-  int64_t vec = std::min<int64_t>(8, ll.contiguousRegisters(vecDim));
+  // Vectors of up to 16 bytes; 8-bit elements go in words of four.
+  int64_t vec = std::min<int64_t>(16 / elemBytes, ll.contiguousRegisters(vecDim));
+  if (elemBytes == 1 && vec < 4) vec = 1;
   int64_t free = ll.freeVariableMasks()[static_cast<int>(HwDim::Register)];
-  std::string at = "]";
   for (int64_t i = 0; i < static_cast<int64_t>(values.size()); i += vec) {
     if (i & free) continue;
     std::string addr = e.reg(RegClass::B32);
-    e.ins("mad.lo.u32 " + addr + ", " + e.xorConst(thread, offset(ll.apply(HwDim::Register, i))) + ", 2, " + base);
+    e.ins("mad.lo.u32 " + addr + ", " + e.xorConst(thread, offset(ll.apply(HwDim::Register, i))) + ", " +
+          std::to_string(elemBytes) + ", " + base);
     if (vec == 1) {
-      e.ins("st.shared.b16 [" + addr + at + ", " + values[i]);
+      e.ins(std::string(elemBytes == 1 ? "st.shared.u8 [" : "st.shared.b16 [") + addr + "], " + values[i]);
       continue;
     }
     std::string list;
-    for (int64_t j = 0; j < vec; j += 2) {
-      std::string w = e.reg(RegClass::B32);
-      e.ins("mov.b32 " + w + ", {" + values[i + j] + ", " + values[i + j + 1] + "}");
-      list += (j ? ", " : "") + w;
+    int64_t perWord = 4 / elemBytes;
+    for (int64_t j = 0; j < vec; j += perWord) {
+      std::vector<int64_t> idx;
+      for (int64_t k = 0; k < perWord; ++k) idx.push_back(i + j + k);
+      list += (j ? ", " : "") + pack32(e, values, idx);
     }
-    if (vec == 2) e.ins("st.shared.b32 [" + addr + at + ", " + list);
-    else e.ins("st.shared.v" + std::to_string(vec / 2) + ".b32 [" + addr + at + ", {" + list + "}");
+    int64_t words = vec / perWord;
+    if (words == 1) e.ins("st.shared.b32 [" + addr + "], " + list);
+    else e.ins("st.shared.v" + std::to_string(words) + ".b32 [" + addr + "], {" + list + "}");
   }
 }
 
@@ -114,15 +119,17 @@ void emitLocalAlloc(Emitter& e, Operation* op) {
     return;
   }
   Value x = op->operand(0);
-  if (st.rank() != 2 || st.elementType().bitWidth() != 16)
-    e.fail(op, "ttg.local_alloc: only copies of 2-D tiles of 16-bit elements are lowered so far");
+  int64_t bits = st.elementType().bitWidth();
+  if (st.rank() != 2 || (bits != 16 && bits != 8))
+    e.fail(op, "ttg.local_alloc: only copies of 2-D tiles of 16- and 8-bit elements are lowered so far");
   // Consecutive allocs (a dot's A and B) share one barrier before their
   // stores (earlier readers of the buffers, e.g. the previous iteration's
   // dot, are done) and one after (the stores are visible).
   auto storingAlloc = [](Operation* o) { return o && o->is(OpCode::LocalAlloc) && o->numOperands() == 1; };
   if (!storingAlloc(op->prevOp())) e.barrier();
   // Vectors along the tile's contiguous dim (dim 0 when transposed).
-  storeToSharedTile(e, e.regs(x), e.layout(x.type()), st.encoding().transposed() ? 0 : 1, sharedOffsets(st), base);
+  storeToSharedTile(e, e.regs(x), e.layout(x.type()), st.encoding().transposed() ? 0 : 1, sharedOffsets(st), base,
+                    bits / 8);
   if (!storingAlloc(op->nextOp())) {
     // Tensor-core reads of shared memory go through the async proxy.
     if (e.options().target.capability >= 90) e.ins("fence.proxy.async.shared::cta");
@@ -146,7 +153,7 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
 
   e.needScratch(shape[0] * shape[1] * 2);
   e.barrier();
-  storeToSharedTile(e, e.regs(op->operand(0)), srcLL, tile.colDim, tile, e.smemBase());
+  storeToSharedTile(e, e.regs(op->operand(0)), srcLL, tile.colDim, tile, e.smemBase(), 2);
   e.barrier();
 
   // Lane l of an ldmatrix gives the address of row l % 8 of matrix l / 8.

@@ -232,12 +232,19 @@ struct SwizzledRows {
   }
 };
 
-/// Stores a 16-bit tensor (registers `values` in layout `ll`) to shared
-/// memory at address `base` (a b32 register) + 2 * offset(coordinates), in vectors
-/// of up to 8 elements along `vecDim`. `offset` must be linear over GF(2)
-/// (a swizzled layout) and keep 8-element runs along vecDim together.
+/// Registers `idx` of `regs` packed into one b32 (two 16-bit values, or
+/// four 8-bit ones held in b16 registers): an mma operand register, a
+/// shared-memory word (Dot.cpp).
+std::string pack32(Emitter& e, const Regs& regs, const std::vector<int64_t>& idx);
+/// Stores a 16- or 8-bit tensor (`elemBytes` 2 or 1; registers `values` in
+/// layout `ll`) to shared memory at address `base` (a b32 register) +
+/// elemBytes * offset(coordinates), in vectors of up to 16 bytes along
+/// `vecDim` (8-bit elements: 4 to 16, else one at a time). `offset` must be
+/// linear over GF(2) (a swizzled layout) and keep 16-byte runs along vecDim
+/// together.
 void storeToSharedTile(Emitter& e, const Regs& values, const gpu::LinearLayout& ll, int vecDim,
-                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base);
+                       const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base,
+                       int elemBytes);
 /// Element offsets of a tensor type with a shared encoding: the inverse of
 /// its offset -> element layout (linear over GF(2)).
 std::function<int64_t(const std::vector<int64_t>&)> sharedOffsets(Type shared);

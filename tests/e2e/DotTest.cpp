@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <array>
+
 #include "e2e/Harness.h"
 
 using namespace e2e;
@@ -251,6 +253,48 @@ TEST_F(Dot, TensorCoreOperandMajorness) {
         }
     }
   }
+}
+
+// fp8 operands (e4m3, e5m2, one of each) on wgmma (sm_90a; elsewhere as
+// exact fp16): wgmma reads fp8 tiles only K-major, so B stored column-major
+// (K contiguous) goes to shared memory as it lies (by cp.async when K keeps
+// rows 16-byte aligned), and B stored row-major is transposed on its way
+// through registers. wgmma adds fp8 products with fewer bits than fp32:
+// 2e-3 of the magnitude sum, where a misplaced element shows at ~1.
+TEST_F(Dot, Fp8TensorCoreMatmul) {
+  struct Config {
+    int64_t bm, bn, bk;
+    int warps, stages;
+  } configs[] = {{128, 256, 128, 8, 3}, {128, 128, 64, 4, 4}, {64, 128, 32, 4, 4}};
+  const std::pair<DType, DType> types[] = {
+      {DType::fp8e4nv, DType::fp8e4nv}, {DType::fp8e5, DType::fp8e5}, {DType::fp8e4nv, DType::fp8e5}};
+  const std::array<int64_t, 3> shapes[] = {{150, 197, 211}, {130, 200, 208}};
+  for (auto [aType, bType] : types)
+    for (auto [M, N, K] : shapes) {
+      E2E_RNG(rng);
+      auto a = randomMat(rng, aType, M, K, 1.0f);
+      auto b = randomMat(rng, bType, K, N, 1.0f);
+      tessera::Tensor bCol = columnMajor(bType, b.values, K, N, K);
+      for (bool bColumns : {true, false})
+        for (const Config& cfg : configs) {
+          SCOPED_TRACE(std::string(tessera::dtype_name(aType)) + " x " + tessera::dtype_name(bType) + ", " +
+                       std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) +
+                       (bColumns ? ", B col-major, " : ", B row-major, ") + std::to_string(cfg.bm) + "x" +
+                       std::to_string(cfg.bn) + "x" + std::to_string(cfg.bk) + ", " + std::to_string(cfg.warps) +
+                       " warps");
+          auto c = dev().zeros(DType::fp32, {M, N});
+          tessera::LaunchOptions options;
+          options.num_warps = cfg.warps;
+          options.num_stages = cfg.stages;
+          int64_t sbk = bColumns ? 1 : N, sbn = bColumns ? K : 1;
+          kernel(kFile, "matmul_grouped")
+              .launch(dev(), {cdiv(M, cfg.bm) * cdiv(N, cfg.bn)},
+                      {a.tensor, bColumns ? bCol : b.tensor, c, M, N, K, K, int64_t(1), sbk, sbn, N, int64_t(1)},
+                      {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}, {"GROUP_M", int64_t(4)}},
+                      options);
+          checkProduct(downloadFloats(c), a.values, b.values, M, N, K, 2e-3, "fp8 matmul");
+        }
+    }
 }
 
 }  // namespace
