@@ -124,6 +124,16 @@ std::unique_ptr<Pass> createFunctionPass(void (*fn)(Operation*)) {
   return std::make_unique<FunctionPass>(fn, /*kernelsOnly=*/false);
 }
 
+/// A function pass whose rewrite depends on the target and the warp count
+/// (its num-warps and target options).
+std::unique_ptr<Pass> createTargetedPass(const Options& options, const std::string& name,
+                                         void (*fn)(Operation*, const Target&, int)) {
+  int numWarps = numWarpsOption(options, name);
+  Target target = targetOption(options);
+  return std::make_unique<FunctionPass>([fn, numWarps, target](Operation* f) { fn(f, target, numWarps); },
+                                        /*kernelsOnly=*/false);
+}
+
 /// lowerToGpuIR for each kernel; the module is replaced by the lowered
 /// kernels (helpers are inlined into them and dropped, as for the PTX).
 class LowerToGpuPass : public Pass {
@@ -162,19 +172,15 @@ const std::vector<PassInfo>& gpuPasses() {
        {{"num-warps", "4"}, {"target", "sm_90a"}},
        createConvertToGpu},
       {"combine-dot-add",
-       "Folds x + tt.dot(a, b, 0) into tt.dot(a, b, x) when the dot has no other use.",
-       {},
-       [](const Options&) { return createFunctionPass(combineDotAdd); }},
+       "Folds x + tt.dot(a, b, 0) into tt.dot(a, b, x) when the dot has no other use (not fp8 dots on wgmma, "
+       "as in Triton).",
+       {{"num-warps", "4"}, {"target", "sm_90a"}},
+       [](const Options& options) { return createTargetedPass(options, "combine-dot-add", combineDotAdd); }},
       {"upcast-fp8-dots",
        "Extends the fp8 (e4m3, e5m2) operands of tt.dot to fp16, so the dot runs on fp16 tensor-core "
        "instructions, except the dots wgmma multiplies in fp8 (sm_90a).",
        {{"num-warps", "4"}, {"target", "sm_90a"}},
-       [](const Options& options) {
-         int numWarps = numWarpsOption(options, "upcast-fp8-dots");
-         Target target = targetOption(options);
-         return std::make_unique<FunctionPass>(
-             [numWarps, target](Operation* f) { upcastFp8Dots(f, target, numWarps); }, /*kernelsOnly=*/false);
-       }},
+       [](const Options& options) { return createTargetedPass(options, "upcast-fp8-dots", upcastFp8Dots); }},
       {"carry-pointer-offsets",
        "Loop-carried tensors of pointers advanced by a splat scalar become the initial pointers plus a "
        "carried scalar i64 offset.",

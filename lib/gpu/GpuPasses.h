@@ -1,7 +1,8 @@
 //===- GpuPasses.h - The Tile GPU IR passes (private to lib/gpu) -*- C++ -*-===//
 //
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
-//   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x)
+//   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x) (not for fp8
+//                            wgmma dots, as in Triton)
 //   upcastFp8Dots            fp8 dot operands -> fp16 (exact), except for
 //                            dots that run on fp8 wgmma
 //   carryPointerOffsets      loop-carried pointer tiles advanced by a scalar
@@ -36,7 +37,7 @@
 namespace tessera::gpu {
 
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
-void combineDotAdd(ir::Operation* func);
+void combineDotAdd(ir::Operation* func, const Target& target, int numWarps);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 unless the dot runs
 /// on wgmma for `target` with `numWarps` (UpcastFp8Dot.cpp).
 void upcastFp8Dots(ir::Operation* func, const Target& target, int numWarps);
