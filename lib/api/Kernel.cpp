@@ -281,7 +281,7 @@ static bool alwaysCompile() {
 static void dumpSass(GpuBinary& b) {
   if (!dumpWanted("sass")) return;
   try {
-    if (!b.sass) b.sass = runtime::disassemble(*b.cubin, b.target);
+    if (!b.sass) b.sass = runtime::disassemble(*b.cubin, runtime::sassTarget(b.target));
     dumpStage("sass", b.ptx.name, b.target.name(), *b.sass);
   } catch (const Error& e) {
     dumpStage("sass", b.ptx.name, b.target.name(), std::string("// unavailable: ") + e.what());
@@ -414,7 +414,7 @@ std::string CompiledKernel::asm_text(const std::string& stage) const {
   if (stage == "sass") {
     std::shared_ptr<detail::GpuBinary> b = detail::gpuBinary(*impl_, impl_->target, true);
     std::lock_guard<std::mutex> lock(impl_->gpu->mutex);
-    if (!b->sass) b->sass = runtime::disassemble(*b->cubin, b->target);
+    if (!b->sass) b->sass = runtime::disassemble(*b->cubin, runtime::sassTarget(b->target));
     return *b->sass;
   }
   throw Error("unknown stage '" + stage + "' (expected ttir, ttgir, ptx, cubin or sass)");

@@ -82,6 +82,13 @@ Encoding wgmmaEncoding(const std::vector<int64_t>& shape, int numWarps) {
 
 int64_t mmaV2KWidth(Type element) { return std::max<int64_t>(1, 32 / element.bitWidth()); }
 
+Encoding mmaV2OperandTileEncoding(const std::vector<int64_t>& shape, int contiguous) {
+  int64_t cols = shape[contiguous];
+  int64_t perPhase = std::max<int64_t>(1, 64 / cols);
+  int64_t maxPhase = std::max<int64_t>(1, std::min<int64_t>(8 / perPhase, cols / 8));
+  return Encoding::swizzledShared(8, perPhase, maxPhase, {contiguous, 1 - contiguous});
+}
+
 Encoding mmaV2Encoding(const std::vector<int64_t>& shape, int numWarps) {
   size_t rank = shape.size();
   int64_t m = shape[rank - 2], n = shape[rank - 1];

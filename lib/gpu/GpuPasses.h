@@ -70,6 +70,11 @@ ir::Encoding wgmmaEncoding(const std::vector<int64_t>& shape, int numWarps);
 bool dotUsesMmaV2(ir::Operation* dot, int capability);
 /// Elements of one 32-bit mma.sync operand register: 2 for 16-bit types.
 int64_t mmaV2KWidth(ir::Type element);
+/// The shared tile a 16-bit mma.sync operand of `shape` is read from with
+/// ldmatrix, rows of its `contiguous` dim: 16-byte chunks XOR-swizzled by
+/// row so that the 8 rows of one ldmatrix hit distinct banks (the layout
+/// the PTX emitter's SwizzledRows computes).
+ir::Encoding mmaV2OperandTileEncoding(const std::vector<int64_t>& shape, int contiguous);
 /// The nvidia_mma (version 2) encoding of a dot result of `shape`.
 ir::Encoding mmaV2Encoding(const std::vector<int64_t>& shape, int numWarps);
 /// Operand `opIdx` (0: A, 1: B) of an FMA dot whose result has layout

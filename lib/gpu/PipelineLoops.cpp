@@ -89,10 +89,27 @@ bool isWgmmaDot(Operation* op) {
   return enc.isNvidiaMma() && enc.versionMajor() == 3;
 }
 
+/// A tt.dot on mma.sync (an nvidia_mma v2 result).
+bool isMmaV2Dot(Operation* op) {
+  if (!op->is(OpCode::Dot)) return false;
+  Encoding enc = op->result().type().encoding();
+  return enc.isNvidiaMma() && enc.versionMajor() == 2;
+}
+
+/// A 16-bit mma.sync operand (dot_op of a v2 parent, kWidth 2): what
+/// ldmatrix reads from a swizzled shared tile.
+bool isLdmatrixOperand(Type t) {
+  Encoding enc = t.encoding();
+  return t.rank() == 2 && enc && enc.isDotOperand() && enc.parent().isNvidiaMma() &&
+         enc.parent().versionMajor() == 2 && enc.kWidth() == 2 && t.elementType().bitWidth() == 16;
+}
+
 struct Staged {
-  Operation* alloc;  ///< ttg.local_alloc %tile (in the body)
-  Operation* load;   ///< the tt.load of %tile
-  Value buffer;      ///< the S-stage buffer (before the loop)
+  Operation* use;   ///< what reads %tile in the body: ttg.local_alloc (wgmma) or
+                    ///< ttg.convert_layout to a dot operand (mma.sync)
+  Operation* load;  ///< the tt.load of %tile
+  Type tile;        ///< one stage: the shared tile the dot (or ldmatrix) reads
+  Value buffer;     ///< the S-stage buffer (before the loop)
 };
 
 class LoopPipeliner {
@@ -109,6 +126,10 @@ class LoopPipeliner {
     std::set<unsigned> args;
     std::set<Operation*> seen;
     for (Operation* op : body_.ops()) {
+      if (isMmaV2Dot(op)) {
+        if (!stageMmaV2Operands(op, staged, args, seen)) return;
+        continue;
+      }
       if (!isWgmmaDot(op)) continue;
       for (unsigned i = 0; i < 2; ++i) {
         Operation* alloc = op->operand(i).definingOp();
@@ -127,7 +148,7 @@ class LoopPipeliner {
         std::set<unsigned> needs = args;  // left as it was when the load stays
         if (!copyable(load, alloc->result().type()) || !iterations_.computable(load, needs)) continue;
         args = needs;
-        staged.push_back({alloc, load, Value()});
+        staged.push_back({alloc, load, alloc->result().type(), Value()});
       }
     }
     if (staged.empty()) return;
@@ -146,6 +167,43 @@ class LoopPipeliner {
   }
 
  private:
+  /// mma.sync operands loaded in the body and converted to the dot
+  /// operand layout (ldmatrix fragments): each is staged in a swizzled
+  /// tile with rows along the dim its memory runs along, and read back
+  /// with ttg.local_load. False when the loop must be left alone.
+  bool stageMmaV2Operands(Operation* dot, std::vector<Staged>& staged, std::set<unsigned>& args,
+                          std::set<Operation*>& seen) {
+    for (unsigned i = 0; i < 2; ++i) {
+      Operation* cvt = dot->operand(i).definingOp();
+      if (!cvt || !cvt->is(OpCode::ConvertLayout) || cvt->block() != &body_ || !isLdmatrixOperand(cvt->result().type()))
+        continue;
+      Operation* load = cvt->operand(0).definingOp();
+      if (!load || !load->is(OpCode::Load) || load->block() != &body_ || !seen.insert(cvt).second) continue;
+      if (!cvt->result().hasOneUse() || !load->result().hasOneUse() || !load->operand(0).type().isTensor() ||
+          load->boolAttr("volatile"))
+        return false;
+      if (load->numOperands() > 2 && !transforms::isZeroConstant(load->operand(2))) continue;
+      Type t = load->result().type();
+      Value ptr = load->operand(0);
+      AccessVector v = accessVector(axis_, ptr, load->numOperands() > 1 ? load->operand(1) : Value(),
+                                    toLinearLayout(ptr.type().shape(), ptr.type().encoding()),
+                                    t.elementType().bitWidth() / 8);
+      Type tile = Type::tensor(t.shape(), t.elementType(), mmaV2OperandTileEncoding(t.shape(), static_cast<int>(v.dim)));
+      std::set<unsigned> needs = args;
+      if (!copyable(load, tile) || !iterations_.computable(load, needs)) continue;
+      args = needs;
+      staged.push_back({cvt, load, tile, Value()});
+    }
+    return true;
+  }
+
+  /// The dim along which a shared tile's rows run (memory-contiguous).
+  static int64_t contiguousDim(Type tile) {
+    Encoding enc = tile.encoding();
+    if (enc.kind() == EncodingKind::SwizzledShared) return enc.order()[0];
+    return enc.transposed() ? 0 : 1;
+  }
+
   /// cp.async moves 4, 8 or 16 bytes: the load's vectors must be that
   /// wide, and run along the contiguous dim of the shared `tile` (dim 1, or
   /// dim 0 when it is transposed).
@@ -156,8 +214,7 @@ class LoopPipeliner {
     AccessVector v =
         accessVector(axis_, ptr, mask, toLinearLayout(ptr.type().shape(), ptr.type().encoding()), elemBytes);
     int64_t bytes = v.elements * elemBytes;
-    int64_t contiguous = tile.encoding().transposed() ? 0 : 1;
-    return v.dim == contiguous && (bytes == 4 || bytes == 8 || bytes == 16);
+    return v.dim == contiguousDim(tile) && (bytes == 4 || bytes == 8 || bytes == 16);
   }
 
   Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }
@@ -188,7 +245,7 @@ class LoopPipeliner {
       Operation* alloc = dot->operand(i).definingOp();
       if (!dot->operand(i).type().encoding().isShared()) continue;  // in registers
       bool isStaged = false;
-      for (const Staged& s : staged) isStaged = isStaged || s.alloc == alloc;
+      for (const Staged& s : staged) isStaged = isStaged || s.use == alloc;
       if (!isStaged && (!alloc || loop_->isAncestorOf(alloc))) return false;
     }
     return true;
@@ -264,7 +321,7 @@ class LoopPipeliner {
     // Buffers and the prologue: iterations 0 .. S-2.
     b.setInsertionPoint(loop_);
     for (Staged& s : staged) {
-      Type view = s.alloc->result().type();
+      Type view = s.tile;
       std::vector<int64_t> shape = view.shape();
       shape.insert(shape.begin(), buffers_);
       s.buffer = b.create(OpCode::LocalAlloc, {Type::tensor(shape, view.elementType(), view.encoding())}, {})->result();
@@ -291,8 +348,17 @@ class LoopPipeliner {
     b.setInsertionPointToStart(&body_);
     b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{stages_ - 2}}});
     for (Staged& s : staged) {
-      Value slot = b.create(OpCode::MemdescIndex, {s.alloc->result().type()}, {s.buffer, readStage})->result();
-      s.alloc->result().replaceAllUsesWith(slot);
+      Value slot = b.create(OpCode::MemdescIndex, {s.tile}, {s.buffer, readStage})->result();
+      if (s.use->is(OpCode::LocalAlloc)) {
+        s.use->result().replaceAllUsesWith(slot);
+        continue;
+      }
+      // mma.sync: the fragments are read where the convert was.
+      OpBuilder at;
+      at.setLoc(s.use->loc());
+      at.setInsertionPoint(s.use);
+      s.use->result().replaceAllUsesWith(
+          at.create(OpCode::LocalLoad, {s.use->result().type()}, {slot})->result());
     }
     IRMapping ahead = iterations_.ahead(stages_ - 1, args, b);
     Value active = runs(b, body_.argument(0), stages_ - 1);
@@ -312,7 +378,7 @@ class LoopPipeliner {
     if (deferredDot_) deferDotWait(b);
 
     for (Staged& s : staged) {
-      s.alloc->erase();
+      s.use->erase();
       s.load->erase();
     }
   }

@@ -415,6 +415,15 @@ void Verifier::verifyOp(Operation* op) {
                "must keep the shape and element type");
       }
       return;
+    case OpCode::LocalLoad:
+      verifyCounts(op, 1, 1, 1);
+      VERIFY(op, op->operand(0).type().isTensor() && op->operand(0).type().encoding().isShared(),
+             "operand must be a shared tile");
+      VERIFY(op, op->result().type().isTensor() && !op->result().type().encoding().isShared(),
+             "result must be a tensor in registers");
+      VERIFY(op, op->operand(0).type().withEncoding({}) == op->result().type().withEncoding({}),
+             "must keep the shape and element type");
+      return;
     case OpCode::MemdescIndex: {
       verifyCounts(op, 2, 2, 1);
       Type buf = op->operand(0).type(), view = op->result().type();

@@ -46,9 +46,9 @@ int contiguousDim(const LinearLayout& ll) {
   return 1;
 }
 
-std::string byteAddress(Emitter& e, const std::string& elementOffset) {
+std::string byteAddress(Emitter& e, const std::string& elementOffset, const std::string& base) {
   std::string addr = e.reg(RegClass::B32);
-  e.ins("mad.lo.u32 " + addr + ", " + elementOffset + ", 2, " + e.smemBase());
+  e.ins("mad.lo.u32 " + addr + ", " + elementOffset + ", 2, " + base);
   return addr;
 }
 
@@ -138,27 +138,44 @@ void emitLocalAlloc(Emitter& e, Operation* op) {
   e.bind(op->result(), {base});
 }
 
-bool emitDotOperandConvert(Emitter& e, Operation* op) {
-  Type src = op->operand(0).type(), dst = op->result().type();
+/// 16-bit mma.sync operand (a #ttg.dot_op of an nvidia_mma version 2
+/// parent, kWidth 2, rank 2): the fragments ldmatrix can read.
+bool isLdmatrixOperand(Type t) {
+  Encoding enc = t.encoding();
+  return enc.isDotOperand() && enc.parent().isNvidiaMma() && enc.parent().versionMajor() == 2 && t.rank() == 2 &&
+         enc.kWidth() == 2 && t.elementType().bitWidth() == 16;
+}
+
+namespace {
+
+/// Reads the 16-bit mma.sync operand `dst` (op's result) from the swizzled
+/// tile `tile` at shared address `base` with ldmatrix, and binds it.
+void loadOperandFragments(Emitter& e, Operation* op, const SwizzledRows& tile, const std::string& base) {
+  Type dst = op->result().type();
   Encoding enc = dst.encoding();
-  if (!enc.isDotOperand() || !enc.parent().isNvidiaMma() || enc.parent().versionMajor() != 2) return false;
-  if (dst.rank() != 2 || enc.kWidth() != 2 || dst.elementType().bitWidth() != 16) return false;
   const std::vector<int64_t>& shape = dst.shape();
   bool isA = enc.opIdx() == 0;
   int kDim = isA ? 1 : 0, nonK = 1 - kDim;
-  const LinearLayout& srcLL = e.layout(src);
   const LinearLayout& dstLL = e.layout(dst);
-  SwizzledRows tile(shape, contiguousDim(srcLL));
   bool trans = tile.colDim != kDim;
 
-  e.needScratch(shape[0] * shape[1] * 2);
-  e.barrier();
-  storeToSharedTile(e, e.regs(op->operand(0)), srcLL, tile.colDim, tile, e.smemBase(), 2);
-  e.barrier();
+  // Registers of the result by coordinates (lane 0, warp 0).
+  std::map<std::vector<int64_t>, int64_t> index;
+  int64_t n = e.numRegs(dst);
+  for (int64_t i = 0; i < n; ++i) index.emplace(e.registerCoords(dstLL, i), i);
+  // B: the thread's next N tile, 8 columns on unless warps along N take
+  // turns (8 * their number on): an .x4 reads two N tiles at once.
+  int64_t nextTile = 8;
+  if (!isA) {
+    int64_t nearest = 0;
+    for (const auto& [c, i] : index)
+      if (c[kDim] == 0 && c[nonK] >= 8 && (nearest == 0 || c[nonK] < nearest)) nearest = c[nonK];
+    if (nearest != 0) nextTile = nearest;
+  }
 
   // Lane l of an ldmatrix gives the address of row l % 8 of matrix l / 8.
   // Matrix offsets: A (nonK, k) = (0,0) (8,0) (0,8) (8,8), the registers
-  // a0..a3; B (k, n) = (0,0) (8,0) (0,8) (8,8), b0 b1 of two N tiles.
+  // a0..a3; B (k, n) = (0,0) (8,0) (0,t) (8,t), b0 b1 of two N tiles t apart.
   auto unit = [](int dim, int64_t v) {
     std::vector<int64_t> b(2, 0);
     b[dim] = v;
@@ -169,16 +186,11 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
   auto& lanes = bases[static_cast<int>(HwDim::Lane)];
   for (int64_t s : {1, 2, 4}) lanes.push_back(unit(rowDim, s));
   lanes.push_back(isA ? unit(nonK, 8) : unit(kDim, 8));
-  lanes.push_back(isA ? unit(kDim, 8) : unit(nonK, 8));
+  lanes.push_back(isA ? unit(kDim, 8) : unit(nonK, nextTile));
   bases[static_cast<int>(HwDim::Warp)] = dstLL.bases(HwDim::Warp);
   LinearLayout addressLL(bases, shape);
   std::string thread =
       e.threadLinear(addressLL, [&](const std::vector<int64_t>& b) { return tile(b); }, false);
-
-  // Registers of the result by coordinates (lane 0, warp 0).
-  std::map<std::vector<int64_t>, int64_t> index;
-  int64_t n = e.numRegs(dst);
-  for (int64_t i = 0; i < n; ++i) index.emplace(e.registerCoords(dstLL, i), i);
   Regs out(n);
   auto place = [&](const std::vector<int64_t>& at, const std::string& word) {
     std::vector<int64_t> next = at;
@@ -195,14 +207,14 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
     return c;
   };
   std::string opcode = std::string("ldmatrix.sync.aligned.m8n8.") + "%X" + (trans ? ".trans" : "") + ".shared.b16";
-  auto load = [&](const std::vector<int64_t>& base, int count) {
+  auto load = [&](const std::vector<int64_t>& at, int count) {
     std::vector<std::string> regs;
     for (int j = 0; j < count; ++j) regs.push_back(e.reg(RegClass::B32));
     std::string list;
     for (int j = 0; j < count; ++j) list += (j ? ", " : "") + regs[j];
     std::string text = opcode;
     text.replace(text.find("%X"), 2, "x" + std::to_string(count));
-    e.ins(text + " {" + list + "}, [" + byteAddress(e, e.xorConst(thread, tile(base))) + "]");
+    e.ins(text + " {" + list + "}, [" + byteAddress(e, e.xorConst(thread, tile(at)), base) + "]");
     return regs;
   };
   for (int64_t i = 0; i < n; ++i) {
@@ -216,7 +228,7 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
       place(add(add(c, nonK, 8), kDim, 8), r[3]);
       continue;
     }
-    std::vector<int64_t> right = add(c, nonK, 8);
+    std::vector<int64_t> right = add(c, nonK, nextTile);
     auto pair = index.find(right);
     bool both = pair != index.end() && out[pair->second].empty();
     std::vector<std::string> r = load(c, both ? 4 : 2);
@@ -230,7 +242,38 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
   for (int64_t i = 0; i < n; ++i)
     if (out[i].empty()) e.fail(op, "ldmatrix did not fill every register of the dot operand");
   e.bind(op->result(), std::move(out));
+}
+
+}  // namespace
+
+bool emitDotOperandConvert(Emitter& e, Operation* op) {
+  Type src = op->operand(0).type(), dst = op->result().type();
+  if (!isLdmatrixOperand(dst)) return false;
+  const std::vector<int64_t>& shape = dst.shape();
+  const LinearLayout& srcLL = e.layout(src);
+  SwizzledRows tile(shape, contiguousDim(srcLL));
+  e.needScratch(shape[0] * shape[1] * 2);
+  e.barrier();
+  storeToSharedTile(e, e.regs(op->operand(0)), srcLL, tile.colDim, tile, e.smemBase(), 2);
+  e.barrier();
+  loadOperandFragments(e, op, tile, e.smemBase());
   return true;
+}
+
+void emitLocalLoad(Emitter& e, Operation* op) {
+  Type src = op->operand(0).type(), dst = op->result().type();
+  Encoding shared = src.encoding();
+  if (!isLdmatrixOperand(dst) || shared.kind() != EncodingKind::SwizzledShared)
+    e.fail(op, "ttg.local_load: only 16-bit mma.sync operands from #ttg.swizzled_shared tiles are lowered so far");
+  SwizzledRows tile(dst.shape(), static_cast<int>(shared.order()[0]));
+  auto offsets = sharedOffsets(src);
+  for (int d = 0; d < 2; ++d)
+    for (int64_t bit = 1; bit < dst.shape()[d]; bit *= 2) {
+      std::vector<int64_t> c(2, 0);
+      c[d] = bit;
+      if (offsets(c) != tile(c)) e.fail(op, "ttg.local_load: " + src.str() + " is not the swizzled layout ldmatrix reads");
+    }
+  loadOperandFragments(e, op, tile, e.regs(op->operand(0))[0]);
 }
 
 }  // namespace tessera::ptx

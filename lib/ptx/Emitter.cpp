@@ -480,6 +480,8 @@ void Emitter::emitOp(Operation* op) {
       return emitDot(*this, op);
     case OpCode::LocalAlloc:
       return emitLocalAlloc(*this, op);
+    case OpCode::LocalLoad:
+      return emitLocalLoad(*this, op);
     case OpCode::MemdescIndex: case OpCode::AsyncCopyGlobalToLocal: case OpCode::AsyncCommitGroup:
     case OpCode::AsyncWait:
       return emitAsyncOp(*this, op);

@@ -25,6 +25,7 @@
 #include "runtime/DynamicLibrary.h"
 #include "runtime/Process.h"
 #include "runtime/Toolkit.h"
+#include "tessera/runtime/Driver.h"
 #include "tessera/Error.h"
 
 namespace tessera::runtime {
@@ -354,7 +355,17 @@ Cubin assembleWithPtxas(const gpu::PtxKernel& kernel, const gpu::Target& target,
 }  // namespace
 
 std::string assemblerIdentity() {
-  return wantsPtxas() ? "ptxas " + ptxasProgram() : "nvJitLink " + jitLinkApi().path;
+  std::string sass;
+  if (const char* forced = std::getenv("TESSERA_CUDA_ARCH"); forced && *forced && cudaAvailable())
+    sass = " for " + cudaDeviceNativeTarget(0).name();
+  return (wantsPtxas() ? "ptxas " + ptxasProgram() : "nvJitLink " + jitLinkApi().path) + sass;
+}
+
+gpu::Target sassTarget(const gpu::Target& ptxTarget) {
+  const char* forced = std::getenv("TESSERA_CUDA_ARCH");
+  if (!forced || !*forced || !cudaAvailable() || gpu::Target::parse(forced).name() != ptxTarget.name())
+    return ptxTarget;
+  return cudaDeviceNativeTarget(0);
 }
 
 namespace {
@@ -423,7 +434,8 @@ int occupancyRegisterCap(int registers, int threads, int64_t sharedBytesPerCta, 
 /// of stages, and a cap to 128 registers only made it spill. TESSERA_ASSEMBLER=ptxas assembles with
 /// the ptxas program instead, whole-program, as Triton does; it is several
 /// times slower to compile and no faster to run overall (see assembleWithPtxas).
-Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target) {
+Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& ptxTarget) {
+  gpu::Target target = sassTarget(ptxTarget);
   if (wantsPtxas()) return assembleWithPtxas(kernel, target, ptxasProgram());
   Cubin cubin = assembleWithJitLink(kernel, target);
   if (kernel.ptx.find("\n.maxnreg") != std::string::npos || cubin.registers <= 0) return cubin;

@@ -230,16 +230,34 @@ void checkOrdinal(const DriverApi& api, int ordinal) {
 
 /// sm_XY from the compute capability; "a" (wgmma, setmaxnreg) from 9.0 on:
 /// a cubin for sm_90a runs only on 9.0, the very device we compile for.
-gpu::Target targetOf(int major, int minor) {
+/// The target kernels are compiled for on a device of compute capability
+/// major.minor: its own (sm_90a on an H100), or TESSERA_CUDA_ARCH when that
+/// names an older one the device also runs (sm_80 on an H100 runs the
+/// mma.sync code of the same kernels: how that path is tested there).
+gpu::Target nativeTargetOf(int major, int minor) {
   gpu::Target t;
   t.capability = major * 10 + minor;
   t.archSpecific = t.capability >= 90;
   return t;
 }
 
+gpu::Target targetOf(int major, int minor) {
+  gpu::Target t = nativeTargetOf(major, minor);
+  const char* forced = std::getenv("TESSERA_CUDA_ARCH");
+  if (!forced || !*forced) return t;
+  gpu::Target f = gpu::Target::parse(forced);
+  if (f.capability > t.capability || (f.archSpecific && f.capability != t.capability))
+    throw Error(std::string("TESSERA_CUDA_ARCH=") + forced + ": a device of compute capability " +
+                std::to_string(major) + "." + std::to_string(minor) + " cannot run code for it (its own is " +
+                t.name() + ")");
+  return f;
+}
+
 }  // namespace
 
-gpu::Target cudaDeviceTarget(int ordinal) {
+namespace {
+
+std::pair<int, int> capabilityOf(int ordinal) {
   const DriverApi& api = usableDriver();
   checkOrdinal(api, ordinal);
   CUdevice device = 0;
@@ -248,7 +266,19 @@ gpu::Target cudaDeviceTarget(int ordinal) {
       api.cuDeviceGetAttribute(&major, kAttrCapabilityMajor, device) != kSuccess ||
       api.cuDeviceGetAttribute(&minor, kAttrCapabilityMinor, device) != kSuccess)
     throw Error("cuda:" + std::to_string(ordinal) + ": cannot read the compute capability");
+  return {major, minor};
+}
+
+}  // namespace
+
+gpu::Target cudaDeviceTarget(int ordinal) {
+  auto [major, minor] = capabilityOf(ordinal);
   return targetOf(major, minor);
+}
+
+gpu::Target cudaDeviceNativeTarget(int ordinal) {
+  auto [major, minor] = capabilityOf(ordinal);
+  return nativeTargetOf(major, minor);
 }
 
 //===----------------------------------------------------------------------===//

@@ -36,9 +36,16 @@ struct Cubin {
 /// otherwise `why` says what is missing and where it was looked for.
 bool toolkitAvailable(std::string* why = nullptr);
 
-/// Assembles `kernel.ptx` for `target` (optimization level 3). Throws
-/// tessera::Error naming the kernel with the assembler's error log.
-Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& target);
+/// Assembles `kernel.ptx` (written for `ptxTarget`) into SASS for
+/// sassTarget(ptxTarget) (optimization level 3). Throws tessera::Error
+/// naming the kernel with the assembler's error log.
+Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& ptxTarget);
+
+/// The architecture the SASS of PTX written for `ptxTarget` is for: the
+/// same, except for the TESSERA_CUDA_ARCH architecture, whose PTX is
+/// assembled for CUDA device 0's own (SASS only runs on its own major
+/// version; PTX of an older target compiles for a newer one).
+gpu::Target sassTarget(const gpu::Target& ptxTarget);
 
 /// The `.maxnreg` assemble() retries a kernel with to fit one more CTA per
 /// multiprocessor, or 0 for none: only below half occupancy, only when the

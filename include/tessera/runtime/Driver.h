@@ -42,6 +42,9 @@ int cudaDeviceCount();
 /// The target of device `ordinal` (as CudaDevice::target) without creating
 /// its context. Throws tessera::Error like CudaDevice::get.
 gpu::Target cudaDeviceTarget(int ordinal);
+/// The device's own architecture, whatever TESSERA_CUDA_ARCH says: what
+/// its SASS must be for.
+gpu::Target cudaDeviceNativeTarget(int ordinal);
 
 /// A kernel function loaded from a cubin into one device's context.
 /// Unloads its module when destroyed.

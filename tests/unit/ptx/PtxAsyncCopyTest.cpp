@@ -253,6 +253,21 @@ std::string librarySource(const std::string& file) {
   return ss.str();
 }
 
+/// The PTX of the first scf.for's body: from its head label to the branch
+/// back ("" when there is no loop).
+std::string firstLoopBody(const std::string& ptx) {
+  size_t head = ptx.find("$L_for_");
+  if (head == std::string::npos) return "";
+  size_t back = ptx.find("bra.uni $L_for_", head);
+  return back == std::string::npos ? "" : ptx.substr(head, back - head);
+}
+
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 TEST(PtxAsyncCopy, PtxasKeepsTheWgmmaPipelines) {
   if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
   auto source = librarySource;
@@ -292,16 +307,9 @@ TEST(PtxAsyncCopy, AttentionLoopWaitsOncePerIteration) {
     std::string sig = "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32, HEAD_DIM=" + std::to_string(d) +
                       ", BLOCK_M=128, BLOCK_N=64, CAUSAL=0";
     gpu::PtxKernel k = ptxtest::compile(librarySource("attention.py"), "attention_fwd", sig, warps, "sm_90a");
-    size_t head = k.ptx.find("$L_for_");
-    ASSERT_NE(head, std::string::npos) << k.ptx;
-    size_t back = k.ptx.find("bra.uni $L_for_", head);
-    ASSERT_NE(back, std::string::npos) << k.ptx;
-    std::string body = k.ptx.substr(head, back - head);
-    auto count = [&](const std::string& what) {
-      int n = 0;
-      for (size_t at = body.find(what); at != std::string::npos; at = body.find(what, at + 1)) ++n;
-      return n;
-    };
+    std::string body = firstLoopBody(k.ptx);
+    ASSERT_FALSE(body.empty()) << k.ptx;
+    auto count = [&](const std::string& what) { return occurrences(body, what); };
     EXPECT_EQ(count("wgmma.commit_group.sync.aligned"), 2) << body;
     EXPECT_EQ(count("wgmma.wait_group.sync.aligned"), 1) << body;
     size_t lastCommit = body.rfind("wgmma.commit_group.sync.aligned");
@@ -309,6 +317,32 @@ TEST(PtxAsyncCopy, AttentionLoopWaitsOncePerIteration) {
     EXPECT_GT(count("ex2.approx.ftz.f32"), 0) << body;
     EXPECT_EQ(count("ex2.approx.f32"), 0) << body;
   }
+}
+
+// sm_80: the matmul loop feeds mma.sync from cp.async stages. Its body
+// copies the tiles of a later iteration (16-byte cp.async.cg: A 128 x 32
+// and B 32 x 128 fp16 over 128 threads are 4 vectors each), reads this
+// iteration's fragments with ldmatrix (A: 2 x4 per warp tile row of 16, B
+// transposed: row-major B has N contiguous), and loads nothing from global
+// memory itself. ptxas takes it for sm_80.
+TEST(PtxAsyncCopy, MmaSyncMatmulLoopReadsStagesWithLdmatrix) {
+  std::string sig =
+      "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, stride_ak=1, i32:16, stride_bn=1, i32:16, "
+      "stride_cn=1, BLOCK_M=128, BLOCK_N=128, BLOCK_K=32, GROUP_M=8";
+  gpu::PtxKernel k = ptxtest::compile(librarySource("matmul.py"), "matmul_kernel", sig, 4, "sm_80");
+  std::string body = firstLoopBody(k.ptx);
+  ASSERT_FALSE(body.empty()) << k.ptx;
+  auto count = [&](const std::string& what) { return occurrences(body, what); };
+  EXPECT_EQ(count("cp.async.cg.shared.global"), 8) << body;
+  EXPECT_EQ(count("cp.async.wait_group"), 1) << body;
+  EXPECT_EQ(count("ld.global"), 0) << body;
+  EXPECT_GT(count("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), 0) << body;
+  EXPECT_GT(count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 0) << body;
+  EXPECT_GT(count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), 0) << body;
+  EXPECT_EQ(count("st.shared"), 0) << "the operands reach shared memory by cp.async only";
+  if (ptxtest::ptxasPath().empty()) return;
+  std::string report = ptxtest::assemblerReport(k, "sm_80");
+  EXPECT_EQ(report.find("ptxas failed"), std::string::npos) << report;
 }
 
 }  // namespace
