@@ -48,6 +48,23 @@ TEST(Driver, OrdinalOutOfRange) {
   EXPECT_NE(err.find("no such device"), std::string::npos) << err;
 }
 
+// TESSERA_CUDA_ARCH picks an older architecture to compile for (what the
+// device's CudaDevice and compile() default to), never a newer one; the
+// SASS of that code is for the device's own (runtime::sassTarget).
+TEST(Driver, ForcedArchitectureMustRunOnTheDevice) {
+  if (!tessera::runtime::cudaAvailable()) GTEST_SKIP() << "no CUDA driver/GPU";
+  tessera::gpu::Target native = tessera::runtime::cudaDeviceNativeTarget(0);
+  ASSERT_GE(native.capability, 80);
+  setenv("TESSERA_CUDA_ARCH", "sm_80", 1);
+  EXPECT_EQ(tessera::runtime::cudaDeviceTarget(0).name(), "sm_80");
+  setenv("TESSERA_CUDA_ARCH", "sm_120a", 1);
+  std::string err = errorOf([] { tessera::runtime::cudaDeviceTarget(0); });
+  EXPECT_NE(err.find("TESSERA_CUDA_ARCH=sm_120a"), std::string::npos) << err;
+  EXPECT_NE(err.find(native.name()), std::string::npos) << err;
+  unsetenv("TESSERA_CUDA_ARCH");
+  EXPECT_EQ(tessera::runtime::cudaDeviceTarget(0).name(), native.name());
+}
+
 TEST(Driver, GpuTensorsRoundTrip) {
   if (!tessera::runtime::cudaAvailable()) GTEST_SKIP() << "no CUDA driver/GPU";
   tessera::Device dev = tessera::Device::cuda(0);
