@@ -135,6 +135,17 @@ struct PtxEval::Machine {
   const std::vector<std::pair<uint64_t, std::vector<uint8_t>*>>* buffers = nullptr;
   std::vector<uint8_t> shared;
   int ctaid = 0;
+  int threads = 1;
+  /// stmatrix is warp-wide: each lane's part (its row address, its words)
+  /// waits here, per warp and per instance, until the warp's last lane
+  /// arrives; then the matrices are written. (Threads run one by one up to
+  /// a barrier, and the stored data is only read after one.)
+  struct StmatrixParts {
+    std::vector<uint64_t> address = std::vector<uint64_t>(32, 0);
+    std::vector<std::vector<uint32_t>> words = std::vector<std::vector<uint32_t>>(32);
+    int arrived = 0;
+  };
+  std::map<std::pair<int, int64_t>, StmatrixParts> stmatrix;
 
   uint8_t* at(bool sharedSpace, uint64_t addr, int bytes) {
     if (sharedSpace) {
@@ -151,6 +162,7 @@ struct PtxEval::Thread {
   std::vector<uint64_t> regs;
   int tid = 0;
   Machine* m = nullptr;
+  int64_t stmatrixCount = 0;  ///< stmatrix instructions this thread has executed
 };
 
 int PtxEval::regIndex(const std::string& name) {
@@ -212,6 +224,7 @@ void PtxEval::runBlock(const std::vector<uint64_t>& params, int threads, int sha
   m.buffers = &buffers_;
   m.shared.assign(static_cast<size_t>(sharedBytes), 0xA5);  // garbage, not zeros
   m.ctaid = ctaid;
+  m.threads = threads;
   std::vector<Thread> ts(threads);
   std::vector<int> pcs(threads, 0);
   std::vector<bool> exited(threads, false);
@@ -323,6 +336,35 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
   };
   const std::string& type = parts.back();
 
+  if (op == "stmatrix") {
+    // stmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16 [addr], {r0, ...}:
+    // lane l holds row l / 4, columns 2 (l % 4) and + 1 of matrix i in
+    // register i; lane 8 i + r gives the address of row r of matrix i.
+    if (guard >= 0 || ops.size() != 2) fail();
+    int count = 0;
+    for (const std::string& x : parts) count = x == "x1" ? 1 : x == "x2" ? 2 : x == "x4" ? 4 : count;
+    if (count == 0 || std::find(parts.begin(), parts.end(), "trans") != parts.end()) fail();
+    Get address = src(ops[0].substr(1, ops[0].size() - 2));
+    std::vector<std::string> list = operands(ops[1].substr(1, ops[1].size() - 2));
+    if (static_cast<int>(list.size()) != count) fail();
+    std::vector<Get> words;
+    for (const std::string& w : list) words.push_back(src(w));
+    return [address, words, count](Thread& t) {
+      Machine& m = *t.m;
+      int warp = t.tid / 32, lane = t.tid % 32;
+      Machine::StmatrixParts& p = m.stmatrix[{warp, t.stmatrixCount++}];
+      p.address[lane] = address(t);
+      for (const Get& w : words) p.words[lane].push_back(static_cast<uint32_t>(w(t)));
+      int lanes = std::min(32, m.threads - 32 * warp);
+      if (++p.arrived < lanes) return kNext;
+      if (lanes != 32) throw std::runtime_error("PtxEval: stmatrix in a partial warp");
+      for (int i = 0; i < count; ++i)
+        for (int l = 0; l < 32; ++l)
+          std::memcpy(m.at(true, p.address[8 * i + l / 4] + 4 * (l % 4), 4), &p.words[l][i], 4);
+      m.stmatrix.erase({warp, t.stmatrixCount - 1});
+      return kNext;
+    };
+  }
   if (op == "ld" || op == "st") {
     bool load = op == "ld";
     std::string space;

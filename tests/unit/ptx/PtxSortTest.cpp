@@ -19,6 +19,8 @@
 #include "PtxEval.h"
 #include "PtxTestUtil.h"
 #include "ir/FloatFormats.h"
+#include "tessera/gpu/Backend.h"
+#include "tessera/ir/IR.h"
 #include "tessera/tessera.h"
 
 namespace tessera {
@@ -194,6 +196,77 @@ TEST(PtxLayouts, TransposeThroughSwizzledScratchMatchesTheInterpreter) {
                                s.warps, rng);
   gpu::PtxKernel k = ptxtest::compile(kSorts, "transpose2d", "*fp16:16, *fp16:16, R=64, C=32", 4);
   EXPECT_NE(k.ptx.find("ld.shared.v"), std::string::npos) << "no vector reads of the scratch buffer";
+}
+
+/// Tile GPU IR copying an R x C 16-bit tile from `in` to `out`: loaded in
+/// `from`'s layout, converted to `to`'s, stored.
+std::string copyThroughLayouts(int64_t r, int64_t c, int warps, const std::string& elem, const std::string& from,
+                               const std::string& to) {
+  std::string out = "tt.func @k(%in: !tt.ptr<" + elem + "> {divisibility = 16}, %out: !tt.ptr<" + elem +
+                    "> {divisibility = 16}) -> () attributes {kernel = true, num_warps = " + std::to_string(warps) +
+                    "} {\n";
+  auto pointers = [&](const std::string& enc, const std::string& base, const std::string& p) {
+    std::string R = std::to_string(r), C = std::to_string(c), t = "tensor<" + R + "x" + C;
+    out += "  %" + p + "r = tt.make_range {end = " + R + ", start = 0} : tensor<" + R + "xi32, #ttg.slice<{dim = 1, parent = " + enc + "}>>\n";
+    out += "  %" + p + "r2 = tt.expand_dims %" + p + "r {axis = 1} : tensor<" + R + "x1xi32, " + enc + ">\n";
+    out += "  %" + p + "s = arith.constant {value = " + C + "} : tensor<" + R + "x1xi32, " + enc + ">\n";
+    out += "  %" + p + "ro = arith.muli %" + p + "r2, %" + p + "s : tensor<" + R + "x1xi32, " + enc + ">\n";
+    out += "  %" + p + "c = tt.make_range {end = " + C + ", start = 0} : tensor<" + C + "xi32, #ttg.slice<{dim = 0, parent = " + enc + "}>>\n";
+    out += "  %" + p + "c2 = tt.expand_dims %" + p + "c {axis = 0} : tensor<1x" + C + "xi32, " + enc + ">\n";
+    out += "  %" + p + "rb = tt.broadcast %" + p + "ro : " + t + "xi32, " + enc + ">\n";
+    out += "  %" + p + "cb = tt.broadcast %" + p + "c2 : " + t + "xi32, " + enc + ">\n";
+    out += "  %" + p + "o = arith.addi %" + p + "rb, %" + p + "cb : " + t + "xi32, " + enc + ">\n";
+    out += "  %" + p + "b = tt.splat %" + base + " : " + t + "x!tt.ptr<" + elem + ">, " + enc + ">\n";
+    out += "  %" + p + "p = tt.addptr %" + p + "b, %" + p + "o : " + t + "x!tt.ptr<" + elem + ">, " + enc + ">\n";
+    return t;
+  };
+  std::string t = pointers(from, "in", "a");
+  out += "  %v = tt.load %ap : " + t + "x" + elem + ", " + from + ">\n";
+  out += "  %w = ttg.convert_layout %v : " + t + "x" + elem + ", " + to + ">\n";
+  pointers(to, "out", "b");
+  out += "  tt.store %bp, %w\n  tt.return\n}\n";
+  return out;
+}
+
+// An mma accumulator tile of 16-bit values leaving for a blocked layout
+// (the matmul and attention epilogues) goes through scratch with stmatrix
+// on sm_90a: 8 x 8 matrices whose rows each lane addresses. PtxEval runs
+// the whole CTA (stmatrix warp by warp) and the copy must be exact; on
+// sm_80 the same move uses st.shared.
+TEST(PtxLayouts, AccumulatorTilesLeaveThroughStmatrix) {
+  struct Case {
+    int64_t r, c;
+    int warps;
+    std::string mma;
+  } cases[] = {
+      {64, 64, 4, "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>"},
+      {128, 256, 8, "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}>"},
+      {128, 64, 8, "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 32, 16]}>"},
+      {64, 64, 4, "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"},
+  };
+  std::mt19937_64 rng(11);
+  for (const Case& cs : cases)
+    for (const char* elem : {"f16", "bf16"})
+      for (const char* arch : {"sm_90a", "sm_80"}) {
+        SCOPED_TRACE(std::to_string(cs.r) + "x" + std::to_string(cs.c) + " " + elem + " " + arch + " " + cs.mma);
+        std::string blocked = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [" +
+                              std::to_string(cs.warps) + ", 1], order = [1, 0]}>";
+        auto module = ir::parseModule(copyThroughLayouts(cs.r, cs.c, cs.warps, elem, cs.mma, blocked));
+        gpu::GpuOptions options;
+        options.numWarps = cs.warps;
+        options.target = gpu::Target::parse(arch);
+        gpu::PtxKernel k = gpu::emitPtx(*module, "k", options);
+        EXPECT_EQ(k.ptx.find("stmatrix") != std::string::npos, std::string(arch) == "sm_90a") << k.ptx;
+        if (!ptxtest::ptxasPath().empty()) EXPECT_EQ(ptxtest::assemble(k, arch), "");
+        std::vector<uint8_t> in(cs.r * cs.c * 2), out(in.size(), 0xEE);
+        for (uint8_t& b : in) b = static_cast<uint8_t>(rng());
+        PtxEval eval(k.ptx);
+        uint64_t ai = eval.addBuffer(&in), ao = eval.addBuffer(&out);
+        eval.runBlock({ai, ao}, 32 * cs.warps, k.sharedBytes);
+        int bad = 0;
+        for (size_t i = 0; i < in.size() && bad < 8; i += 2)
+          if (std::memcmp(&in[i], &out[i], 2) != 0 && bad++ < 8) ADD_FAILURE() << "element " << i / 2 << " differs";
+      }
 }
 
 TEST(PtxSort, ShapesAndWarps) {
