@@ -90,6 +90,68 @@ TEST(Memory, BlockPointerNanPadding) {
   expectSameBits(out.download<float>(), want, "padding_option=nan");
 }
 
+// tl.make_tensor_descriptor with desc.load / desc.store: tiles at the edges
+// of a 37 x 90 matrix read zeros past them and store nothing there.
+TEST(Memory, TensorDescriptorTiles) {
+  E2E_RNG(rng);
+  int64_t M = 37, N = 90;
+  const int64_t BM = 16, BN = 32;
+  auto x = rng.floats(M * N, -1, 1);
+  auto out = dev().upload(std::vector<float>(M * N, -7.0f), {M, N});
+  kernel(kFile, "descriptor_tiles")
+      .launch(dev(), {cdiv(M, BM), cdiv(N, BN)}, {dev().upload(x, {M, N}), out, M, N}, {{"BM", BM}, {"BN", BN}});
+  std::vector<float> want(M * N);
+  for (int64_t i = 0; i < M * N; ++i) want[i] = x[i] * 2.0f + 1.0f;
+  expectSameBits(out.download<float>(), want, "descriptor load/store");
+}
+
+TEST(Memory, TensorDescriptorNanPadding) {
+  E2E_RNG(rng);
+  int64_t M = 5, N = 11;
+  const int64_t BM = 8, BN = 16;
+  auto x = rng.floats(M * N, -1, 1);
+  auto out = dev().zeros(DType::fp32, {BM, BN});
+  kernel(kFile, "descriptor_nan_padding")
+      .launch(dev(), {1}, {dev().upload(x, {M, N}), out, M, N}, {{"BM", BM}, {"BN", BN}});
+  std::vector<float> want(BM * BN, std::nanf(""));
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) want[i * BN + j] = x[i * N + j];
+  expectSameBits(out.download<float>(), want, "padding_option=nan");
+}
+
+// The descriptor form of a matmul: fp16 in, fp32 accumulation, fp16 out,
+// M not a multiple of the block, K and N rows 16-byte aligned (as TMA needs).
+TEST(Memory, TensorDescriptorMatmul) {
+  E2E_RNG(rng);
+  int64_t M = 150, N = 200, K = 208;
+  auto a = rng.floats(M * K, -1, 1), b = rng.floats(K * N, -1, 1);
+  for (float& v : a) v = roundHalf(v);
+  for (float& v : b) v = roundHalf(v);
+  auto c = dev().zeros(DType::fp16, {M, N});
+  for (int warps : {4, 8}) {
+    SCOPED_TRACE(std::to_string(warps) + " warps");
+    tessera::LaunchOptions options;
+    options.num_warps = warps;
+    kernel(kFile, "descriptor_matmul")
+        .launch(dev(), {cdiv(M, 64), cdiv(N, 128)}, {uploadAs(DType::fp16, a, {M, K}), uploadAs(DType::fp16, b, {K, N}), c, M, N, K},
+                {{"BLOCK_M", int64_t(64)}, {"BLOCK_N", int64_t(128)}, {"BLOCK_K", int64_t(32)}}, options);
+    std::vector<float> got = downloadFloats(c);
+    int bad = 0;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = 0, mag = 0;
+        for (int64_t k = 0; k < K; ++k) {
+          s += double(a[i * K + k]) * b[k * N + j];
+          mag += std::fabs(double(a[i * K + k]) * b[k * N + j]);
+        }
+        double tol = 1e-4 * mag + std::ldexp(std::fabs(s), -10) + 1e-3;
+        if (!(std::fabs(got[i * N + j] - s) <= tol) && bad++ < 8)
+          ADD_FAILURE() << "C[" << i << "," << j << "]: got " << got[i * N + j] << ", want " << s;
+      }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
 TEST(Memory, ScalarPointersAndBoolTensors) {
   E2E_RNG(rng);
   int64_t n = 50;

@@ -117,4 +117,10 @@ TEST(CornerCaseErrors, ControlFlowAndConstexprs) {
   expectRejected("dot_out_dtype_bf16", {"156:9"}, {"bfloat16", "bf16"});
 }
 
+TEST(CornerCaseErrors, TensorDescriptors) {
+  expectRejected("descriptor_offsets_count", {"162:9"}, {"expected 2 offsets"});
+  expectRejected("descriptor_last_stride", {"167:9"}, {"last stride must be 1"});
+  expectRejected("descriptor_unknown_method", {"173:5"}, {"tensor_descriptor has no attribute 'prefetch'"});
+}
+
 }  // namespace

@@ -196,6 +196,18 @@ std::vector<Builtin> makeTable() {
       {"tl.make_block_ptr", {R("base"), R("shape"), R("strides"), R("offsets"), R("block_shape"), R("order")},
        [](CodeGen& cg, BoundArgs& a) { return cg.makeBlockPtr(a[0], a[1], a[2], a[3], a[4], a[5]); }},
       {"tl.advance", {R("base"), R("offsets")}, [](CodeGen& cg, BoundArgs& a) { return cg.advance(a[0], a[1]); }},
+      {"tl.make_tensor_descriptor",
+       {R("base"), R("shape"), R("strides"), R("block_shape"), O("padding_option", Str("zero"))},
+       [](CodeGen& cg, BoundArgs& a) {
+         return cg.makeTensorDescriptor(a[0], a[1], a[2], a[3], cg.constStr(a[4], "padding_option"));
+       }},
+      {"tl.load_tensor_descriptor", {R("desc"), R("offsets")},
+       [](CodeGen& cg, BoundArgs& a) { return cg.loadTensorDescriptor(a[0], a[1]); }},
+      {"tl.store_tensor_descriptor", {R("desc"), R("offsets"), R("value")},
+       [](CodeGen& cg, BoundArgs& a) {
+         cg.storeTensorDescriptor(a[0], a[1], a[2]);
+         return Val::none();
+       }},
       // ---- elementwise ----
       {"tl.where", {R("condition"), R("x"), R("y")}, [](CodeGen& cg, BoundArgs& a) { return cg.where(a[0], a[1], a[2]); }},
       {"tl.maximum", {R("x"), R("y"), O("propagate_nan", Val::integer(BigInt(0)))},

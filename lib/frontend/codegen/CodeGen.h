@@ -195,6 +195,10 @@ class CodeGen {
                 const std::string& sem, const std::string& scope);
   Val atomicCAS(const Val& ptr, const Val& cmpv, const Val& val, const std::string& sem,
                 const std::string& scope);
+  Val makeTensorDescriptor(const Val& base, const Val& shape, const Val& strides, const Val& blockShape,
+                           const std::string& padding);
+  Val loadTensorDescriptor(const Val& desc, const Val& offsets);
+  void storeTensorDescriptor(const Val& desc, const Val& offsets, const Val& value);
   Val makeBlockPtr(const Val& base, const Val& shape, const Val& strides, const Val& offsets,
                    const Val& blockShape, const Val& order);
   Val advance(const Val& ptr, const Val& offsets);

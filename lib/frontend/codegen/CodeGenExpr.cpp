@@ -71,6 +71,21 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
       m.self = std::make_shared<Val>(v);
       return m;
     }
+    case Val::Kind::TensorDesc: {
+      if (attr == "dtype") return Val::dtypeOf(v.dtype);
+      if (attr == "block_shape" || attr == "shape") {
+        std::vector<Val> dims;
+        for (int64_t d : v.shape) dims.push_back(Val::integer(BigInt(d)));
+        return attr == "shape" ? v.elems[1] : Val::tuple(std::move(dims));
+      }
+      if (attr == "strides") return v.elems[2];
+      Val m;
+      if (attr == "load") m = Val::builtin("tl.load_tensor_descriptor");
+      else if (attr == "store") m = Val::builtin("tl.store_tensor_descriptor");
+      else fail(at, "tensor_descriptor has no attribute '" + attr + "'");
+      m.self = std::make_shared<Val>(v);
+      return m;
+    }
     case Val::Kind::DType: {
       const DType& t = v.dtype;
       if (attr == "element_ty") return t.isPtr() ? Val::dtypeOf(t.pointee()) : v;

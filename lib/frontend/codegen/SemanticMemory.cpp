@@ -1,7 +1,12 @@
 //===- SemanticMemory.cpp - Loads, stores, atomics, block pointers --------===//
 //
 // tl.load / tl.store in their three modes (scalar pointer, block of pointers,
-// block pointer), the atomics and make_block_ptr/advance. mask, other and
+// block pointer), the atomics, make_block_ptr/advance, and tensor
+// descriptors (tl.make_tensor_descriptor, desc.load / desc.store): a
+// descriptor is a compile-time record of its base, shape, strides and block
+// shape; each load or store is a block pointer at the given offsets (order
+// innermost dim first, every dim bounds-checked, padding as the
+// descriptor says), so it runs wherever block pointers do. mask, other and
 // stored values broadcast to the pointer's shape with Triton's strict rule:
 // same rank (or a scalar), each dim equal or 1; the pointer itself never
 // grows. Cache/eviction hints are validated and kept as attributes.
@@ -232,6 +237,73 @@ Val CodeGen::makeBlockPtr(const Val& base, const Val& shape, const Val& strides,
   }
   DType t = DType::blockPointer(base.dtype.pointee(), bs);
   return make(OpCode::MakeTensorPtr, t, {}, operands, {{"order", ord}});
+}
+
+Val CodeGen::makeTensorDescriptor(const Val& base, const Val& shape, const Val& strides, const Val& blockShape,
+                                  const std::string& padding) {
+  const char* fn = "tl.make_tensor_descriptor";
+  if (!base.isTensor() || !base.dtype.isPtr() || base.isBlock() || base.dtype.isBlockPtr())
+    fail(std::string(fn) + ": base must be a scalar pointer, got " + base.typeName());
+  if (!shape.isTuple() || !strides.isTuple()) fail(std::string(fn) + ": shape and strides must be tuples or lists");
+  auto bs = constIntList(blockShape, "block_shape");
+  size_t r = bs.size();
+  if (r < 1 || r > 5) fail(std::string(fn) + ": block_shape must have 1 to 5 dims, got " + std::to_string(r));
+  if (shape.elems.size() != r || strides.elems.size() != r)
+    fail(std::string(fn) + ": shape, strides and block_shape must have the same length");
+  checkShape(bs, fn);
+  const Val& last = strides.elems.back();
+  if (last.isConstexpr() && !(last.kind == Val::Kind::Int && last.i == BigInt(1)))
+    fail(std::string(fn) + ": the last stride must be 1, got " + last.repr());
+  if (padding != "zero" && padding != "nan")
+    fail(std::string(fn) + ": padding_option must be 'zero' or 'nan', got '" + padding + "'");
+  if (padding == "nan" && !base.dtype.pointee().isFloat())
+    fail(std::string(fn) + ": padding_option 'nan' is only supported for floating-point data");
+  Val d;
+  d.kind = Val::Kind::TensorDesc;
+  d.dtype = base.dtype.pointee();
+  d.shape = bs;
+  std::vector<Val> sh, st;
+  for (const Val& x : shape.elems) sh.push_back(cast(tensorArg(x, "shape"), ScalarKind::I64));
+  for (const Val& x : strides.elems) st.push_back(cast(tensorArg(x, "strides"), ScalarKind::I64));
+  d.elems = {base, Val::tuple(std::move(sh)), Val::tuple(std::move(st))};
+  d.s = padding;
+  return d;
+}
+
+namespace {
+
+/// The block pointer of `desc` at `offsets`, innermost dim first.
+Val descriptorBlock(CodeGen& cg, const char* fn, const Val& desc, const Val& offsets) {
+  if (!desc.isTensorDesc()) cg.fail(std::string(fn) + ": expected a tensor descriptor, got " + desc.typeName());
+  size_t r = desc.shape.size();
+  if (!offsets.isTuple() || offsets.elems.size() != r)
+    cg.fail(std::string(fn) + ": expected " + std::to_string(r) + " offsets (one per dim of the block), got " +
+            (offsets.isTuple() ? std::to_string(offsets.elems.size()) : offsets.typeName()));
+  std::vector<Val> order, block;
+  for (size_t k = 0; k < r; ++k) {
+    order.push_back(Val::integer(BigInt(static_cast<int64_t>(r - 1 - k))));
+    block.push_back(Val::integer(BigInt(desc.shape[k])));
+  }
+  return cg.makeBlockPtr(desc.elems[0], desc.elems[1], desc.elems[2], offsets, Val::tuple(std::move(block)),
+                         Val::tuple(std::move(order)));
+}
+
+Val allDims(size_t r) {
+  std::vector<Val> dims;
+  for (size_t k = 0; k < r; ++k) dims.push_back(Val::integer(BigInt(static_cast<int64_t>(k))));
+  return Val::tuple(std::move(dims));
+}
+
+}  // namespace
+
+Val CodeGen::loadTensorDescriptor(const Val& desc, const Val& offsets) {
+  Val block = descriptorBlock(*this, "tl.load_tensor_descriptor", desc, offsets);
+  return load(block, Val::none(), Val::none(), allDims(desc.shape.size()), desc.s, "", "", false);
+}
+
+void CodeGen::storeTensorDescriptor(const Val& desc, const Val& offsets, const Val& value) {
+  Val block = descriptorBlock(*this, "tl.store_tensor_descriptor", desc, offsets);
+  store(block, value, Val::none(), allDims(desc.shape.size()), "", "");
 }
 
 Val CodeGen::advance(const Val& ptr, const Val& offsets) {

@@ -10,7 +10,7 @@
 namespace tessera::frontend {
 
 bool Val::isConstexpr() const {
-  if (kind == Kind::Tensor) return false;
+  if (kind == Kind::Tensor || kind == Kind::TensorDesc) return false;
   if (kind == Kind::Tuple)
     for (const auto& e : elems)
       if (!e.isConstexpr()) return false;
@@ -70,7 +70,7 @@ std::string Val::repr() const {
     case Kind::Builtin: return "<builtin " + s + ">";
     case Kind::Namespace: return "<module " + s + ">";
     case Kind::Opaque: return s;
-    case Kind::Tensor: return typeName();
+    case Kind::Tensor: case Kind::TensorDesc: return typeName();
   }
   return "?";
 }
@@ -80,6 +80,7 @@ std::string Val::typeName() const {
     if (shape.empty()) return dtype.name();
     return dtype.name() + shapeToString(shape);
   }
+  if (kind == Kind::TensorDesc) return "tensor_descriptor<" + dtype.name() + shapeToString(shape) + ">";
   if (kind == Kind::Tuple) {
     std::string r = "tuple(";
     for (size_t k = 0; k < elems.size(); ++k) r += (k ? ", " : "") + elems[k].typeName();

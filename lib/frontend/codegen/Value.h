@@ -41,6 +41,10 @@ class Val {
   enum class Kind {
     None, Bool, Int, Float, Str, DType, Tuple, Slice, Dict,
     Func, Builtin, Namespace, Opaque, Tensor,
+    /// tl.make_tensor_descriptor: dtype = element type, shape = block
+    /// shape, elems = {base pointer, shape tuple, strides tuple}, s =
+    /// padding option.
+    TensorDesc,
   };
 
   Kind kind = Kind::None;
@@ -80,6 +84,7 @@ class Val {
 
   bool isNone() const { return kind == Kind::None; }
   bool isTensor() const { return kind == Kind::Tensor; }
+  bool isTensorDesc() const { return kind == Kind::TensorDesc; }
   bool isBlock() const { return isTensor() && !shape.empty(); }
   bool isTuple() const { return kind == Kind::Tuple; }
   /// bool, int or float constexpr.

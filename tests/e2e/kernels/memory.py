@@ -68,3 +68,42 @@ def int64_offsets(x_ptr, out_ptr, start, n, BLOCK: tl.constexpr):
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m)
     tl.store(out_ptr + (offs - start), x, mask=m)
+
+
+@triton.jit
+def descriptor_tiles(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # One BM x BN tile per program through tensor descriptors: loads past
+    # the edges read zeros, stores past them are dropped.
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
+    m0 = tl.program_id(0) * BM
+    n0 = tl.program_id(1) * BN
+    tile = src.load([m0, n0])
+    dst.store([m0, n0], tile * 2.0 + 1.0)
+
+
+@triton.jit
+def descriptor_nan_padding(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN], padding_option="nan")
+    t = tl.load_tensor_descriptor(src, [0, 0])
+    r = tl.arange(0, BM)[:, None]
+    c = tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + r * BN + c, t)
+
+
+@triton.jit
+def descriptor_matmul(a_ptr, b_ptr, c_ptr, M, N, K,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # The descriptor form of a matmul (Triton's tutorials): row-major A, B
+    # and C, one BLOCK_M x BLOCK_N tile of C per program.
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N])
+    m0 = tl.program_id(0) * BLOCK_M
+    n0 = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([m0, k])
+        b = b_desc.load([k, n0])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([m0, n0], acc.to(c_desc.dtype))

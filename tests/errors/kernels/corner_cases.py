@@ -154,3 +154,20 @@ def static_range_runtime_bound(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 def dot_out_dtype_bf16(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     a = tl.zeros((16, 16), tl.float16)
     c = tl.dot(a, a, out_dtype=tl.bfloat16)
+
+
+@triton.jit
+def descriptor_offsets_count(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = tl.make_tensor_descriptor(x_ptr, [n, n], [n, 1], [16, 16])
+    t = d.load([0])
+
+
+@triton.jit
+def descriptor_last_stride(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = tl.make_tensor_descriptor(x_ptr, [n, n], [1, 2], [16, 16])
+
+
+@triton.jit
+def descriptor_unknown_method(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = tl.make_tensor_descriptor(x_ptr, [n, n], [n, 1], [16, 16])
+    d.prefetch([0, 0])
