@@ -171,6 +171,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "layouts) and inserts ttg.convert_layout where an op needs another one.",
        {{"num-warps", "4"}, {"target", "sm_90a"}},
        createConvertToGpu},
+      {"rewrite-block-pointers",
+       "Loads and stores through a block pointer made in the same block become a tile of pointers "
+       "(base + sum of index * stride, i64) with a bounds mask and the padding as `other`.",
+       {},
+       [](const Options&) { return createFunctionPass(rewriteBlockPointers); }},
       {"combine-dot-add",
        "Folds x + tt.dot(a, b, 0) into tt.dot(a, b, x) when the dot has no other use (not fp8 dots on wgmma, "
        "as in Triton).",

@@ -1,6 +1,7 @@
 //===- GpuPasses.h - The Tile GPU IR passes (private to lib/gpu) -*- C++ -*-===//
 //
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
+//   rewriteBlockPointers     block-pointer loads/stores -> pointer tiles + masks
 //   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x) (not for fp8
 //                            wgmma dots, as in Triton)
 //   upcastFp8Dots            fp8 dot operands -> fp16 (exact), except for
@@ -36,6 +37,9 @@
 
 namespace tessera::gpu {
 
+/// Loads and stores through a block pointer made in the same block become
+/// tiles of pointers with a bounds mask (RewriteBlockPointers.cpp).
+void rewriteBlockPointers(ir::Operation* func);
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
 void combineDotAdd(ir::Operation* func, const Target& target, int numWarps);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 unless the dot runs
