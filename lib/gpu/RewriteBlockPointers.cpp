@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpu/GpuPasses.h"

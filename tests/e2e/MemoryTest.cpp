@@ -119,6 +119,21 @@ TEST(Memory, TensorDescriptorNanPadding) {
   expectSameBits(out.download<float>(), want, "padding_option=nan");
 }
 
+// A 3-D descriptor whose blocks overhang every dim of a 5 x 7 x 37 tensor.
+TEST(Memory, TensorDescriptor3D) {
+  E2E_RNG(rng);
+  int64_t A = 5, B = 7, C = 37;
+  const int64_t BA = 2, BB = 4, BC = 16;
+  auto x = rng.floats(A * B * C, -1, 1);
+  auto out = dev().upload(std::vector<float>(A * B * C, 9.0f), {A, B, C});
+  kernel(kFile, "descriptor_3d")
+      .launch(dev(), {cdiv(A, BA), cdiv(B, BB), cdiv(C, BC)}, {dev().upload(x, {A, B, C}), out, A, B, C},
+              {{"BA", BA}, {"BB", BB}, {"BC", BC}});
+  std::vector<float> want(x.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] - 0.5f;
+  expectSameBits(out.download<float>(), want, "3-D descriptor");
+}
+
 // The descriptor form of a matmul: fp16 in, fp32 accumulation, fp16 out,
 // M not a multiple of the block, K and N rows 16-byte aligned (as TMA needs).
 TEST(Memory, TensorDescriptorMatmul) {

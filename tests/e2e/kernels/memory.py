@@ -107,3 +107,14 @@ def descriptor_matmul(a_ptr, b_ptr, c_ptr, M, N, K,
         b = b_desc.load([k, n0])
         acc = tl.dot(a, b, acc)
     c_desc.store([m0, n0], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def descriptor_3d(x_ptr, out_ptr, A, B, C, BA: tl.constexpr, BB: tl.constexpr, BC: tl.constexpr):
+    # A 3-D descriptor (batch, rows, cols) and a 1-D one over the same memory.
+    src = tl.make_tensor_descriptor(x_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
+    dst = tl.make_tensor_descriptor(out_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
+    a0 = tl.program_id(0) * BA
+    b0 = tl.program_id(1) * BB
+    c0 = tl.program_id(2) * BC
+    dst.store([a0, b0, c0], src.load([a0, b0, c0]) - 0.5)
