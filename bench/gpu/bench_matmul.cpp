@@ -53,6 +53,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -319,9 +320,14 @@ int run(const Options& o) {
   }
   Device dev = o.interpreter ? Device::interpreter() : Device::cuda(0);
   tessera::Program program = tessera::Program::from_file(o.kernelFile);
+  // One Kernel per name for all its rows: later sizes reuse the configs
+  // compiled for earlier ones, as Triton's in-process cache does.
+  std::map<std::string, tessera::Kernel> kernels;
   int failures = 0;
   for (const Row& r : selectRows(o)) {
-    tessera::Kernel kernel = program.kernel(r.kernel());
+    auto it = kernels.find(r.kernel());
+    if (it == kernels.end()) it = kernels.emplace(r.kernel(), program.kernel(r.kernel())).first;
+    tessera::Kernel& kernel = it->second;
     Json rec;
     rec.str("kind", "matmul").str("provider", "tessera").str("dtype", tessera::dtype_name(r.dtype));
     rec.integer("M", r.M).integer("N", r.N).integer("K", r.K);

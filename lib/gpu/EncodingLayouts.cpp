@@ -255,6 +255,17 @@ LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding enco
   throw Error("unknown encoding kind");
 }
 
+int64_t sharedContiguousDim(ir::Encoding shared) {
+  if (shared.kind() == ir::EncodingKind::SwizzledShared) return shared.order()[0];
+  return shared.transposed() ? 0 : 1;
+}
+
+bool isLdmatrixOperand(ir::Type t) {
+  ir::Encoding enc = t.encoding();
+  return t.rank() == 2 && enc && enc.isDotOperand() && enc.parent().isNvidiaMma() &&
+         enc.parent().versionMajor() == 2 && enc.kWidth() == 2 && t.elementType().bitWidth() == 16;
+}
+
 LinearLayout sharedToLinearLayout(const std::vector<int64_t>& shape, ir::Encoding encoding) {
   if (!encoding || !encoding.isShared())
     throw Error("sharedToLinearLayout of a non-shared encoding " + (encoding ? encoding.str() : std::string("(none)")));

@@ -96,14 +96,6 @@ bool isMmaV2Dot(Operation* op) {
   return enc.isNvidiaMma() && enc.versionMajor() == 2;
 }
 
-/// A 16-bit mma.sync operand (dot_op of a v2 parent, kWidth 2): what
-/// ldmatrix reads from a swizzled shared tile.
-bool isLdmatrixOperand(Type t) {
-  Encoding enc = t.encoding();
-  return t.rank() == 2 && enc && enc.isDotOperand() && enc.parent().isNvidiaMma() &&
-         enc.parent().versionMajor() == 2 && enc.kWidth() == 2 && t.elementType().bitWidth() == 16;
-}
-
 struct Staged {
   Operation* use;   ///< what reads %tile in the body: ttg.local_alloc (wgmma) or
                     ///< ttg.convert_layout to a dot operand (mma.sync)
@@ -126,29 +118,39 @@ class LoopPipeliner {
     std::set<unsigned> args;
     std::set<Operation*> seen;
     for (Operation* op : body_.ops()) {
-      if (isMmaV2Dot(op)) {
-        if (!stageMmaV2Operands(op, staged, args, seen)) return;
-        continue;
-      }
-      if (!isWgmmaDot(op)) continue;
+      bool mmaV2 = isMmaV2Dot(op);
+      if (!mmaV2 && !isWgmmaDot(op)) continue;
       for (unsigned i = 0; i < 2; ++i) {
-        Operation* alloc = op->operand(i).definingOp();
-        if (!op->operand(i).type().encoding().isShared()) continue;  // wgmma's A from registers
-        if (!alloc || !alloc->is(OpCode::LocalAlloc) || alloc->numOperands() != 1 || !seen.insert(alloc).second)
-          return;
+        // What reads the operand tile: wgmma a ttg.local_alloc copy of it,
+        // mma.sync (16-bit) its convert to the ldmatrix fragments.
+        Operation* use = op->operand(i).definingOp();
+        if (mmaV2) {
+          if (!use || !use->is(OpCode::ConvertLayout) || !isLdmatrixOperand(use->result().type())) continue;
+        } else {
+          if (!op->operand(i).type().encoding().isShared()) continue;  // wgmma's A from registers
+          if (!use || !use->is(OpCode::LocalAlloc) || use->numOperands() != 1) return;
+        }
+        if (!seen.insert(use).second) return;
         // Operands copied before the loop (hoisted), or computed in it (the
         // probabilities of an attention loop), are used as they are.
-        Operation* load = alloc->operand(0).definingOp();
-        if (alloc->block() != &body_ || !load || !load->is(OpCode::Load) || load->block() != &body_) continue;
-        if (!alloc->result().hasOneUse() || !load->result().hasOneUse() || !load->operand(0).type().isTensor() ||
+        Operation* load = use->operand(0).definingOp();
+        if (use->block() != &body_ || !load || !load->is(OpCode::Load) || load->block() != &body_) continue;
+        if (!use->result().hasOneUse() || !load->result().hasOneUse() || !load->operand(0).type().isTensor() ||
             load->boolAttr("volatile"))
           return;
         // Loads cp.async cannot copy stay where they are.
         if (load->numOperands() > 2 && !transforms::isZeroConstant(load->operand(2))) continue;
+        AccessVector v = access(load);
+        // mma.sync's tile: the swizzled rows ldmatrix reads, along the dim
+        // the load's memory runs along.
+        Type t = load->result().type();
+        Type tile = mmaV2 ? Type::tensor(t.shape(), t.elementType(),
+                                         mmaV2OperandTileEncoding(t.shape(), static_cast<int>(v.dim)))
+                          : use->result().type();
         std::set<unsigned> needs = args;  // left as it was when the load stays
-        if (!copyable(load, alloc->result().type()) || !iterations_.computable(load, needs)) continue;
+        if (!copyable(v, load, tile) || !iterations_.computable(load, needs)) continue;
         args = needs;
-        staged.push_back({alloc, load, alloc->result().type(), Value()});
+        staged.push_back({use, load, tile, Value()});
       }
     }
     if (staged.empty()) return;
@@ -167,54 +169,19 @@ class LoopPipeliner {
   }
 
  private:
-  /// mma.sync operands loaded in the body and converted to the dot
-  /// operand layout (ldmatrix fragments): each is staged in a swizzled
-  /// tile with rows along the dim its memory runs along, and read back
-  /// with ttg.local_load. False when the loop must be left alone.
-  bool stageMmaV2Operands(Operation* dot, std::vector<Staged>& staged, std::set<unsigned>& args,
-                          std::set<Operation*>& seen) {
-    for (unsigned i = 0; i < 2; ++i) {
-      Operation* cvt = dot->operand(i).definingOp();
-      if (!cvt || !cvt->is(OpCode::ConvertLayout) || cvt->block() != &body_ || !isLdmatrixOperand(cvt->result().type()))
-        continue;
-      Operation* load = cvt->operand(0).definingOp();
-      if (!load || !load->is(OpCode::Load) || load->block() != &body_ || !seen.insert(cvt).second) continue;
-      if (!cvt->result().hasOneUse() || !load->result().hasOneUse() || !load->operand(0).type().isTensor() ||
-          load->boolAttr("volatile"))
-        return false;
-      if (load->numOperands() > 2 && !transforms::isZeroConstant(load->operand(2))) continue;
-      Type t = load->result().type();
-      Value ptr = load->operand(0);
-      AccessVector v = accessVector(axis_, ptr, load->numOperands() > 1 ? load->operand(1) : Value(),
-                                    toLinearLayout(ptr.type().shape(), ptr.type().encoding()),
-                                    t.elementType().bitWidth() / 8);
-      Type tile = Type::tensor(t.shape(), t.elementType(), mmaV2OperandTileEncoding(t.shape(), static_cast<int>(v.dim)));
-      std::set<unsigned> needs = args;
-      if (!copyable(load, tile) || !iterations_.computable(load, needs)) continue;
-      args = needs;
-      staged.push_back({cvt, load, tile, Value()});
-    }
-    return true;
-  }
-
-  /// The dim along which a shared tile's rows run (memory-contiguous).
-  static int64_t contiguousDim(Type tile) {
-    Encoding enc = tile.encoding();
-    if (enc.kind() == EncodingKind::SwizzledShared) return enc.order()[0];
-    return enc.transposed() ? 0 : 1;
-  }
-
-  /// cp.async moves 4, 8 or 16 bytes: the load's vectors must be that
-  /// wide, and run along the contiguous dim of the shared `tile` (dim 1, or
-  /// dim 0 when it is transposed).
-  bool copyable(Operation* load, Type tile) {
+  /// How a load's pointers access memory: its widest vectors and their dim.
+  AccessVector access(Operation* load) {
     Value ptr = load->operand(0);
     Value mask = load->numOperands() > 1 ? load->operand(1) : Value();
-    int64_t elemBytes = load->result().type().elementType().bitWidth() / 8;
-    AccessVector v =
-        accessVector(axis_, ptr, mask, toLinearLayout(ptr.type().shape(), ptr.type().encoding()), elemBytes);
-    int64_t bytes = v.elements * elemBytes;
-    return v.dim == contiguousDim(tile) && (bytes == 4 || bytes == 8 || bytes == 16);
+    return accessVector(axis_, ptr, mask, toLinearLayout(ptr.type().shape(), ptr.type().encoding()),
+                        load->result().type().elementType().bitWidth() / 8);
+  }
+
+  /// cp.async moves 4, 8 or 16 bytes: the load's vectors `v` must be that
+  /// wide, and run along the contiguous dim of the shared `tile`.
+  static bool copyable(const AccessVector& v, Operation* load, Type tile) {
+    int64_t bytes = v.elements * load->result().type().elementType().bitWidth() / 8;
+    return v.dim == sharedContiguousDim(tile.encoding()) && (bytes == 4 || bytes == 8 || bytes == 16);
   }
 
   Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }

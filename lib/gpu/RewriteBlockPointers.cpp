@@ -107,10 +107,9 @@ void rewriteAccess(Operation* op) {
   if (!isLoad) operands.push_back(op->operand(1));
   if (t.mask) operands.push_back(t.mask);
   if (isLoad && t.mask) {
-    bool nan = op->strAttr("padding") == "nan" && tile.elementType().isFloat();
-    operands.push_back(nan ? b.constantFloat(tile, std::nan("")) : tile.elementType().isFloat()
-                                                                      ? b.constantFloat(tile, 0.0)
-                                                                      : b.constantInt(tile, 0));
+    bool isFloat = tile.elementType().isFloat();
+    double pad = op->strAttr("padding") == "nan" ? std::nan("") : 0.0;
+    operands.push_back(isFloat ? b.constantFloat(tile, pad) : b.constantInt(tile, 0));
   }
   Operation* plain = b.create(op->code(), isLoad ? std::vector<Type>{tile} : std::vector<Type>{}, operands,
                               plainAttrs(op));

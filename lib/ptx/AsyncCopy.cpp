@@ -51,10 +51,7 @@ void emitAsyncCopy(Emitter& e, Operation* op) {
   if (bytes != 4 && bytes != 8 && bytes != 16)
     e.fail(op, "ttg.async_copy_global_to_local: the pointers allow " + std::to_string(bytes) +
                    "-byte accesses; cp.async copies 4, 8 or 16");
-  Encoding shared = dst.type().encoding();
-  int64_t contiguous = shared.kind() == EncodingKind::SwizzledShared ? shared.order()[0]
-                       : shared.transposed()                          ? 0
-                                                                      : dst.type().rank() - 1;
+  int64_t contiguous = gpu::sharedContiguousDim(dst.type().encoding());
   if (access.dim != contiguous)
     e.fail(op, "ttg.async_copy_global_to_local: the global vectors run along dim " + std::to_string(access.dim) +
                    ", not along the shared tile's contiguous dim " + std::to_string(contiguous));

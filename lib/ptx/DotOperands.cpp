@@ -128,22 +128,14 @@ void emitLocalAlloc(Emitter& e, Operation* op) {
   auto storingAlloc = [](Operation* o) { return o && o->is(OpCode::LocalAlloc) && o->numOperands() == 1; };
   if (!storingAlloc(op->prevOp())) e.barrier();
   // Vectors along the tile's contiguous dim (dim 0 when transposed).
-  storeToSharedTile(e, e.regs(x), e.layout(x.type()), st.encoding().transposed() ? 0 : 1, sharedOffsets(st), base,
-                    bits / 8);
+  storeToSharedTile(e, e.regs(x), e.layout(x.type()), static_cast<int>(gpu::sharedContiguousDim(st.encoding())),
+                    sharedOffsets(st), base, bits / 8);
   if (!storingAlloc(op->nextOp())) {
     // Tensor-core reads of shared memory go through the async proxy.
     if (e.options().target.capability >= 90) e.ins("fence.proxy.async.shared::cta");
     e.barrier();
   }
   e.bind(op->result(), {base});
-}
-
-/// 16-bit mma.sync operand (a #ttg.dot_op of an nvidia_mma version 2
-/// parent, kWidth 2, rank 2): the fragments ldmatrix can read.
-bool isLdmatrixOperand(Type t) {
-  Encoding enc = t.encoding();
-  return enc.isDotOperand() && enc.parent().isNvidiaMma() && enc.parent().versionMajor() == 2 && t.rank() == 2 &&
-         enc.kWidth() == 2 && t.elementType().bitWidth() == 16;
 }
 
 namespace {
@@ -248,7 +240,7 @@ void loadOperandFragments(Emitter& e, Operation* op, const SwizzledRows& tile, c
 
 bool emitDotOperandConvert(Emitter& e, Operation* op) {
   Type src = op->operand(0).type(), dst = op->result().type();
-  if (!isLdmatrixOperand(dst)) return false;
+  if (!gpu::isLdmatrixOperand(dst)) return false;
   const std::vector<int64_t>& shape = dst.shape();
   const LinearLayout& srcLL = e.layout(src);
   SwizzledRows tile(shape, contiguousDim(srcLL));
@@ -263,7 +255,7 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
 void emitLocalLoad(Emitter& e, Operation* op) {
   Type src = op->operand(0).type(), dst = op->result().type();
   Encoding shared = src.encoding();
-  if (!isLdmatrixOperand(dst) || shared.kind() != EncodingKind::SwizzledShared)
+  if (!gpu::isLdmatrixOperand(dst) || shared.kind() != EncodingKind::SwizzledShared)
     e.fail(op, "ttg.local_load: only 16-bit mma.sync operands from #ttg.swizzled_shared tiles are lowered so far");
   SwizzledRows tile(dst.shape(), static_cast<int>(shared.order()[0]));
   auto offsets = sharedOffsets(src);

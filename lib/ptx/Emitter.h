@@ -248,9 +248,6 @@ void storeToSharedTile(Emitter& e, const Regs& values, const gpu::LinearLayout& 
 /// Element offsets of a tensor type with a shared encoding: the inverse of
 /// its offset -> element layout (linear over GF(2)).
 std::function<int64_t(const std::vector<int64_t>&)> sharedOffsets(Type shared);
-/// True for 16-bit mma.sync operands (#ttg.dot_op of an nvidia_mma v2
-/// parent, kWidth 2, rank 2), which ldmatrix reads from a swizzled tile.
-bool isLdmatrixOperand(Type t);
 /// ttg.local_load of an ldmatrix operand from such a tile (DotOperands.cpp).
 void emitLocalLoad(Emitter& e, Operation* op);
 /// ttg.local_alloc: the operand's registers into the op's own buffer

@@ -207,11 +207,10 @@ bool storeWithStmatrix(Emitter& e, const Regs& values, const LinearLayout& ll, T
   if (lanes != std::vector<C>{{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}} || regs[0] != C{0, 1}) return false;
   // Rows of 8 consecutive elements, matrices and warps at multiples of 8.
   if (at.linear({0, 1}) != 1 || at.linear({0, 2}) != 2 || at.linear({0, 4}) != 4) return false;
-  for (const C& b : {C{1, 0}, C{2, 0}, C{4, 0}})
-    if (at.linear(b) % 8 != 0) return false;
-  for (size_t i = 1; i < regs.size(); ++i)
-    if (at.linear(regs[i]) % 8 != 0) return false;
-  for (const C& b : ll.bases(HwDim::Warp))
+  std::vector<C> rowStarts = {C{1, 0}, C{2, 0}, C{4, 0}};
+  rowStarts.insert(rowStarts.end(), regs.begin() + 1, regs.end());
+  rowStarts.insert(rowStarts.end(), ll.bases(HwDim::Warp).begin(), ll.bases(HwDim::Warp).end());
+  for (const C& b : rowStarts)
     if (at.linear(b) % 8 != 0) return false;
   LinearLayout::Bases bases;
   bases[static_cast<int>(HwDim::Lane)] = {C{1, 0}, C{2, 0}, C{4, 0}, regs[1], regs[2]};

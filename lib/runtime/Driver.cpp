@@ -230,10 +230,7 @@ void checkOrdinal(const DriverApi& api, int ordinal) {
 
 /// sm_XY from the compute capability; "a" (wgmma, setmaxnreg) from 9.0 on:
 /// a cubin for sm_90a runs only on 9.0, the very device we compile for.
-/// The target kernels are compiled for on a device of compute capability
-/// major.minor: its own (sm_90a on an H100), or TESSERA_CUDA_ARCH when that
-/// names an older one the device also runs (sm_80 on an H100 runs the
-/// mma.sync code of the same kernels: how that path is tested there).
+/// The architecture of a device of compute capability major.minor.
 gpu::Target nativeTargetOf(int major, int minor) {
   gpu::Target t;
   t.capability = major * 10 + minor;
@@ -241,6 +238,10 @@ gpu::Target nativeTargetOf(int major, int minor) {
   return t;
 }
 
+/// The target kernels are compiled for on a device of compute capability
+/// major.minor: its own (sm_90a on an H100), or TESSERA_CUDA_ARCH when that
+/// names an older one the device also runs (sm_80 on an H100 runs the
+/// mma.sync code of the same kernels: how that path is tested there).
 gpu::Target targetOf(int major, int minor) {
   gpu::Target t = nativeTargetOf(major, minor);
   const char* forced = std::getenv("TESSERA_CUDA_ARCH");

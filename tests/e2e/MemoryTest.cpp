@@ -76,19 +76,23 @@ TEST(Memory, BlockPointersAdvanceBoundaryCheck) {
   expectClose(sums.download<float>(), wSums, 1e-5, 1e-5, "row sums through advance");
 }
 
-TEST(Memory, BlockPointerNanPadding) {
+/// `name` loads an 8 x 16 block of a 5 x 11 matrix with padding "nan" and
+/// stores the whole block: the matrix, then NaN.
+void expectNanPadding(const char* name) {
+  SCOPED_TRACE(name);
   E2E_RNG(rng);
   int64_t M = 5, N = 11;
   const int64_t BM = 8, BN = 16;
   auto x = rng.floats(M * N, -1, 1);
-  auto tx = dev().upload(x, {M, N});
   auto out = dev().zeros(DType::fp32, {BM, BN});
-  kernel(kFile, "block_ptr_nan_padding").launch(dev(), {1}, {tx, out, M, N}, {{"BM", BM}, {"BN", BN}});
+  kernel(kFile, name).launch(dev(), {1}, {dev().upload(x, {M, N}), out, M, N}, {{"BM", BM}, {"BN", BN}});
   std::vector<float> want(BM * BN, std::nanf(""));
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) want[i * BN + j] = x[i * N + j];
   expectSameBits(out.download<float>(), want, "padding_option=nan");
 }
+
+TEST(Memory, BlockPointerNanPadding) { expectNanPadding("block_ptr_nan_padding"); }
 
 // tl.make_tensor_descriptor with desc.load / desc.store: tiles at the edges
 // of a 37 x 90 matrix read zeros past them and store nothing there.
@@ -105,19 +109,7 @@ TEST(Memory, TensorDescriptorTiles) {
   expectSameBits(out.download<float>(), want, "descriptor load/store");
 }
 
-TEST(Memory, TensorDescriptorNanPadding) {
-  E2E_RNG(rng);
-  int64_t M = 5, N = 11;
-  const int64_t BM = 8, BN = 16;
-  auto x = rng.floats(M * N, -1, 1);
-  auto out = dev().zeros(DType::fp32, {BM, BN});
-  kernel(kFile, "descriptor_nan_padding")
-      .launch(dev(), {1}, {dev().upload(x, {M, N}), out, M, N}, {{"BM", BM}, {"BN", BN}});
-  std::vector<float> want(BM * BN, std::nanf(""));
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) want[i * BN + j] = x[i * N + j];
-  expectSameBits(out.download<float>(), want, "padding_option=nan");
-}
+TEST(Memory, TensorDescriptorNanPadding) { expectNanPadding("descriptor_nan_padding"); }
 
 // A 3-D descriptor whose blocks overhang every dim of a 5 x 7 x 37 tensor.
 TEST(Memory, TensorDescriptor3D) {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "tessera/ir/Encoding.h"
+#include "tessera/ir/Types.h"
 
 namespace tessera::gpu {
 
@@ -166,6 +167,16 @@ LinearLayout toLinearLayout(const std::vector<int64_t>& shape, ir::Encoding enco
 /// 'vec'-element group index is XORed with ((row / perPhase) % maxPhase)
 /// (modulo the number of groups in a row), Triton's swizzle.
 LinearLayout sharedToLinearLayout(const std::vector<int64_t>& shape, ir::Encoding encoding);
+
+/// The dim of a 2-D shared tile that its rows run along (memory-contiguous):
+/// order[0] of a swizzled_shared encoding; dim 1 of an nvmma_shared one, or
+/// dim 0 when it is transposed.
+int64_t sharedContiguousDim(ir::Encoding shared);
+
+/// True for 16-bit mma.sync operands (#ttg.dot_op of an nvidia_mma version
+/// 2 parent, kWidth 2, rank 2): the fragments ldmatrix reads from a
+/// swizzled shared tile.
+bool isLdmatrixOperand(ir::Type t);
 
 /// The default blocked encoding Triton picks for a tensor of `shape` with
 /// `numWarps` warps: `sizePerThread` elements per thread along order[0]
