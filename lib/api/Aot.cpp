@@ -73,6 +73,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   std::vector<Param> params;
   std::shared_ptr<detail::GpuBinary> firstBinary = detail::gpuBinary(first, first.target, true);
   for (size_t i = 0; i < firstBinary->ptx.params.size(); ++i) {
+    if (firstBinary->ptx.params[i].globalScratch) break;  // refused below
     int p = first.argToParam[i];
     const frontend::ParamSpec& spec = first.specs[p];
     Param param;
@@ -93,6 +94,10 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     if (k.specs.size() != first.specs.size() || k.specializationKey != first.specializationKey)
       throw Error("AOT: the specializations of '" + name + "' differ; give one signature for every architecture");
     std::shared_ptr<detail::GpuBinary> b = detail::gpuBinary(k, k.target, true);
+    if (b->ptx.globalScratchBytes > 0)
+      throw Error("AOT: kernel '" + name + "' for " + k.target.name() +
+                  " makes TMA descriptors on the device (tl.make_tensor_descriptor), which need per-launch global "
+                  "scratch; ahead-of-time launchers do not allocate it yet");
     const std::vector<char>& cubin = b->cubin->bytes;
     blobs << "alignas(8) const unsigned char kCubin" << index << "[" << cubin.size() << "] = {";
     for (size_t i = 0; i < cubin.size(); ++i) {

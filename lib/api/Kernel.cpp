@@ -345,7 +345,8 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
   runtime::CudaDevice& cuda = *device.cuda;
   std::shared_ptr<GpuBinary> binary = gpuBinary(k, cuda.target(), /*needCubin=*/true);
   profile::Span span("compile", "load ", k.name);
-  if (binary->ptx.params.size() != k.argToParam.size())
+  size_t scratchParams = binary->ptx.globalScratchBytes > 0 ? 1 : 0;
+  if (binary->ptx.params.size() != k.argToParam.size() + scratchParams)
     throw Error("kernel '" + k.name + "': internal error: the PTX entry has " +
                 std::to_string(binary->ptx.params.size()) + " parameters but the kernel passes " +
                 std::to_string(k.argToParam.size()) + " arguments");
@@ -356,6 +357,10 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
   dk->sharedBytes = binary->ptx.sharedBytes;
   cuda.loadKernel(dk->loaded, binary->cubin->bytes, binary->ptx.name, binary->ptx.sharedBytes,
                   binary->cubin->staticSharedBytes);
+  if (scratchParams) {
+    dk->loaded.globalScratchBytes = binary->ptx.globalScratchBytes;
+    dk->loaded.globalScratchParam = static_cast<int>(binary->ptx.params.size()) - 1;
+  }
   std::lock_guard<std::mutex> lock(g.mutex);
   if (ordinal >= static_cast<int>(g.byDevice.size())) g.byDevice.resize(ordinal + 1);
   if (!g.byDevice[ordinal]) g.byDevice[ordinal] = std::move(dk);  // else another thread won; ours unloads
@@ -531,9 +536,13 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
   const frontend::JitFunction& fn = *kernel.fn;
   const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
   for (size_t i = 0; i < params.size(); ++i) {
+    ptrs[i] = &slots[i];
+    if (params[i].globalScratch) {  // CudaDevice::launch fills it in
+      slots[i] = 0;
+      continue;
+    }
     int paramIndex = compiled.argToParam[i];
     const BoundParam& b = bound[paramIndex];
-    ptrs[i] = &slots[i];
     if (params[i].type.isPointer()) {
       const detail::TensorStorage* storage = b.tensor ? b.tensor->storage().get() : nullptr;
       if (!storage || storage->kind != detail::DeviceKind::Cuda || storage->cuda != device.cuda)

@@ -120,6 +120,7 @@ struct LaunchMemoEntry {
     int arg = 0;
     bool pointer = false;
     bool floatArg = false;
+    bool scratch = false;  ///< the global scratch: CudaDevice::launch fills it in
     gpu::KernelParam param;
   };
   std::vector<Slot> slots;
@@ -175,8 +176,12 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   std::array<void*, kMaxArgs> ptrs;
   for (size_t i = 0; i < n; ++i) {
     const LaunchMemoEntry::Slot& s = entry->slots[i];
-    const Arg& a = args[s.arg];
     ptrs[i] = &slots[i];
+    if (s.scratch) {
+      slots[i] = 0;
+      continue;
+    }
+    const Arg& a = args[s.arg];
     if (s.pointer) {
       const TensorStorage* storage = a.tensor.storage().get();
       if (!storage || storage->kind != DeviceKind::Cuda || storage->cuda != device.cuda)
@@ -216,6 +221,12 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
   if (params.size() > kMaxArgs) return;
   for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].globalScratch) {
+      LaunchMemoEntry::Slot s;
+      s.scratch = true;
+      entry->slots.push_back(s);
+      continue;
+    }
     int paramIndex = compiled->argToParam[i];
     // A runtime parameter given by name (in `constexprs`) or by default:
     // its value is not in `args`; such launches keep the full path.

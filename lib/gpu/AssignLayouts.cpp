@@ -224,6 +224,9 @@ class LayoutAssigner {
         }
         if (feedsTensorCoreDot(op)) return assignOwnCoalesced(op);
         return unify(op);
+      case OpCode::DescriptorLoad:  // read from shared memory: any layout
+        setResults(op, rankLayout(op->result().type().shape()));
+        return;
       case OpCode::Store:
         if (!op->operand(0).type().isTensor()) return;  // block pointer: any layout
         return unify(op);

@@ -171,6 +171,13 @@ const std::vector<PassInfo>& gpuPasses() {
        "layouts) and inserts ttg.convert_layout where an op needs another one.",
        {{"num-warps", "4"}, {"target", "sm_90a"}},
        createConvertToGpu},
+      {"tma-descriptor-loads",
+       "sm_90a: loads through a tensor descriptor that TMA can copy (aligned base and strides, unit last "
+       "stride) become ttng.descriptor_load of a ttng.tensormap_create made before the outermost loop.",
+       {{"num-warps", "4"}, {"target", "sm_90a"}},
+       [](const Options& options) {
+         return createTargetedPass(options, "tma-descriptor-loads", tmaDescriptorLoads);
+       }},
       {"rewrite-block-pointers",
        "Loads and stores through a block pointer made in the same block become a tile of pointers "
        "(base + sum of index * stride, i64) with a bounds mask and the padding as `other`.",

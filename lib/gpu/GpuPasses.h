@@ -40,6 +40,9 @@ namespace tessera::gpu {
 /// Loads and stores through a block pointer made in the same block become
 /// tiles of pointers with a bounds mask (RewriteBlockPointers.cpp).
 void rewriteBlockPointers(ir::Operation* func);
+/// sm_90a: tensor-descriptor loads TMA can copy become
+/// ttng.descriptor_load of a ttng.tensormap_create (TmaDescriptorLoads.cpp).
+void tmaDescriptorLoads(ir::Operation* func, const Target& target, int numWarps);
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
 void combineDotAdd(ir::Operation* func, const Target& target, int numWarps);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 unless the dot runs

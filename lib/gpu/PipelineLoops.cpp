@@ -72,6 +72,7 @@
 #include <algorithm>
 
 #include "gpu/GpuPasses.h"
+#include "tessera/Error.h"
 #include "gpu/LoopIterations.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "transforms/PassDetail.h"
@@ -99,9 +100,11 @@ bool isMmaV2Dot(Operation* op) {
 struct Staged {
   Operation* use;   ///< what reads %tile in the body: ttg.local_alloc (wgmma) or
                     ///< ttg.convert_layout to a dot operand (mma.sync)
-  Operation* load;  ///< the tt.load of %tile
+  Operation* load;  ///< the tt.load (or ttng.descriptor_load: TMA) of %tile
   Type tile;        ///< one stage: the shared tile the dot (or ldmatrix) reads
   Value buffer;     ///< the S-stage buffer (before the loop)
+  Value desc;       ///< TMA: the descriptor of swizzled boxes the copies use
+  bool tma() const { return load->is(OpCode::DescriptorLoad); }
 };
 
 class LoopPipeliner {
@@ -134,7 +137,17 @@ class LoopPipeliner {
         // Operands copied before the loop (hoisted), or computed in it (the
         // probabilities of an attention loop), are used as they are.
         Operation* load = use->operand(0).definingOp();
-        if (use->block() != &body_ || !load || !load->is(OpCode::Load) || load->block() != &body_) continue;
+        if (use->block() != &body_ || !load || load->block() != &body_) continue;
+        if (load->is(OpCode::DescriptorLoad) && !mmaV2) {  // TMA copies it
+          std::set<unsigned> needs = args;
+          if (!use->result().hasOneUse() || !load->result().hasOneUse() || !tmaCopyable(use->result().type()) ||
+              !iterations_.computable(load, needs))
+            continue;  // copied to scratch shared memory in the iteration itself
+          args = needs;
+          staged.push_back({use, load, use->result().type(), Value(), Value()});
+          continue;
+        }
+        if (!load->is(OpCode::Load)) continue;
         if (!use->result().hasOneUse() || !load->result().hasOneUse() || !load->operand(0).type().isTensor() ||
             load->boolAttr("volatile"))
           return;
@@ -150,7 +163,7 @@ class LoopPipeliner {
         std::set<unsigned> needs = args;  // left as it was when the load stays
         if (!copyable(v, load, tile) || !iterations_.computable(load, needs)) continue;
         args = needs;
-        staged.push_back({use, load, tile, Value()});
+        staged.push_back({use, load, tile, Value(), Value()});
       }
     }
     if (staged.empty()) return;
@@ -184,7 +197,16 @@ class LoopPipeliner {
     return v.dim == sharedContiguousDim(tile.encoding()) && (bytes == 4 || bytes == 8 || bytes == 16);
   }
 
-  Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }
+  /// TMA writes a row-major nvmma_shared tile: boxes of all rows x one
+  /// swizzle atom (rows a multiple of 8, so each atom stays aligned to
+  /// the swizzle pattern).
+  static bool tmaCopyable(Type tile) {
+    Encoding enc = tile.encoding();
+    return tile.rank() == 2 && enc.isNvmmaShared() && !enc.transposed() && enc.swizzlingByteWidth() != 0 &&
+           tile.shape()[0] % 8 == 0 && tile.shape()[0] <= 256;
+  }
+
+    Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }
 
   /// The loop's dot, when it is the only one, accumulates into a
   /// loop-carried value that nothing else reads (acc = dot(a, b, acc)), and
@@ -237,6 +259,44 @@ class LoopPipeliner {
       if (readEarlier) return dot;
     }
     return nullptr;
+  }
+
+  /// Starts the copies of the staged tiles for the iteration of `m` into
+  /// stage `stage`, masked off unless `active` (a scalar i1): TMA copies
+  /// arm the stage's barrier with their bytes first.
+  void copyTiles(std::vector<Staged>& staged, Value stage, IRMapping& m, Value active, OpBuilder& b) {
+    int64_t tmaBytes = 0;
+    for (Staged& s : staged)
+      if (s.tma()) tmaBytes += s.tile.numElements() * s.tile.elementType().bitWidth() / 8;
+    if (tmaBytes) b.create(OpCode::BarrierExpect, {}, {barriers_, stage, active}, {{"bytes", tmaBytes}});
+    for (Staged& s : staged) {
+      if (!s.tma()) {
+        copyTile(s.load, s.buffer, stage, m, active, b);
+        continue;
+      }
+      Value slot = b.create(OpCode::MemdescIndex, {s.tile}, {s.buffer, stage})->result();
+      std::vector<Value> operands = {s.desc, slot, barriers_, stage, active};
+      for (unsigned i = 1; i < s.load->numOperands(); ++i)
+        operands.push_back(iterations_.recompute(s.load->operand(i), m, b));
+      b.create(OpCode::AsyncTmaCopyGlobalToLocal, {}, operands);
+    }
+    if (staged.size() > static_cast<size_t>(tmaLoads_)) b.create(OpCode::AsyncCommitGroup, {}, {});
+  }
+
+  /// The descriptor a staged TMA load copies with: its own, remade with
+  /// boxes of one swizzle atom of the tile and the tile's swizzle.
+  static Value swizzledDescriptor(const Staged& s) {
+    Operation* create = s.load->operand(0).definingOp();
+    if (!create || !create->is(OpCode::TensormapCreate)) return Value();
+    int64_t swizzle = s.tile.encoding().swizzlingByteWidth();
+    int64_t atomCols = std::min<int64_t>(s.tile.shape()[1], swizzle * 8 / s.tile.elementType().bitWidth());
+    OpBuilder b;
+    b.setLoc(create->loc());
+    b.setInsertionPointAfter(create);
+    AttrMap attrs = create->attrs();
+    attrs["box"] = std::vector<int64_t>{s.tile.shape()[0], atomCols};
+    attrs["swizzle"] = swizzle;
+    return b.create(OpCode::TensormapCreate, {create->result().type()}, create->operands(), attrs)->result();
   }
 
   /// Copies the tile of `load` for the iteration of `m` into stage `stage`
@@ -293,27 +353,45 @@ class LoopPipeliner {
       shape.insert(shape.begin(), buffers_);
       s.buffer = b.create(OpCode::LocalAlloc, {Type::tensor(shape, view.elementType(), view.encoding())}, {})->result();
     }
+    for (Staged& s : staged) {
+      if (!s.tma()) continue;
+      ++tmaLoads_;
+      s.desc = swizzledDescriptor(s);
+      if (!s.desc)
+        throw Error("pipeline-dot-loops: a ttng.descriptor_load whose descriptor is not a ttng.tensormap_create");
+    }
+    if (tmaLoads_) {
+      Encoding plain = Encoding::swizzledShared(1, 1, 1, {0});
+      barriers_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
+      b.create(OpCode::InitBarriers, {}, {barriers_});
+    }
     for (int j = 0; j + 1 < stages_; ++j) {
       IRMapping m = iterations_.fromStart(j, args, b);
       Value active = runs(b, loop_->operand(0), j);
-      for (Staged& s : staged) copyTile(s.load, s.buffer, constI32(b, j), m, active, b);
-      b.create(OpCode::AsyncCommitGroup, {}, {});
+      copyTiles(staged, constI32(b, j), m, active, b);
     }
 
     // Stage counters as iteration arguments.
+    // (and the parity of the phase the read stage's barrier completes next).
     std::vector<Value> operands = loop_->operands();
     operands.push_back(constI32(b, 0));
     operands.push_back(constI32(b, stages_ - 1));
+    if (tmaLoads_) operands.push_back(constI32(b, 0));
     loop_->setOperands(operands);
     Value readStage = body_.addArgument(Type::i32());
     Value writeStage = body_.addArgument(Type::i32());
-    loop_->appendResult(Type::i32());
-    loop_->appendResult(Type::i32());
+    Value phase = tmaLoads_ ? body_.addArgument(Type::i32()) : Value();
+    for (int k = tmaLoads_ ? 3 : 2; k > 0; --k) loop_->appendResult(Type::i32());
 
     // In the body: wait, read this iteration's stages, start the copies of
-    // iteration i + S - 1.
+    // iteration i + S - 1. The barrier of the wait (or a plain one) also
+    // keeps the copies into stage w behind every thread's last read of it.
     b.setInsertionPointToStart(&body_);
-    b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{stages_ - 2}}});
+    if (tmaLoads_) b.create(OpCode::WaitBarrier, {}, {barriers_, readStage, phase});
+    if (staged.size() > static_cast<size_t>(tmaLoads_))
+      b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{stages_ - 2}}});
+    else
+      b.create(OpCode::DebugBarrier, {}, {});
     for (Staged& s : staged) {
       Value slot = b.create(OpCode::MemdescIndex, {s.tile}, {s.buffer, readStage})->result();
       if (s.use->is(OpCode::LocalAlloc)) {
@@ -329,24 +407,33 @@ class LoopPipeliner {
     }
     IRMapping ahead = iterations_.ahead(stages_ - 1, args, b);
     Value active = runs(b, body_.argument(0), stages_ - 1);
-    for (Staged& s : staged) copyTile(s.load, s.buffer, writeStage, ahead, active, b);
-    b.create(OpCode::AsyncCommitGroup, {}, {});
+    copyTiles(staged, writeStage, ahead, active, b);
 
     Operation* yield = body_.terminator();
     b.setInsertionPoint(yield);
     std::vector<Value> yielded = yield->operands();
-    yielded.push_back(nextStage(b, readStage));
+    Value nextRead = nextStage(b, readStage);
+    yielded.push_back(nextRead);
     yielded.push_back(nextStage(b, writeStage));
+    if (tmaLoads_) {  // the parity flips each time the read stage wraps to 0
+      Value wraps = b.create(OpCode::CmpI, {Type::i1()}, {nextRead, constI32(b, 0)}, {{"predicate", std::string("eq")}})
+                        ->result();
+      Value flipped = b.create(OpCode::XOrI, {Type::i32()}, {phase, constI32(b, 1)})->result();
+      yielded.push_back(b.create(OpCode::Select, {Type::i32()}, {wraps, flipped, phase})->result());
+    }
     yield->setOperands(yielded);
 
     b.setInsertionPointAfter(loop_);
-    b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
+    if (staged.size() > static_cast<size_t>(tmaLoads_)) b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
+    if (tmaLoads_) b.create(OpCode::InvalBarriers, {}, {barriers_});
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
 
     for (Staged& s : staged) {
+      Operation* create = s.tma() ? s.load->operand(0).definingOp() : nullptr;
       s.use->erase();
       s.load->erase();
+      if (create && create->result().uses().empty()) create->erase();
     }
   }
 
@@ -402,6 +489,8 @@ class LoopPipeliner {
   Operation* asyncDot_ = nullptr;
   Operation* deferredDot_ = nullptr;
   int buffers_ = 0;
+  int tmaLoads_ = 0;   ///< staged loads TMA copies
+  Value barriers_;     ///< their mbarriers, one per stage
   int stages_;
   AxisInfoAnalysis& axis_;
   LoopIterations iterations_;

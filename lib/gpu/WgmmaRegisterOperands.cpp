@@ -40,7 +40,8 @@ void wgmmaOperandsFromRegisters(Operation* func) {
       continue;
     Value x = alloc->operand(0);
     Operation* producer = x.definingOp();
-    if (producer && producer->is(OpCode::Load)) continue;  // loaded tiles go to shared memory anyway
+    if (producer && (producer->is(OpCode::Load) || producer->is(OpCode::DescriptorLoad)))
+      continue;  // loaded tiles go to shared memory anyway
     Type t = x.type();
     if (t.rank() != 2 || t.elementType().bitWidth() != 16 || !t.encoding() || t.encoding().isShared()) continue;
     Encoding operand = Encoding::dotOperand(0, result, 2);

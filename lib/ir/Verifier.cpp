@@ -70,6 +70,7 @@ class Verifier {
   void verifyBlock(Block& block);
   void verifyOp(Operation* op);
   void verifyCounts(Operation* op, unsigned minOperands, unsigned maxOperands, unsigned results);
+  void verifyTmaOp(Operation* op);
   void verifyElementwise(Operation* op);
   void verifyRegions(Operation* op);
   void verifyTerminatorParent(Operation* op);
@@ -98,6 +99,71 @@ void Verifier::fail(Operation* op, const std::string& message) {
   // Ops with regions: their first line is enough to identify them.
   out += text.substr(0, text.find('\n'));
   throw Failure{std::move(out)};
+}
+
+/// The TMA ops of Ops.def: descriptors, mbarrier buffers, copies.
+void Verifier::verifyTmaOp(Operation* op) {
+  auto isDesc = [](Value v) { return v.type().isPointer() && !v.type().isBlockPointer() && !v.type().isTensor(); };
+  auto isBarriers = [](Value v) {
+    Type t = v.type();
+    return t.isTensor() && t.encoding().isShared() && t.rank() == 1 && t.elementType().isInteger(64);
+  };
+  auto i32Scalars = [&](unsigned from) {
+    for (unsigned i = from; i < op->numOperands(); ++i)
+      VERIFY(op, op->operand(i).type().isInteger(32) && !op->operand(i).type().isTensor(),
+             "coordinates and indices must be i32 scalars");
+  };
+  switch (op->code()) {
+    case OpCode::TensormapCreate: {
+      VERIFY(op, op->numResults() == 1 && isDesc(op->result()), "returns the descriptor's address (!tt.ptr<i8>)");
+      size_t rank = op->hasAttr("box") ? op->intArrayAttr("box").size() : 0;
+      VERIFY(op, rank >= 1 && rank <= 5 && op->numOperands() == 1 + 2 * rank,
+             "takes base, shape[r] and strides[r] for the r = 1..5 dims of attr `box`");
+      VERIFY(op, isDesc(op->operand(0)), "base must be a scalar pointer");
+      for (unsigned i = 1; i < op->numOperands(); ++i)
+        VERIFY(op, op->operand(i).type().isInteger(64) && !op->operand(i).type().isTensor(),
+               "shape and strides must be i64 scalars");
+      for (int64_t b : op->intArrayAttr("box")) VERIFY(op, b >= 1 && b <= 256, "box dims must be 1..256");
+      int64_t swizzle = op->hasAttr("swizzle") ? op->intAttr("swizzle") : -1;
+      VERIFY(op, swizzle == 0 || swizzle == 32 || swizzle == 64 || swizzle == 128,
+             "attr `swizzle` must be 0, 32, 64 or 128");
+      std::string padding = op->hasAttr("padding") ? op->strAttr("padding") : "";
+      VERIFY(op, padding == "zero" || padding == "nan", "attr `padding` must be \"zero\" or \"nan\"");
+      return;
+    }
+    case OpCode::DescriptorLoad:
+      VERIFY(op, op->numOperands() >= 2 && op->numResults() == 1 && isDesc(op->operand(0)),
+             "takes a descriptor and coordinates and returns the block");
+      VERIFY(op, op->result().type().isTensor() && op->result().type().rank() == op->numOperands() - 1,
+             "needs one coordinate per dim of the block");
+      return i32Scalars(1);
+    case OpCode::InitBarriers: case OpCode::InvalBarriers:
+      verifyCounts(op, 1, 1, 0);
+      VERIFY(op, isBarriers(op->operand(0)), "operand must be a shared buffer of i64 barriers");
+      return;
+    case OpCode::BarrierExpect:
+      verifyCounts(op, 3, 3, 0);
+      VERIFY(op, isBarriers(op->operand(0)), "operand 0 must be a shared buffer of i64 barriers");
+      VERIFY(op, op->operand(2).type().isInteger(1), "pred must be i1");
+      VERIFY(op, op->operand(1).type().isInteger(32), "index must be i32");
+      VERIFY(op, op->hasAttr("bytes") && op->intAttr("bytes") > 0, "needs attr bytes > 0");
+      return;
+    case OpCode::AsyncTmaCopyGlobalToLocal: {
+      VERIFY(op, op->numOperands() >= 6 && op->numResults() == 0, "takes desc, dst, barriers, index, pred, coords...");
+      Type dst = op->operand(1).type();
+      VERIFY(op, isDesc(op->operand(0)), "desc must be a !tt.ptr<i8>");
+      VERIFY(op, dst.isTensor() && dst.encoding().isShared() && dst.rank() == op->numOperands() - 5,
+             "dst must be a shared tile with one coordinate per dim");
+      VERIFY(op, isBarriers(op->operand(2)), "operand 2 must be a shared buffer of i64 barriers");
+      VERIFY(op, op->operand(3).type().isInteger(32) && op->operand(4).type().isInteger(1), "index i32, pred i1");
+      return i32Scalars(5);
+    }
+    case OpCode::WaitBarrier:
+      verifyCounts(op, 3, 3, 0);
+      VERIFY(op, isBarriers(op->operand(0)), "operand 0 must be a shared buffer of i64 barriers");
+      return i32Scalars(1);
+    default: return;
+  }
 }
 
 void Verifier::verifyCounts(Operation* op, unsigned minOperands, unsigned maxOperands,
@@ -459,6 +525,10 @@ void Verifier::verifyOp(Operation* op) {
       VERIFY(op, op->hasAttr("pendings") && op->intAttr("pendings") >= 0, "needs attr pendings >= 0");
       return;
     }
+    case OpCode::TensormapCreate: case OpCode::DescriptorLoad: case OpCode::InitBarriers:
+    case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
+    case OpCode::WaitBarrier:
+      return verifyTmaOp(op);
     case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
     case OpCode::AddPtr: case OpCode::MakeTensorPtr: case OpCode::Advance:
       return verifyMemoryOp(op);

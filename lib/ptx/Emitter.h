@@ -118,6 +118,13 @@ class Emitter {
   std::string xorConst(const std::string& reg, int64_t c);
   void noteBits(const std::string& reg, int64_t mayBeSet) { knownBits_[reg] = mayBeSet; }
 
+  // ---- TMA -------------------------------------------------------------------
+  /// The global address (b64) of a new 128-byte TMA descriptor slot of this
+  /// program in the kernel's global scratch (an extra, last parameter).
+  std::string newTmaDescriptorSlot();
+  /// %tid.x == 0: the thread that makes descriptors and issues TMA copies.
+  std::string isThreadZero();
+
   // ---- shared memory ---------------------------------------------------------
   /// The 32-bit shared address of the scratch buffer (offset 0); every op
   /// needing scratch uses it from offset 0 between two barriers.
@@ -176,6 +183,9 @@ class Emitter {
   std::vector<int64_t> scratchPositions_;  ///< where scratch is used
   Operation* currentOp_ = nullptr;
   static constexpr const char* kScratchOffset = "__tessera_scratch_offset__";
+  std::string globalScratch_, threadZero_;  ///< this program's TMA descriptor slots; %tid.x == 0
+  int tmaSlots_ = 0;
+  static constexpr const char* kGlobalScratchBytes = "__tessera_global_scratch_bytes__";
   std::vector<gpu::ExternFunction> externs_;
   std::map<std::string, std::string> strings_;
   bool usesPrintf_ = false;
@@ -256,6 +266,11 @@ void emitLocalAlloc(Emitter& e, Operation* op);
 /// Moves `values` (layout `from`) into layout `to` of the same shape:
 /// in-thread when possible, else through shared memory.
 Regs relayout(Emitter& e, const Regs& values, Type from, Type to);
+/// The registers of a value of layout `ll` read from the scratch buffer,
+/// where it lies row-major (`shape`, unswizzled), e.g. a TMA copy's box.
+Regs loadFromScratch(Emitter& e, const gpu::LinearLayout& ll, const std::vector<int64_t>& shape, Type elem);
+/// The TMA ops (Tma.cpp): descriptors, mbarriers, copies.
+void emitTmaOp(Emitter& e, Operation* op);
 /// Emits the scalar ops of a combine region (reduce/scan) on `args`; returns
 /// the values of its terminator.
 Regs emitCombine(Emitter& e, ir::Region& region, const Regs& args);

@@ -263,6 +263,28 @@ std::string loadScratch(Emitter& e, Type elem, const std::string& addr, int64_t 
   return elem.isInteger(1) ? b16ToPred(e, d) : d;
 }
 
+/// The registers of layout `ll` (coordinates mapped through `f` into the
+/// row-major `shape`) read from the scratch buffer, `swizzle`d.
+Regs readScratch(Emitter& e, const LinearLayout& ll, const CoordMap& f, const std::vector<int64_t>& shape, Type elem,
+                 ScratchSwizzle swizzle) {
+  int bytes = elemBytes(elem);
+  ScratchOffsets at{ll, f, rowMajorStrides(shape), swizzle};
+  int64_t v = elem.isInteger(1) ? 1 : at.vectorWidth(bytes, 0);
+  std::string thread = at.thread(e);
+  Regs out;
+  for (int64_t j = 0; j < ll.inDimSize(HwDim::Register); j += v) {
+    std::string idx = e.xorConst(thread, at.ofRegister(j)), addr = e.reg(RegClass::B32);
+    e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
+    if (v == 1) {
+      out.push_back(loadScratch(e, elem, addr));
+      continue;
+    }
+    Regs loaded = loadVector(e, addr, v, bytes);
+    out.insert(out.end(), loaded.begin(), loaded.end());
+  }
+  return out;
+}
+
 /// The primitive of the file comment.
 Regs move(Emitter& e, const Regs& src, const LinearLayout& srcLL, const std::vector<int64_t>& srcShape,
           const LinearLayout& dstLL, const CoordMap& f, Type elem) {
@@ -287,27 +309,21 @@ Regs move(Emitter& e, const Regs& src, const LinearLayout& srcLL, const std::vec
   }
   // Through shared memory (swizzled; vectors where registers are
   // consecutive there).
-  int bytes = elemBytes(elem);
-  ScratchSwizzle swizzle = scratchSwizzle(srcShape, bytes);
+  ScratchSwizzle swizzle = scratchSwizzle(srcShape, elemBytes(elem));
   e.barrier();
   storeToScratch(e, src, srcLL, elem, srcShape, swizzle);
   e.barrier();
-  std::vector<int64_t> strides = rowMajorStrides(srcShape);
-  ScratchOffsets at{dstLL, f, strides, swizzle};
-  int64_t v = elem.isInteger(1) ? 1 : at.vectorWidth(bytes, 0);
-  std::string thread = at.thread(e);
-  for (int64_t j = 0; j < n; j += v) {
-    std::string idx = e.xorConst(thread, at.ofRegister(j)), addr = e.reg(RegClass::B32);
-    e.ins("mad.lo.u32 " + addr + ", " + idx + ", " + std::to_string(bytes) + ", " + e.smemBase());
-    if (v == 1) {
-      out.push_back(loadScratch(e, elem, addr));
-      continue;
-    }
-    Regs loaded = loadVector(e, addr, v, bytes);
-    out.insert(out.end(), loaded.begin(), loaded.end());
-  }
-  return out;
+  return readScratch(e, dstLL, f, srcShape, elem, swizzle);
 }
+
+}  // namespace
+
+Regs loadFromScratch(Emitter& e, const LinearLayout& ll, const std::vector<int64_t>& shape, Type elem) {
+  CoordMap identity{[](const std::vector<int64_t>& c) { return c; }, {}};
+  return readScratch(e, ll, identity, shape, elem, ScratchSwizzle{});
+}
+
+namespace {
 
 CoordMap identityMap() {
   return {[](const std::vector<int64_t>& c) { return c; }, {}};

@@ -186,6 +186,7 @@ CacheFiles serializeKernelBinary(const KernelBinary& binary) {
        << "num_warps " << k.numWarps << "\n"
        << "shared_bytes " << k.sharedBytes << "\n"
        << "uses_printf " << (k.usesPrintf ? 1 : 0) << "\n"
+       << "global_scratch_bytes " << k.globalScratchBytes << "\n"
        << "registers " << c.registers << "\n"
        << "spill_store_bytes " << c.spillStoreBytes << "\n"
        << "spill_load_bytes " << c.spillLoadBytes << "\n"
@@ -230,6 +231,8 @@ std::optional<KernelBinary> deserializeKernelBinary(const CacheFiles& files) {
       int v = 0;
       ok = integer(v);
       k.usesPrintf = v != 0;
+    } else if (field == "global_scratch_bytes") {
+      ok = integer(k.globalScratchBytes);
     } else if (field == "registers") {
       ok = integer(c.registers);
     } else if (field == "spill_store_bytes") {
@@ -257,6 +260,10 @@ std::optional<KernelBinary> deserializeKernelBinary(const CacheFiles& files) {
     if (!ok) return std::nullopt;
   }
   if (!sawFormat || !sawName) return std::nullopt;
+  if (k.globalScratchBytes > 0) {
+    if (k.params.empty()) return std::nullopt;
+    k.params.back().globalScratch = true;
+  }
   const std::string& cubin = files.at("cubin");
   if (cubin.size() < 4 || cubin.compare(0, 4, "\x7f" "ELF") != 0) return std::nullopt;
   c.bytes.assign(cubin.begin(), cubin.end());

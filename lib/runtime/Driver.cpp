@@ -472,10 +472,22 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
   makeCurrent();
   lastKernel_.store(kernel.name, std::memory_order_relaxed);
   if (stream && !userStreams_.load(std::memory_order_relaxed)) userStreams_.store(true, std::memory_order_relaxed);
-  CUresult r = driverApi().cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]),
-                                          static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
-                                          static_cast<unsigned>(blockThreads), 1, 1,
-                                          static_cast<unsigned>(sharedBytes), stream, params, nullptr);
+  const DriverApi& api = driverApi();
+  CUdeviceptr scratch = 0;
+  if (kernel.globalScratchBytes > 0) {
+    size_t bytes = static_cast<size_t>(kernel.globalScratchBytes * grid[0] * grid[1] * grid[2]);
+    void* p = pool();
+    CUresult a = p ? api.cuMemAllocFromPoolAsync(&scratch, bytes, p, stream) : api.cuMemAlloc(&scratch, bytes);
+    check(a, "allocating " + std::to_string(bytes) + " bytes of global scratch (TMA descriptors)", kernel.name);
+    *static_cast<uint64_t*>(params[kernel.globalScratchParam]) = scratch;
+  }
+  CUresult r = api.cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                                  static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
+                                  static_cast<unsigned>(sharedBytes), stream, params, nullptr);
+  if (scratch) {
+    if (pool_) api.cuMemFreeAsync(scratch, stream);
+    else api.cuMemFree(scratch);  // waits for the kernel
+  }
   if (r != kSuccess) check(r, "launching", kernel.name);
 }
 

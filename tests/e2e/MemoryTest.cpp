@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <tuple>
+
 #include "e2e/Harness.h"
 
 using namespace e2e;
@@ -95,18 +97,23 @@ void expectNanPadding(const char* name) {
 TEST(Memory, BlockPointerNanPadding) { expectNanPadding("block_ptr_nan_padding"); }
 
 // tl.make_tensor_descriptor with desc.load / desc.store: tiles at the edges
-// of a 37 x 90 matrix read zeros past them and store nothing there.
+// of a 37 x N matrix read zeros past them and store nothing there. Rows of
+// 112 floats are 16-byte aligned (TMA copies the loads on sm_90a), rows of
+// 90 are not (masked pointer tiles).
 TEST(Memory, TensorDescriptorTiles) {
   E2E_RNG(rng);
-  int64_t M = 37, N = 90;
-  const int64_t BM = 16, BN = 32;
-  auto x = rng.floats(M * N, -1, 1);
-  auto out = dev().upload(std::vector<float>(M * N, -7.0f), {M, N});
-  kernel(kFile, "descriptor_tiles")
-      .launch(dev(), {cdiv(M, BM), cdiv(N, BN)}, {dev().upload(x, {M, N}), out, M, N}, {{"BM", BM}, {"BN", BN}});
-  std::vector<float> want(M * N);
-  for (int64_t i = 0; i < M * N; ++i) want[i] = x[i] * 2.0f + 1.0f;
-  expectSameBits(out.download<float>(), want, "descriptor load/store");
+  for (int64_t N : {90, 112}) {
+    SCOPED_TRACE("N = " + std::to_string(N));
+    int64_t M = 37;
+    const int64_t BM = 16, BN = 32;
+    auto x = rng.floats(M * N, -1, 1);
+    auto out = dev().upload(std::vector<float>(M * N, -7.0f), {M, N});
+    kernel(kFile, "descriptor_tiles")
+        .launch(dev(), {cdiv(M, BM), cdiv(N, BN)}, {dev().upload(x, {M, N}), out, M, N}, {{"BM", BM}, {"BN", BN}});
+    std::vector<float> want(M * N);
+    for (int64_t i = 0; i < M * N; ++i) want[i] = x[i] * 2.0f + 1.0f;
+    expectSameBits(out.download<float>(), want, "descriptor load/store");
+  }
 }
 
 TEST(Memory, TensorDescriptorNanPadding) { expectNanPadding("descriptor_nan_padding"); }
@@ -127,20 +134,25 @@ TEST(Memory, TensorDescriptor3D) {
 }
 
 // The descriptor form of a matmul: fp16 in, fp32 accumulation, fp16 out,
-// M not a multiple of the block, K and N rows 16-byte aligned (as TMA needs).
+// M not a multiple of the block. With N = 208 every row is 16-byte aligned
+// and, on sm_90a, TMA copies A and B (into the pipeline's stages, or once
+// per iteration with num_stages = 1); with N = 200 only A's rows are.
 TEST(Memory, TensorDescriptorMatmul) {
   E2E_RNG(rng);
-  int64_t M = 150, N = 200, K = 208;
-  auto a = rng.floats(M * K, -1, 1), b = rng.floats(K * N, -1, 1);
-  for (float& v : a) v = roundHalf(v);
-  for (float& v : b) v = roundHalf(v);
-  auto c = dev().zeros(DType::fp16, {M, N});
-  for (int warps : {4, 8}) {
-    SCOPED_TRACE(std::to_string(warps) + " warps");
+  for (auto [N, warps, stages] : {std::tuple{200, 4, 3}, {200, 8, 3}, {208, 4, 3}, {208, 8, 1}, {208, 8, 4}}) {
+    SCOPED_TRACE("N = " + std::to_string(N) + ", " + std::to_string(warps) + " warps, " + std::to_string(stages) +
+                 " stages");
+    int64_t M = 150, K = 208;
+    auto a = rng.floats(M * K, -1, 1), b = rng.floats(K * N, -1, 1);
+    for (float& v : a) v = roundHalf(v);
+    for (float& v : b) v = roundHalf(v);
+    auto c = dev().zeros(DType::fp16, {M, N});
     tessera::LaunchOptions options;
     options.num_warps = warps;
+    options.num_stages = stages;
     kernel(kFile, "descriptor_matmul")
-        .launch(dev(), {cdiv(M, 64), cdiv(N, 128)}, {uploadAs(DType::fp16, a, {M, K}), uploadAs(DType::fp16, b, {K, N}), c, M, N, K},
+        .launch(dev(), {cdiv(M, 64), cdiv(N, 128)},
+                {uploadAs(DType::fp16, a, {M, K}), uploadAs(DType::fp16, b, {K, N}), c, M, N, K},
                 {{"BLOCK_M", int64_t(64)}, {"BLOCK_N", int64_t(128)}, {"BLOCK_K", int64_t(32)}}, options);
     std::vector<float> got = downloadFloats(c);
     int bad = 0;

@@ -52,6 +52,9 @@ std::string libdeviceWrapperName(const std::string& symbol);
 struct KernelParam {
   ir::Type type;  ///< pointer, i1/i8/i16/i32/i64, f16/bf16/f32/f64 (scalars)
   int bytes = 8;  ///< size and alignment of the .param
+  /// The kernel's global scratch (a pointer the launch allocates, not a
+  /// kernel argument): always the last parameter.
+  bool globalScratch = false;
 };
 
 struct PtxKernel {
@@ -61,6 +64,9 @@ struct PtxKernel {
   std::vector<ExternFunction> externs;
   std::vector<KernelParam> params;
   int sharedBytes = 0;  ///< dynamic shared memory to request at launch
+  /// Global memory each program needs (its TMA descriptors); the entry's
+  /// last parameter (globalScratch) points at programs * this many bytes.
+  int globalScratchBytes = 0;
   int numWarps = 4;
   bool usesPrintf = false;  ///< device_print (vprintf) present
 };

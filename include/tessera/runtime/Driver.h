@@ -53,6 +53,11 @@ struct LoadedKernel {
   void* function = nullptr;  ///< CUfunction
   const std::string* name = nullptr;  ///< interned: lives for the process
   int ordinal = -1;
+  /// Global scratch (TMA descriptors made on the device): each launch gets
+  /// `globalScratchBytes` per program, its address in parameter
+  /// `globalScratchParam` (launch() writes the slot).
+  int64_t globalScratchBytes = 0;
+  int globalScratchParam = -1;
   LoadedKernel() = default;
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
@@ -108,6 +113,8 @@ class CudaDevice {
                   int dynamicSharedBytes, int staticSharedBytes);
 
   /// cuLaunchKernel. `params` points at one value per kernel parameter.
+  /// A kernel with global scratch gets it allocated on `stream` for this
+  /// launch (and freed behind it, stream-ordered).
   void launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes, void* stream,
               void** params);
 

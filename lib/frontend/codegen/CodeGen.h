@@ -200,7 +200,8 @@ class CodeGen {
   Val loadTensorDescriptor(const Val& desc, const Val& offsets);
   void storeTensorDescriptor(const Val& desc, const Val& offsets, const Val& value);
   Val makeBlockPtr(const Val& base, const Val& shape, const Val& strides, const Val& offsets,
-                   const Val& blockShape, const Val& order);
+                   const Val& blockShape, const Val& order,
+                   bool descriptor = false);
   Val advance(const Val& ptr, const Val& offsets);
 
   // linear algebra and reductions (SemanticReduce.cpp)

@@ -206,7 +206,7 @@ Val CodeGen::atomicCAS(const Val& ptr0, const Val& cmpv, const Val& val, const s
 }
 
 Val CodeGen::makeBlockPtr(const Val& base, const Val& shape, const Val& strides, const Val& offsets,
-                          const Val& blockShape, const Val& order) {
+                          const Val& blockShape, const Val& order, bool descriptor) {
   const char* fn = "tl.make_block_ptr";
   if (!base.isTensor() || !base.dtype.isPtr() || base.isBlock() || base.dtype.isBlockPtr())
     fail(std::string(fn) + ": base must be a scalar pointer, got " + base.typeName());
@@ -236,7 +236,9 @@ Val CodeGen::makeBlockPtr(const Val& base, const Val& shape, const Val& strides,
     operands.push_back(cast(t, ScalarKind::I32).value);
   }
   DType t = DType::blockPointer(base.dtype.pointee(), bs);
-  return make(OpCode::MakeTensorPtr, t, {}, operands, {{"order", ord}});
+  ir::AttrMap attrs = {{"order", ord}};
+  if (descriptor) attrs["descriptor"] = true;
+  return make(OpCode::MakeTensorPtr, t, {}, operands, attrs);
 }
 
 Val CodeGen::makeTensorDescriptor(const Val& base, const Val& shape, const Val& strides, const Val& blockShape,
@@ -251,6 +253,10 @@ Val CodeGen::makeTensorDescriptor(const Val& base, const Val& shape, const Val& 
   if (shape.elems.size() != r || strides.elems.size() != r)
     fail(std::string(fn) + ": shape, strides and block_shape must have the same length");
   checkShape(bs, fn);
+  int64_t lastBytes = bs.back() * std::max(1u, base.dtype.pointee().bitwidth() / 8);
+  if (lastBytes < 16)
+    fail(std::string(fn) + ": the last block dim must span at least 16 bytes, got " + std::to_string(bs.back()) +
+         " x " + base.dtype.pointee().name() + " = " + std::to_string(lastBytes) + " bytes");
   const Val& last = strides.elems.back();
   if (last.isConstexpr() && !(last.kind == Val::Kind::Int && last.i == BigInt(1)))
     fail(std::string(fn) + ": the last stride must be 1, got " + last.repr());
@@ -285,7 +291,7 @@ Val descriptorBlock(CodeGen& cg, const char* fn, const Val& desc, const Val& off
     block.push_back(Val::integer(BigInt(desc.shape[k])));
   }
   return cg.makeBlockPtr(desc.elems[0], desc.elems[1], desc.elems[2], offsets, Val::tuple(std::move(block)),
-                         Val::tuple(std::move(order)));
+                         Val::tuple(std::move(order)), /*descriptor=*/true);
 }
 
 Val allDims(size_t r) {

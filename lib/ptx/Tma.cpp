@@ -1,0 +1,203 @@
+//===- Tma.cpp - TMA descriptors, mbarriers and bulk tensor copies --------===//
+//
+// The sm_90a ops of Ops.def that move blocks of a strided tensor with the
+// Tensor Memory Accelerator:
+//
+//  * ttng.tensormap_create: thread 0 writes the 128-byte descriptor into
+//    this program's slot of the kernel's global scratch (zeros, then
+//    tensormap.replace of every field: dims innermost first, strides in
+//    bytes, rank - 1), then fence.proxy.tensormap release + acquire, so
+//    its own TMA copies read the new descriptor. Only thread 0 issues
+//    copies, so no other thread needs the descriptor.
+//  * ttng.descriptor_load (not pipelined): the block is copied unswizzled
+//    into scratch shared memory (completing on an mbarrier there), every
+//    thread waits for the barrier's phase 0 and reads its elements.
+//  * mbarriers (ttng.init/inval_barriers, barrier_expect, wait_barrier)
+//    and ttng.async_tma_copy_global_to_local, the pieces of the pipeliner's
+//    TMA stages: thread 0 arms the stage's barrier with the bytes to come
+//    and issues one copy per swizzle atom of the tile (the nvmma_shared
+//    layout of a 2-D tile is atoms of `swizzle` bytes x all rows, side by
+//    side; TMA writes a box of the same swizzle with the same pattern).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptx/Emitter.h"
+
+namespace tessera::ptx {
+
+using namespace ir;
+
+namespace {
+
+/// tensormap.replace's element-type codes (PTX ISA, not CUtensorMapDataType).
+int elemTypeCode(Emitter& e, Operation* op, Type elem) {
+  switch (elem.bitWidth()) {
+    case 8: return 0;                                  // .u8
+    case 16: return elem == Type::bf16() ? 10 : elem == Type::f16() ? 6 : 1;  // .bf16 / .f16 / .u16
+    case 32: return elem == Type::f32() ? 7 : 2;                             // .f32 / .u32
+    case 64: return elem == Type::f64() ? 9 : 4;                             // .f64 / .u64
+    default: e.fail(op, "ttng.tensormap_create: TMA cannot copy " + elem.str() + " elements");
+  }
+}
+
+int swizzleCode(int64_t bytes) { return bytes == 128 ? 3 : bytes == 64 ? 2 : bytes == 32 ? 1 : 0; }
+
+std::string replace(const std::string& field, const std::string& type, const std::string& addr) {
+  return "tensormap.replace.tile." + field + ".global.b1024." + type + " [" + addr + "], ";
+}
+
+void emitTensormapCreate(Emitter& e, Operation* op) {
+  std::vector<int64_t> box = op->intArrayAttr("box");
+  int rank = static_cast<int>(box.size());
+  Type elem = op->operand(0).type().pointeeType();
+  int64_t elemBytes = elem.bitWidth() / 8;
+  std::string addr = e.newTmaDescriptorSlot(), p = "@" + e.isThreadZero() + " ";
+  std::string zero = e.reg(RegClass::B32);
+  e.ins("mov.b32 " + zero + ", 0");
+  for (int i = 0; i < 8; ++i)
+    e.ins(p + "st.global.v4.b32 [" + addr + "+" + std::to_string(16 * i) + "], {" + zero + ", " + zero + ", " + zero +
+          ", " + zero + "}");
+  e.ins(p + replace("global_address", "b64", addr) + e.regs(op->operand(0))[0]);
+  e.ins(p + replace("rank", "b32", addr) + std::to_string(rank - 1));
+  for (int ord = 0; ord < rank; ++ord) {
+    int d = rank - 1 - ord;  // ord 0 is the innermost dim
+    std::string extent = e.reg(RegClass::B32);
+    e.ins("cvt.u32.u64 " + extent + ", " + e.regs(op->operand(1 + d))[0]);
+    e.ins(p + replace("box_dim", "b32", addr) + std::to_string(ord) + ", " + std::to_string(box[d]));
+    e.ins(p + replace("global_dim", "b32", addr) + std::to_string(ord) + ", " + extent);
+    e.ins(p + replace("element_stride", "b32", addr) + std::to_string(ord) + ", 1");
+    if (ord + 1 < rank) {  // ord k: the byte stride of dim k + 1 (innermost first)
+      std::string stride = e.reg(RegClass::B64);
+      e.ins("mul.lo.u64 " + stride + ", " + e.regs(op->operand(1 + rank + d - 1))[0] + ", " +
+            std::to_string(elemBytes));
+      e.ins(p + replace("global_stride", "b64", addr) + std::to_string(ord) + ", " + stride);
+    }
+  }
+  e.ins(p + replace("elemtype", "b32", addr) + std::to_string(elemTypeCode(e, op, elem)));
+  e.ins(p + replace("interleave_layout", "b32", addr) + "0");
+  e.ins(p + replace("swizzle_mode", "b32", addr) + std::to_string(swizzleCode(op->intAttr("swizzle"))));
+  e.ins(p + replace("fill_mode", "b32", addr) + (op->strAttr("padding") == "nan" ? "1" : "0"));
+  e.ins(p + "fence.proxy.tensormap::generic.release.gpu");
+  e.ins(p + "fence.proxy.tensormap::generic.acquire.gpu [" + addr + "], 128");
+  e.bind(op->result(), {addr});
+}
+
+/// "{c_innermost, ..., c_outermost}" of coordinate registers in tensor order.
+std::string coordinates(const std::vector<std::string>& coords) {
+  std::string s = "{";
+  for (size_t i = coords.size(); i-- > 0;) s += coords[i] + (i ? ", " : "}");
+  return s;
+}
+
+std::string bulkTensorCopy(size_t rank, const std::string& dst, const std::string& desc,
+                           const std::vector<std::string>& coords, const std::string& bar) {
+  return "cp.async.bulk.tensor." + std::to_string(rank) +
+         "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [" + dst + "], [" + desc + ", " +
+         coordinates(coords) + "], [" + bar + "]";
+}
+
+/// Every thread waits until the barrier at `bar` completes the phase of
+/// parity `phase` (a register or an immediate).
+void waitBarrier(Emitter& e, const std::string& bar, const std::string& phase) {
+  std::string done = e.reg(RegClass::Pred), loop = e.newLabel("tma_wait");
+  e.raw(loop + ":");
+  e.ins("mbarrier.try_wait.parity.shared::cta.b64 " + done + ", [" + bar + "], " + phase);
+  e.ins("@!" + done + " bra " + loop);
+}
+
+void emitDescriptorLoad(Emitter& e, Operation* op) {
+  Type tile = op->result().type();
+  int64_t bytes = tile.numElements() * (tile.elementType().bitWidth() / 8);
+  int64_t barAt = (bytes + 7) / 8 * 8;
+  e.needScratch(barAt + 8);
+  std::string smem = e.smemBase(), bar = e.reg(RegClass::B32), p = "@" + e.isThreadZero() + " ";
+  e.ins("add.u32 " + bar + ", " + smem + ", " + std::to_string(barAt));
+  // Earlier generic accesses of the scratch come before the TMA's writes.
+  e.ins("fence.proxy.async.shared::cta");
+  e.barrier();
+  e.ins(p + "mbarrier.init.shared::cta.b64 [" + bar + "], 1");
+  e.ins(p + "fence.mbarrier_init.release.cluster");
+  e.barrier();
+  std::vector<std::string> coords;
+  for (unsigned i = 1; i < op->numOperands(); ++i) coords.push_back(e.regs(op->operand(i))[0]);
+  e.ins(p + "mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " + std::to_string(bytes));
+  e.ins(p + bulkTensorCopy(coords.size(), smem, e.regs(op->operand(0))[0], coords, bar));
+  waitBarrier(e, bar, "0");
+  e.bind(op->result(), loadFromScratch(e, e.layout(tile), tile.shape(), tile.elementType()));
+  e.barrier();
+  e.ins(p + "mbarrier.inval.shared::cta.b64 [" + bar + "]");
+}
+
+/// The address of barrier `index` (a register) of the buffer `bars`.
+std::string barrierAt(Emitter& e, Value bars, Value index) {
+  std::string bar = e.reg(RegClass::B32);
+  e.ins("mad.lo.u32 " + bar + ", " + e.regs(index)[0] + ", 8, " + e.regs(bars)[0]);
+  return bar;
+}
+
+/// `pred` and thread 0.
+std::string threadZeroAnd(Emitter& e, Value pred) {
+  std::string p = e.reg(RegClass::Pred);
+  e.ins("and.pred " + p + ", " + e.regs(pred)[0] + ", " + e.isThreadZero());
+  return p;
+}
+
+void emitAsyncTmaCopy(Emitter& e, Operation* op) {
+  Value desc = op->operand(0), dst = op->operand(1);
+  Operation* create = desc.definingOp();
+  Type tile = dst.type();
+  Encoding enc = tile.encoding();
+  if (!create || !create->is(OpCode::TensormapCreate) || tile.rank() != 2 || !enc.isNvmmaShared() ||
+      enc.transposed())
+    e.fail(op, "ttng.async_tma_copy_global_to_local: needs a descriptor made in the kernel and a row-major "
+               "2-D nvmma_shared tile");
+  std::vector<int64_t> box = create->intArrayAttr("box");
+  int64_t rows = tile.shape()[0], cols = tile.shape()[1], elemBytes = tile.elementType().bitWidth() / 8;
+  if (box.size() != 2 || box[0] != rows || cols % box[1] != 0 || create->intAttr("swizzle") != enc.swizzlingByteWidth() ||
+      (box[1] != cols && box[1] * elemBytes != enc.swizzlingByteWidth()))
+    e.fail(op, "ttng.async_tma_copy_global_to_local: the descriptor's box and swizzle do not match the tile");
+  std::string p = "@" + threadZeroAnd(e, op->operand(4)) + " ";
+  std::string bar = barrierAt(e, op->operand(2), op->operand(3));
+  std::string row = e.regs(op->operand(5))[0], col = e.regs(op->operand(6))[0];
+  for (int64_t k = 0; k * box[1] < cols; ++k) {
+    std::string at = col;
+    if (k) {
+      at = e.reg(RegClass::B32);
+      e.ins("add.s32 " + at + ", " + col + ", " + std::to_string(k * box[1]));
+    }
+    std::string dstAt = e.regs(dst)[0] + "+" + std::to_string(k * rows * box[1] * elemBytes);
+    e.ins(p + bulkTensorCopy(2, dstAt, e.regs(desc)[0], {row, at}, bar));
+  }
+}
+
+}  // namespace
+
+void emitTmaOp(Emitter& e, Operation* op) {
+  switch (op->code()) {
+    case OpCode::TensormapCreate: return emitTensormapCreate(e, op);
+    case OpCode::DescriptorLoad: return emitDescriptorLoad(e, op);
+    case OpCode::AsyncTmaCopyGlobalToLocal: return emitAsyncTmaCopy(e, op);
+    case OpCode::InitBarriers: case OpCode::InvalBarriers: {
+      bool init = op->is(OpCode::InitBarriers);
+      std::string base = e.regs(op->operand(0))[0], p = "@" + e.isThreadZero() + " ";
+      if (!init) e.barrier();  // every thread is done waiting
+      for (int64_t k = 0; k < op->operand(0).type().shape()[0]; ++k)
+        e.ins(p + "mbarrier." + std::string(init ? "init" : "inval") + ".shared::cta.b64 [" + base + "+" +
+              std::to_string(8 * k) + "]" + (init ? ", 1" : ""));
+      if (init) {
+        e.ins(p + "fence.mbarrier_init.release.cluster");
+        e.barrier();  // initialized before any thread waits
+      }
+      return;
+    }
+    case OpCode::BarrierExpect:
+      e.ins("@" + threadZeroAnd(e, op->operand(2)) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" +
+            barrierAt(e, op->operand(0), op->operand(1)) + "], " + std::to_string(op->intAttr("bytes")));
+      return;
+    case OpCode::WaitBarrier:
+      return waitBarrier(e, barrierAt(e, op->operand(0), op->operand(1)), e.regs(op->operand(2))[0]);
+    default: e.fail(op, "not a TMA op");
+  }
+}
+
+}  // namespace tessera::ptx
