@@ -13,9 +13,33 @@ row i sees keys 0..i: the walk stops after the diagonal block, and scores
 above the diagonal are -inf. Rows and keys past seq_len are masked, so any
 seq_len works. fp16 or bf16 in, fp32 statistics and accumulator, O in
 Q's dtype.
+
+attention_fwd_descriptor: the same computation written with tensor
+descriptors (Triton's newer tutorials): each program describes its head's
+[seq_len, HEAD_DIM] slices of Q, K, V and O, so blocks past seq_len read
+zeros and store nothing without masks; K is read as loaded and transposed
+in the dot (q @ k.T). On sm_90a TMA copies the blocks.
 """
 import triton
 import triton.language as tl
+
+
+@triton.jit
+def attend_block(q, kt, v, m, l, acc, rows, cols, seq_len, scale, CAUSAL: tl.constexpr):
+    # One block of keys: scores q kt (base 2), masked past seq_len (and
+    # above the diagonal when CAUSAL), folded into the running maximum m,
+    # sum l and output acc; returns the new m, l, acc.
+    s = tl.dot(q, kt) * scale
+    visible = cols[None, :] < seq_len
+    if CAUSAL:
+        visible = visible & (cols[None, :] <= rows[:, None])
+    s = tl.where(visible, s, float("-inf"))
+    m_new = tl.maximum(m, tl.max(s, 1))
+    correction = tl.math.exp2(m - m_new)
+    p = tl.math.exp2(s - m_new[:, None])
+    l = l * correction + tl.sum(p, 1)
+    acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
+    return m_new, l, acc
 
 
 @triton.jit
@@ -44,18 +68,41 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
         col_ok = cols < seq_len
         # K^T block: HEAD_DIM x BLOCK_N.
         kt = tl.load(k_ptr + base + cols[None, :] * HEAD_DIM + dims[:, None], mask=col_ok[None, :], other=0.0)
-        s = tl.dot(q, kt) * scale
-        visible = col_ok[None, :]
-        if CAUSAL:
-            visible = visible & (cols[None, :] <= rows[:, None])
-        s = tl.where(visible, s, float("-inf"))
-        m_new = tl.maximum(m, tl.max(s, 1))
-        correction = tl.math.exp2(m - m_new)
-        p = tl.math.exp2(s - m_new[:, None])
-        l = l * correction + tl.sum(p, 1)
         v = tl.load(v_ptr + base + cols[:, None] * HEAD_DIM + dims[None, :], mask=col_ok[:, None], other=0.0)
-        acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
-        m = m_new
+        m, l, acc = attend_block(q, kt, v, m, l, acc, rows, cols, seq_len, scale, CAUSAL)
 
     out = acc / l[:, None]
     tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty), mask=row_ok)
+
+
+@triton.jit
+def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
+                             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             CAUSAL: tl.constexpr):
+    block_m = tl.program_id(0)
+    head = tl.program_id(1)
+    base = head.to(tl.int64) * seq_len * HEAD_DIM
+    q_desc = tl.make_tensor_descriptor(q_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
+    k_desc = tl.make_tensor_descriptor(k_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_N, HEAD_DIM])
+    v_desc = tl.make_tensor_descriptor(v_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_N, HEAD_DIM])
+    o_desc = tl.make_tensor_descriptor(o_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
+    m0 = block_m * BLOCK_M
+    rows = m0 + tl.arange(0, BLOCK_M)
+    keys = tl.arange(0, BLOCK_N)
+
+    q = q_desc.load([m0, 0])
+    m = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    scale = sm_scale * 1.4426950408889634  # scores in base 2
+
+    end = seq_len
+    if CAUSAL:
+        end = tl.minimum((block_m + 1) * BLOCK_M, seq_len)
+    for start in range(0, end, BLOCK_N):
+        k = k_desc.load([start, 0])
+        v = v_desc.load([start, 0])
+        m, l, acc = attend_block(q, k.T, v, m, l, acc, rows, start + keys, seq_len, scale, CAUSAL)
+
+    out = acc / l[:, None]
+    o_desc.store([m0, 0], out.to(o_desc.dtype))

@@ -18,6 +18,13 @@ operands, autotuned over configs with twice the K per step (BLOCK_K = 128:
 128-byte rows, as the 16-bit configs' 64). On sm_90a wgmma reads fp8 tiles
 K-major only, so B is best stored K-contiguous (strides (1, K)), as
 Triton's matmul tutorial stores it for fp8.
+
+matmul_kernel_descriptor: the same product written with tensor descriptors
+(tl.make_tensor_descriptor, desc.load / desc.store), the form of Triton's
+newer tutorials; the last stride of each operand must be 1. On sm_90a the
+tiles are copied by TMA (both compilers), so rows must be 16-byte aligned
+for that; Tessera falls back to masked pointer tiles when it cannot prove it.
+Triton needs triton.set_allocator for the descriptors' scratch.
 """
 import triton
 import triton.language as tl
@@ -46,10 +53,7 @@ _FP8_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GRO
 
 
 @triton.jit
-def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K,
-                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                GROUP_M: tl.constexpr):
+def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
     # Which tile of C: program ids fill a band of GROUP_M tile rows one
     # column of tiles at a time, then move on to the next band (the last
     # band may be shorter).
@@ -60,9 +64,15 @@ def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K,
     band_first_row = (pid // band_size) * GROUP_M
     band_rows = tl.minimum(n_tiles_m - band_first_row, GROUP_M)
     in_band = pid % band_size
-    tile_m = band_first_row + in_band % band_rows
-    tile_n = in_band // band_rows
+    return band_first_row + in_band % band_rows, in_band // band_rows
 
+
+@triton.jit
+def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K,
+                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                GROUP_M: tl.constexpr):
+    tile_m, tile_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
@@ -102,3 +112,23 @@ def matmul_kernel_fp8(a_ptr, b_ptr, c_ptr, M, N, K,
                       GROUP_M: tl.constexpr):
     matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                 BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+
+
+@triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel_descriptor(a_ptr, b_ptr, c_ptr, M, N, K,
+                             stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                             GROUP_M: tl.constexpr):
+    # The tensor-descriptor form (Triton's newer tutorials): the blocks are
+    # loaded through descriptors, which bound-check every dim themselves.
+    tile_m, tile_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, stride_ak], [BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, stride_bn], [BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N])
+    m0 = tile_m * BLOCK_M
+    n0 = tile_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in tl.range(0, K, BLOCK_K):
+        acc += tl.dot(a_desc.load([m0, k0]), b_desc.load([k0, n0]))
+    c_desc.store([m0, n0], acc.to(c_desc.dtype))

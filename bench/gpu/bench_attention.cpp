@@ -16,9 +16,11 @@
 //   {"kind": "attention", "provider": "tessera", "dtype": "bf16", "Z": 4, "H": 32, "S": 4096,
 //    "D": 64, "causal": false, "ms": ..., "tflops": ..., "rel_err": ...}
 // FLOPs: 4 Z H S^2 D (two matmuls), half of that when causal.
+// --form descriptor times attention_fwd_descriptor (tensor descriptors, TMA
+// on sm_90a) with the same launch parameters instead ("form" in the JSON).
 //
-//   bench_attention [--seq S] [--batch Z] [--heads H] [--json FILE] [--warmup MS] [--rep MS]
-//                   [--interpreter]
+//   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
+//                   [--warmup MS] [--rep MS] [--interpreter]
 //
 // --interpreter checks small problems on the CPU (use --seq 100 --batch 1
 // --heads 2): the quick test of this program.
@@ -31,6 +33,7 @@
 #include <random>
 
 #include "BenchCommon.h"
+#include "tessera/tessera.h"
 #include "tessera/kernels.h"
 #include "tessera/testing.h"
 
@@ -53,6 +56,7 @@ struct Options {
   std::string jsonPath;
   int warmupMs = 25, repMs = 100;
   bool interpreter = false;
+  bool descriptor = false;  ///< --form descriptor
 };
 
 bool positive(const char* text, int64_t& out) {
@@ -83,10 +87,13 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       o.jsonPath = argv[++i];
     } else if (a == "--interpreter") {
       o.interpreter = true;
+    } else if (a == "--form" && hasValue && (std::string(argv[i + 1]) == "pointer" ||
+                                              std::string(argv[i + 1]) == "descriptor")) {
+      o.descriptor = std::string(argv[++i]) == "descriptor";
     } else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--json FILE] [--warmup MS] [--rep MS]"
-                   " [--interpreter]\n");
+                   "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]"
+                   " [--warmup MS] [--rep MS] [--interpreter]\n");
       return std::nullopt;
     }
   }
@@ -128,6 +135,22 @@ double sampledRelError(const Options& o, const Row& r, const std::vector<uint16_
   return std::sqrt(errSq / refSq);
 }
 
+/// O for one row: tessera::kernels::attention (attention_fwd), or
+/// attention_fwd_descriptor launched with the same parameters.
+Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
+  if (!o.descriptor) return tessera::kernels::attention(dev, q, k, v, causal);
+  static tessera::Program program = tessera::Program::from_file(TESSERA_KERNELS_DIR "/attention.py");
+  static tessera::Kernel kernel = program.kernel("attention_fwd_descriptor");
+  const std::vector<int64_t>& shape = q.shape();
+  int64_t S = shape[2], D = shape[3], blockM = 128;
+  Tensor out = dev.empty(q.dtype(), shape);
+  tessera::LaunchOptions options;
+  options.num_warps = D <= 64 ? 4 : 8;
+  kernel.launch(dev, {(S + blockM - 1) / blockM, shape[0] * shape[1]}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S},
+                {{"HEAD_DIM", D}, {"BLOCK_M", blockM}, {"BLOCK_N", int64_t{64}}, {"CAUSAL", causal}}, options);
+  return out;
+}
+
 int run(const Options& o) {
   FILE* out = o.jsonPath.empty() ? stdout : std::fopen(o.jsonPath.c_str(), "a");
   if (!out) {
@@ -140,13 +163,14 @@ int run(const Options& o) {
     const int64_t Z = o.batch, H = o.heads, S = o.seq, D = r.D, n = Z * H * S * D;
     Json rec;
     rec.str("kind", "attention").str("provider", "tessera").str("dtype", "bf16");
+    rec.str("form", o.descriptor ? "descriptor" : "pointer");
     rec.integer("Z", Z).integer("H", H).integer("S", S).integer("D", D).boolean("causal", r.causal);
     try {
       std::vector<uint16_t> q = randomBits(DType::bf16, n, 11 + D), k = randomBits(DType::bf16, n, 12 + D),
                             v = randomBits(DType::bf16, n, 13 + D);
       Tensor tq = dev.upload(q.data(), DType::bf16, {Z, H, S, D}), tk = dev.upload(k.data(), DType::bf16, {Z, H, S, D}),
              tv = dev.upload(v.data(), DType::bf16, {Z, H, S, D});
-      Tensor o1 = tessera::kernels::attention(dev, tq, tk, tv, r.causal);
+      Tensor o1 = attention(o, dev, tq, tk, tv, r.causal);
       double relErr = sampledRelError(o, r, q, k, v, o1.download<uint16_t>());
       rec.num("rel_err", relErr);
       if (!(relErr <= kMaxRelErr))
@@ -160,8 +184,7 @@ int run(const Options& o) {
         tessera::testing::BenchOptions bo;
         bo.warmup_ms = o.warmupMs;
         bo.rep_ms = o.repMs;
-        double ms = tessera::testing::do_bench(dev, [&] { tessera::kernels::attention(dev, tq, tk, tv, r.causal); }, bo)
-                        .median_ms;
+        double ms = tessera::testing::do_bench(dev, [&] { attention(o, dev, tq, tk, tv, r.causal); }, bo).median_ms;
         rec.num("ms", ms).num("tflops", flop / ms / 1e9);
         std::fprintf(stderr, "ok   tessera attention d=%lld%s: %.3f ms, %.1f TFLOP/s, rel err %.2g\n",
                      static_cast<long long>(D), r.causal ? " causal" : "", ms, flop / ms / 1e9, relErr);

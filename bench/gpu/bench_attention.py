@@ -33,11 +33,11 @@ SAMPLE_ROWS = 16
 MAX_REL_ERR = 1e-2
 
 
-def load_kernel():
+def load_kernel(form):
     spec = importlib.util.spec_from_file_location("tessera_attention_kernels", KERNEL_FILE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.attention_fwd
+    return module.attention_fwd_descriptor if form == "descriptor" else module.attention_fwd
 
 
 def sampled_rel_error(torch, q, k, v, out, causal, seed):
@@ -69,13 +69,17 @@ def main():
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
     ap.add_argument("--warmup", type=int, default=25)
     ap.add_argument("--rep", type=int, default=100)
+    ap.add_argument("--form", choices=["pointer", "descriptor"], default="pointer",
+                    help="attention_fwd, or attention_fwd_descriptor (tensor descriptors; SDPA is then skipped)")
     args = ap.parse_args()
 
     import torch
     import triton
     import triton.testing
 
-    kernel = load_kernel()
+    kernel = load_kernel(args.form)
+    # Descriptors made on the device need global scratch.
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     out_file = open(args.json, "a") if args.json else sys.stdout
     failures = 0
     z, h, s = args.batch, args.heads, args.seq
@@ -95,9 +99,10 @@ def main():
         def sdpa_run():
             return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-        for provider, fn in (("triton", triton_run), ("sdpa", sdpa_run)):
-            rec = {"kind": "attention", "provider": provider, "dtype": "bf16", "Z": z, "H": h, "S": s, "D": d,
-                   "causal": causal}
+        providers = (("triton", triton_run),) + ((("sdpa", sdpa_run),) if args.form == "pointer" else ())
+        for provider, fn in providers:
+            rec = {"kind": "attention", "provider": provider, "dtype": "bf16", "form": args.form, "Z": z, "H": h,
+                   "S": s, "D": d, "causal": causal}
             try:
                 out = fn()
                 torch.cuda.synchronize()

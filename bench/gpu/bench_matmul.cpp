@@ -6,7 +6,9 @@
 // torch.matmul (cuBLAS) on the same rows. The rows: fp16 and bf16, square
 // M = N = K in {1024, 2048, 4096, 8192}, and fp8 e4m3 ("fp8e4nv") at 4096
 // and 8192 with matmul_kernel_fp8 (kDTypes, kSizes, kFp8Sizes; keep
-// bench_matmul.py's the same).
+// bench_matmul.py's the same). fp16 and bf16 rows come in two forms: the
+// pointer tiles of matmul_kernel ("form": "pointer") and the tensor
+// descriptors of matmul_kernel_descriptor ("descriptor", TMA on sm_90a).
 //
 // Each row makes A (M x K) and B (K x N), uniform in [-1, 1] rounded to the
 // dtype, A row-major, B row-major too except for fp8, where it is stored
@@ -21,14 +23,14 @@
 // and only then times the launch with tessera::testing::do_bench (25 ms
 // warm-up, 100 ms of runs, L2 flushed before each, median). One JSON line
 // per row on stdout (or appended to --json FILE):
-//   {"kind": "matmul", "provider": "tessera", "dtype": "fp16", "M": ..., "N": ..., "K": ...,
+//   {"kind": "matmul", "provider": "tessera", "dtype": "fp16", "form": "pointer", "M": ..., "N": ..., "K": ...,
 //    "ms": ..., "tflops": 2*M*N*K / ms / 1e9, "config": "BLOCK_M: 128, ...", "tune_ms": ...,
 //    "rel_err": ...}
 // A row that fails prints {..., "error": "..."} instead and a FAIL line on
 // stderr; the exit status is then 1 (2 for bad options or no GPU).
 //
-//   bench_matmul [--only fp16,bf16,fp8e4nv] [--sizes 1024,4096] [--json FILE]
-//                [--kernel-file PATH] [--warmup MS] [--rep MS]
+//   bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor] [--sizes 1024,4096]
+//                [--json FILE] [--kernel-file PATH] [--warmup MS] [--rep MS]
 //                [--fresh-cache] [--interpreter]
 //
 // --sizes takes any sizes (odd ones test the masked edges). --fresh-cache
@@ -83,9 +85,13 @@ using Clock = std::chrono::steady_clock;
 struct Row {
   DType dtype;
   int64_t M, N, K;
+  bool descriptor = false;  ///< matmul_kernel_descriptor (fp16 and bf16)
   bool fp8() const { return dtype == DType::fp8e4nv; }
   DType out() const { return fp8() ? DType::fp16 : dtype; }
-  const char* kernel() const { return fp8() ? "matmul_kernel_fp8" : "matmul_kernel"; }
+  const char* form() const { return descriptor ? "descriptor" : "pointer"; }
+  const char* kernel() const {
+    return fp8() ? "matmul_kernel_fp8" : descriptor ? "matmul_kernel_descriptor" : "matmul_kernel";
+  }
 };
 
 const DType kDTypes[] = {DType::fp16, DType::bf16, DType::fp8e4nv};
@@ -98,6 +104,7 @@ struct Options {
   std::string kernelFile = TESSERA_KERNELS_DIR "/matmul.py";
   std::string jsonPath;  ///< empty: stdout
   std::vector<std::string> only;
+  std::vector<std::string> forms = {"pointer", "descriptor"};
   std::vector<int64_t> sizes;
   int warmupMs = 25;
   int repMs = 100;
@@ -106,8 +113,9 @@ struct Options {
 };
 
 const char* kUsage =
-    "usage: bench_matmul [--only fp16,bf16,fp8e4nv] [--sizes 1024,4096] [--json FILE] [--kernel-file PATH]\n"
-    "                    [--warmup MS] [--rep MS] [--fresh-cache] [--interpreter]\n";
+    "usage: bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor] [--sizes 1024,4096]\n"
+    "                    [--json FILE] [--kernel-file PATH] [--warmup MS] [--rep MS] [--fresh-cache]\n"
+    "                    [--interpreter]\n";
 
 /// Options; std::nullopt after printing the usage (bad options).
 std::optional<Options> parseOptions(int argc, char** argv) {
@@ -117,6 +125,13 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     bool hasValue = i + 1 < argc;
     if (a == "--only" && hasValue) {
       o.only = splitCommas(argv[++i]);
+    } else if (a == "--forms" && hasValue) {
+      o.forms = splitCommas(argv[++i]);
+      for (const std::string& f : o.forms)
+        if (f != "pointer" && f != "descriptor") {
+          std::fprintf(stderr, "bench_matmul: --forms takes pointer and descriptor, not '%s'\n", f.c_str());
+          return std::nullopt;
+        }
     } else if (a == "--sizes" && hasValue) {
       for (const std::string& s : splitCommas(argv[++i])) {
         char* end = nullptr;
@@ -152,16 +167,23 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   return o;
 }
 
-/// The rows: kDTypes x kSizes (kFp8Sizes for fp8), filtered by --only;
-/// --sizes replaces both.
+/// The rows: kDTypes x kSizes (kFp8Sizes for fp8) x the forms (fp8:
+/// pointer only), filtered by --only and --forms; --sizes replaces both
+/// size lists.
 std::vector<Row> selectRows(const Options& o) {
+  auto has = [](const std::vector<std::string>& list, const std::string& x) {
+    return std::find(list.begin(), list.end(), x) != list.end();
+  };
   std::vector<Row> rows;
-  for (DType dt : kDTypes) {
-    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), tessera::dtype_name(dt)) == o.only.end()) continue;
-    std::vector<int64_t> sizes = o.sizes;
-    if (sizes.empty() && dt == DType::fp8e4nv) sizes.assign(std::begin(kFp8Sizes), std::end(kFp8Sizes));
-    if (sizes.empty()) sizes.assign(std::begin(kSizes), std::end(kSizes));
-    for (int64_t s : sizes) rows.push_back({dt, s, s, s});
+  for (bool descriptor : {false, true}) {
+    if (!has(o.forms, descriptor ? "descriptor" : "pointer")) continue;
+    for (DType dt : kDTypes) {
+      if ((!o.only.empty() && !has(o.only, tessera::dtype_name(dt))) || (descriptor && dt == DType::fp8e4nv)) continue;
+      std::vector<int64_t> sizes = o.sizes;
+      if (sizes.empty() && dt == DType::fp8e4nv) sizes.assign(std::begin(kFp8Sizes), std::end(kFp8Sizes));
+      if (sizes.empty()) sizes.assign(std::begin(kSizes), std::end(kSizes));
+      for (int64_t s : sizes) rows.push_back({dt, s, s, s, descriptor});
+    }
   }
   return rows;
 }
@@ -329,7 +351,7 @@ int run(const Options& o) {
     if (it == kernels.end()) it = kernels.emplace(r.kernel(), program.kernel(r.kernel())).first;
     tessera::Kernel& kernel = it->second;
     Json rec;
-    rec.str("kind", "matmul").str("provider", "tessera").str("dtype", tessera::dtype_name(r.dtype));
+    rec.str("kind", "matmul").str("provider", "tessera").str("dtype", tessera::dtype_name(r.dtype)).str("form", r.form());
     rec.integer("M", r.M).integer("N", r.N).integer("K", r.K);
     try {
       Measured m = runRow(o, dev, kernel, r);
@@ -340,14 +362,14 @@ int run(const Options& o) {
       char timing[96] = "interpreter: checked, not timed";
       if (!o.interpreter)
         std::snprintf(timing, sizeof timing, "%.4f ms, %.1f TFLOP/s, tune %.0f ms", m.ms, flop / m.ms / 1e9, m.tuneMs);
-      std::fprintf(stderr, "ok   tessera %s %lldx%lldx%lld: %s, rel err %.2g [%s]\n", tessera::dtype_name(r.dtype),
-                   static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), timing,
+      std::fprintf(stderr, "ok   tessera %s %s %lldx%lldx%lld: %s, rel err %.2g [%s]\n", tessera::dtype_name(r.dtype),
+                   r.form(), static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), timing,
                    m.relErr, m.config.c_str());
     } catch (const std::exception& e) {
       ++failures;
       rec.str("error", e.what());
-      std::fprintf(stderr, "FAIL tessera matmul %s %lldx%lldx%lld: %s\n", tessera::dtype_name(r.dtype),
-                   static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), e.what());
+      std::fprintf(stderr, "FAIL tessera matmul %s %s %lldx%lldx%lld: %s\n", tessera::dtype_name(r.dtype),
+                   r.form(), static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), e.what());
     }
     std::fprintf(out, "%s\n", rec.text().c_str());
     std::fflush(out);

@@ -1,6 +1,6 @@
 """kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
 
-    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--sizes 1024,4096] [--json FILE]
+    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor] [--sizes 1024,4096] [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
                             [--fresh-cache] [--skip-cublas]
 
@@ -8,7 +8,9 @@ The Triton side of bench_matmul.cpp: the same kernel source (loaded by path
 with importlib; its @triton.autotune tunes it, as Tessera's does) on the
 same rows, fp16 and bf16 at M = N = K in {1024, 2048, 4096, 8192}, fp8
 e4m3 ("fp8e4nv", matmul_kernel_fp8) at 4096 and 8192 (DTYPES, SIZES,
-FP8_SIZES; keep bench_matmul.cpp's kDTypes, kSizes and kFp8Sizes the same).
+FP8_SIZES; keep bench_matmul.cpp's kDTypes, kSizes and kFp8Sizes the same);
+fp16 and bf16 rows in both forms, matmul_kernel ("form": "pointer") and
+matmul_kernel_descriptor ("descriptor"; cuBLAS is timed with the pointer rows).
 Each row makes A (M x K) and B (K x N), uniform in [-1, 1] rounded to the
 dtype, A row-major, B row-major except for fp8, where it is K-contiguous
 (strides (1, K), as Triton's tutorial and torch._scaled_mm want it); C is
@@ -22,7 +24,7 @@ inputs in float32 (TF32 off): relative error ||got - ref|| / ||ref|| at most
 1e-2, else the row fails and is not timed. Then triton.testing.do_bench
 (25 ms warm-up, 100 ms of runs, L2 flushed before each, median). One JSON
 line per provider and row on stdout (or appended to --json FILE):
-  {"kind": "matmul", "provider": "triton", "dtype": "fp16", "M": ..., "N": ..., "K": ...,
+  {"kind": "matmul", "provider": "triton", "dtype": "fp16", "form": "pointer", "M": ..., "N": ..., "K": ...,
    "ms": ..., "tflops": 2*M*N*K / ms / 1e9, "config": str(best_config), "tune_ms": ..., "rel_err": ...}
   {"kind": "matmul", "provider": "cublas", ..., "ms": ..., "tflops": ..., "rel_err": ...}
 A failure writes {..., "error": "..."} and a FAIL line on stderr; the exit
@@ -45,6 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "matmul.py"))
 
 DTYPES = ["fp16", "bf16", "fp8e4nv"]
+FORMS = ["pointer", "descriptor"]
 SIZES = [1024, 2048, 4096, 8192]
 FP8_SIZES = [4096, 8192]
 SAMPLES = 256
@@ -54,6 +57,7 @@ MAX_REL_ERR = 1e-2
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16,fp8e4nv")
+    ap.add_argument("--forms", default=",".join(FORMS), help="kernel forms: pointer, descriptor or both")
     ap.add_argument("--sizes", default="", help="M = N = K values, e.g. 1024,4096 (default: %s)" %
                     ",".join(map(str, SIZES)))
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
@@ -64,6 +68,10 @@ def parse_args():
     ap.add_argument("--skip-cublas", action="store_true")
     args = ap.parse_args()
     args.only = [d for d in args.only.split(",") if d]
+    args.forms = [f for f in args.forms.split(",") if f]
+    for f in args.forms:
+        if f not in FORMS:
+            ap.error(f"--forms takes {' and '.join(FORMS)}, not '{f}'")
     for d in args.only:
         if d not in DTYPES:
             ap.error(f"--only takes {' and '.join(DTYPES)}, not '{d}'")
@@ -93,17 +101,20 @@ def main():
     from triton.testing import do_bench
 
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 references are exact fp32 products
+    # Kernels that make tensor descriptors on the device need global scratch.
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     module = load_kernel_module(args.kernel_file)
     torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8e4nv": torch.float8_e4m3fn}
     out = open(args.json, "a") if args.json else sys.stdout
     failures = 0
 
-    for name in DTYPES:
-        if args.only and name not in args.only:
+    for form, name in [(f, n) for f in args.forms for n in DTYPES]:
+        fp8 = name == "fp8e4nv"
+        if (args.only and name not in args.only) or (fp8 and form == "descriptor"):
             continue
         dtype = torch_dtype[name]
-        fp8 = name == "fp8e4nv"
-        kernel = module.matmul_kernel_fp8 if fp8 else module.matmul_kernel
+        kernel = (module.matmul_kernel_fp8 if fp8 else
+                  module.matmul_kernel_descriptor if form == "descriptor" else module.matmul_kernel)
         out_dtype = torch.float16 if fp8 else dtype
         for size in args.sizes or (FP8_SIZES if fp8 else SIZES):
             M = N = K = size
@@ -136,9 +147,9 @@ def main():
 
             flop = 2.0 * M * N * K
             for provider in ("triton", "cublas"):
-                if provider == "cublas" and args.skip_cublas:
+                if provider == "cublas" and (args.skip_cublas or form == "descriptor"):
                     continue
-                rec = dict(kind="matmul", provider=provider, dtype=name, M=M, N=N, K=K)
+                rec = dict(kind="matmul", provider=provider, dtype=name, form=form, M=M, N=N, K=K)
                 try:
                     extra = {}
                     if provider == "triton":
@@ -176,12 +187,12 @@ def main():
                         rec.update(config=extra["config"], tune_ms=extra["tune_ms"])
                     rec["rel_err"] = rel
                     tune = f", tune {extra['tune_ms']:.0f} ms [{extra['config']}]" if extra else ""
-                    print(f"ok   {provider} {name} {M}x{N}x{K}: {ms:.4f} ms, {rec['tflops']:.1f} TFLOP/s, "
+                    print(f"ok   {provider} {name} {form} {M}x{N}x{K}: {ms:.4f} ms, {rec['tflops']:.1f} TFLOP/s, "
                           f"rel err {rel:.2g}{tune}", file=sys.stderr, flush=True)
                 except Exception as e:  # noqa: BLE001
                     failures += 1
                     rec["error"] = f"{type(e).__name__}: {e}"[:500]
-                    print(f"FAIL {provider} matmul {name} {M}x{N}x{K}: {rec['error']}", file=sys.stderr, flush=True)
+                    print(f"FAIL {provider} matmul {name} {form} {M}x{N}x{K}: {rec['error']}", file=sys.stderr, flush=True)
                 out.write(json.dumps(rec) + "\n")
                 out.flush()
             del a, b

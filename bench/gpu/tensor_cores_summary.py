@@ -1,7 +1,8 @@
 """Summarizes bench/gpu/tensor_cores' all.jsonl as a markdown table: for each
-matmul row (dtype, size) and attention row (head_dim, causal), each
+matmul row (dtype, size, kernel form) and attention row (head_dim, causal), each
 provider's best TFLOP/s over the rounds, and the ratios Tessera/Triton and
-Tessera/(cuBLAS or SDPA). With --png, also a grouped bar plot of the three
+Tessera/(cuBLAS or SDPA; a descriptor-form matmul row is compared with
+the reference time of its pointer-form row). With --png, also a grouped bar plot of the three
 providers per row (matplotlib if importable, else gnuplot if on PATH).
 
     python3 tensor_cores_summary.py all.jsonl [--png OUT.png]
@@ -17,14 +18,14 @@ import tempfile
 
 def row_key(rec):
     if rec["kind"] == "matmul":
-        return ("matmul", rec["dtype"], rec["M"])
-    return ("attention", rec["D"], rec["causal"])
+        return ("matmul", rec["dtype"], rec["M"], rec.get("form", "pointer"))
+    return ("attention", rec["D"], rec["causal"], rec.get("form", "pointer"))
 
 
 def shape_text(key):
     if key[0] == "matmul":
-        return "%s %d" % (key[1], key[2])
-    return "bf16 d=%d%s" % (key[1], " causal" if key[2] else "")
+        return "%s %d%s" % (key[1], key[2], " desc" if key[3] == "descriptor" else "")
+    return "bf16 d=%d%s%s" % (key[1], " causal" if key[2] else "", " desc" if key[3] == "descriptor" else "")
 
 
 PROVIDERS = (("Tessera", ("tessera",)), ("Triton 3.6", ("triton",)), ("cuBLAS / SDPA", ("cublas", "sdpa")))
@@ -102,6 +103,8 @@ def main(path, png=None):
     for key in keys:
         ours, triton = best.get(key + ("tessera",)), best.get(key + ("triton",))
         ref = best.get(key + ("cublas",)) or best.get(key + ("sdpa",))
+        if not ref:  # descriptor rows: the reference of the pointer row
+            ref = best.get(key[:3] + ("pointer", "cublas")) or best.get(key[:3] + ("pointer", "sdpa"))
         print("| %s | %s | %s | %s | %s | %s | %s |" % (key[0], shape_text(key), tflops(ours), tflops(triton),
                                                        tflops(ref), ratio(ours, triton), ratio(ours, ref)))
 
