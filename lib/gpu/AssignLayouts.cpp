@@ -313,9 +313,14 @@ class LayoutAssigner {
     setResults(load, e);
   }
 
-  /// A 2-D load whose pointers are contiguous along dim 0 (K^T tiles).
+  /// A 2-D load whose pointers are contiguous along dim 0 (K^T tiles), or
+  /// the transpose of a 2-D descriptor load (rows contiguous in memory).
   bool contiguousAlongDim0(Value x) {
     Operation* load = x.definingOp();
+    if (load && load->is(OpCode::Trans) && x.type().rank() == 2) {
+      Operation* source = load->operand(0).definingOp();
+      return source && source->is(OpCode::DescriptorLoad);
+    }
     if (!load || !load->is(OpCode::Load) || !load->operand(0).type().isTensor() || x.type().rank() != 2) return false;
     Value ptr = load->operand(0);
     while (ptr.definingOp() && ptr.definingOp()->is(OpCode::ConvertLayout)) ptr = ptr.definingOp()->operand(0);

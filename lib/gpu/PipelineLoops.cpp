@@ -101,6 +101,7 @@ struct Staged {
   Operation* use;   ///< what reads %tile in the body: ttg.local_alloc (wgmma) or
                     ///< ttg.convert_layout to a dot operand (mma.sync)
   Operation* load;  ///< the tt.load (or ttng.descriptor_load: TMA) of %tile
+  Operation* trans = nullptr;  ///< TMA: the tt.trans between load and use, if any
   Type tile;        ///< one stage: the shared tile the dot (or ldmatrix) reads
   Value buffer;     ///< the S-stage buffer (before the loop)
   Value desc;       ///< TMA: the descriptor of swizzled boxes the copies use
@@ -138,13 +139,18 @@ class LoopPipeliner {
         // probabilities of an attention loop), are used as they are.
         Operation* load = use->operand(0).definingOp();
         if (use->block() != &body_ || !load || load->block() != &body_) continue;
-        if (load->is(OpCode::DescriptorLoad) && !mmaV2) {  // TMA copies it
+        // TMA copies descriptor loads, also those read transposed (K^T
+        // from a row-major K: the tile's memory is the load's rows).
+        Operation* trans = load->is(OpCode::Trans) ? load : nullptr;
+        Operation* source = trans ? trans->operand(0).definingOp() : load;
+        if (source && source->is(OpCode::DescriptorLoad) && !mmaV2) {
           std::set<unsigned> needs = args;
-          if (!use->result().hasOneUse() || !load->result().hasOneUse() || !tmaCopyable(use->result().type()) ||
-              !iterations_.computable(load, needs))
+          if (!use->result().hasOneUse() || !load->result().hasOneUse() || !source->result().hasOneUse() ||
+              source->block() != &body_ || !tmaCopyable(use->result().type(), trans != nullptr) ||
+              !iterations_.computable(source, needs))
             continue;  // copied to scratch shared memory in the iteration itself
           args = needs;
-          staged.push_back({use, load, use->result().type(), Value(), Value()});
+          staged.push_back({use, source, trans, use->result().type(), Value(), Value()});
           continue;
         }
         if (!load->is(OpCode::Load)) continue;
@@ -163,7 +169,7 @@ class LoopPipeliner {
         std::set<unsigned> needs = args;  // left as it was when the load stays
         if (!copyable(v, load, tile) || !iterations_.computable(load, needs)) continue;
         args = needs;
-        staged.push_back({use, load, tile, Value(), Value()});
+        staged.push_back({use, load, nullptr, tile, Value(), Value()});
       }
     }
     if (staged.empty()) return;
@@ -197,13 +203,16 @@ class LoopPipeliner {
     return v.dim == sharedContiguousDim(tile.encoding()) && (bytes == 4 || bytes == 8 || bytes == 16);
   }
 
-  /// TMA writes a row-major nvmma_shared tile: boxes of all rows x one
-  /// swizzle atom (rows a multiple of 8, so each atom stays aligned to
-  /// the swizzle pattern).
-  static bool tmaCopyable(Type tile) {
+  /// TMA writes an nvmma_shared tile whose memory rows are the
+  /// descriptor's (transposed exactly when the load is read transposed):
+  /// boxes of all rows x one swizzle atom (rows a multiple of 8, so each
+  /// atom stays aligned to the swizzle pattern).
+  static bool tmaCopyable(Type tile, bool readTransposed) {
     Encoding enc = tile.encoding();
-    return tile.rank() == 2 && enc.isNvmmaShared() && !enc.transposed() && enc.swizzlingByteWidth() != 0 &&
-           tile.shape()[0] % 8 == 0 && tile.shape()[0] <= 256;
+    if (tile.rank() != 2 || !enc.isNvmmaShared() || enc.transposed() != readTransposed || !enc.swizzlingByteWidth())
+      return false;
+    int64_t rows = tile.shape()[readTransposed ? 1 : 0];
+    return rows % 8 == 0 && rows <= 256;
   }
 
     Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }
@@ -289,12 +298,13 @@ class LoopPipeliner {
     Operation* create = s.load->operand(0).definingOp();
     if (!create || !create->is(OpCode::TensormapCreate)) return Value();
     int64_t swizzle = s.tile.encoding().swizzlingByteWidth();
-    int64_t atomCols = std::min<int64_t>(s.tile.shape()[1], swizzle * 8 / s.tile.elementType().bitWidth());
+    const std::vector<int64_t>& rowsCols = s.load->result().type().shape();  // the tile in memory
+    int64_t atomCols = std::min<int64_t>(rowsCols[1], swizzle * 8 / s.tile.elementType().bitWidth());
     OpBuilder b;
     b.setLoc(create->loc());
     b.setInsertionPointAfter(create);
     AttrMap attrs = create->attrs();
-    attrs["box"] = std::vector<int64_t>{s.tile.shape()[0], atomCols};
+    attrs["box"] = std::vector<int64_t>{rowsCols[0], atomCols};
     attrs["swizzle"] = swizzle;
     return b.create(OpCode::TensormapCreate, {create->result().type()}, create->operands(), attrs)->result();
   }
@@ -432,6 +442,7 @@ class LoopPipeliner {
     for (Staged& s : staged) {
       Operation* create = s.tma() ? s.load->operand(0).definingOp() : nullptr;
       s.use->erase();
+      if (s.trans) s.trans->erase();
       s.load->erase();
       if (create && create->result().uses().empty()) create->erase();
     }

@@ -147,12 +147,14 @@ void emitAsyncTmaCopy(Emitter& e, Operation* op) {
   Operation* create = desc.definingOp();
   Type tile = dst.type();
   Encoding enc = tile.encoding();
-  if (!create || !create->is(OpCode::TensormapCreate) || tile.rank() != 2 || !enc.isNvmmaShared() ||
-      enc.transposed())
-    e.fail(op, "ttng.async_tma_copy_global_to_local: needs a descriptor made in the kernel and a row-major "
-               "2-D nvmma_shared tile");
+  if (!create || !create->is(OpCode::TensormapCreate) || tile.rank() != 2 || !enc.isNvmmaShared())
+    e.fail(op, "ttng.async_tma_copy_global_to_local: needs a descriptor made in the kernel and a 2-D "
+               "nvmma_shared tile");
+  // The tile's rows in memory are the descriptor's rows (a transposed
+  // tile is the transpose of the block copied); coordinates in its order.
   std::vector<int64_t> box = create->intArrayAttr("box");
-  int64_t rows = tile.shape()[0], cols = tile.shape()[1], elemBytes = tile.elementType().bitWidth() / 8;
+  int64_t rows = tile.shape()[enc.transposed() ? 1 : 0], cols = tile.shape()[enc.transposed() ? 0 : 1];
+  int64_t elemBytes = tile.elementType().bitWidth() / 8;
   if (box.size() != 2 || box[0] != rows || cols % box[1] != 0 || create->intAttr("swizzle") != enc.swizzlingByteWidth() ||
       (box[1] != cols && box[1] * elemBytes != enc.swizzlingByteWidth()))
     e.fail(op, "ttng.async_tma_copy_global_to_local: the descriptor's box and swizzle do not match the tile");
