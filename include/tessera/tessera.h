@@ -254,6 +254,8 @@ class PreparedLaunch {
   /// For comparisons with a raw cuLaunchKernel of the same launch (GPU only,
   /// else nullptr / 0): the CUfunction, the parameter array (one pointer per
   /// PTX parameter), the grid, threads per block and dynamic shared memory.
+  /// cu_params() throws for a kernel that makes TMA descriptors on the
+  /// device: its global scratch is allocated by each launch().
   void* cu_function() const;
   void** cu_params() const;
   std::vector<int64_t> grid() const;

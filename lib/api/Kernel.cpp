@@ -348,8 +348,9 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
   size_t scratchParams = binary->ptx.globalScratchBytes > 0 ? 1 : 0;
   if (binary->ptx.params.size() != k.argToParam.size() + scratchParams)
     throw Error("kernel '" + k.name + "': internal error: the PTX entry has " +
-                std::to_string(binary->ptx.params.size()) + " parameters but the kernel passes " +
-                std::to_string(k.argToParam.size()) + " arguments");
+                std::to_string(binary->ptx.params.size()) + " parameters (" + std::to_string(scratchParams) +
+                " of them global scratch) but the kernel passes " + std::to_string(k.argToParam.size()) +
+                " arguments");
   auto dk = std::make_shared<DeviceKernel>();
   dk->binary = binary;
   dk->device = &cuda;
@@ -791,7 +792,13 @@ void PreparedLaunch::launch(void* stream) const {
 }
 
 void* PreparedLaunch::cu_function() const { return impl_->dk ? impl_->dk->loaded.function : nullptr; }
-void** PreparedLaunch::cu_params() const { return impl_->dk ? impl_->ptrs.data() : nullptr; }
+void** PreparedLaunch::cu_params() const {
+  if (impl_->dk && impl_->dk->loaded.globalScratchBytes > 0)
+    throw Error("kernel '" + impl_->kernel.name() +
+                "': makes TMA descriptors on the device, which need global scratch allocated per launch; launch it "
+                "with PreparedLaunch::launch, not with cu_params()");
+  return impl_->dk ? impl_->ptrs.data() : nullptr;
+}
 std::vector<int64_t> PreparedLaunch::grid() const { return {impl_->dims[0], impl_->dims[1], impl_->dims[2]}; }
 int PreparedLaunch::block_threads() const { return impl_->dk ? impl_->dk->blockThreads : 0; }
 int PreparedLaunch::shared_bytes() const { return impl_->dk ? impl_->dk->sharedBytes : 0; }

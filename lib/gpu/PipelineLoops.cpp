@@ -1,4 +1,4 @@
-//===- PipelineLoops.cpp - Multi-stage cp.async pipelines for dot loops ---===//
+//===- PipelineLoops.cpp - Multi-stage cp.async / TMA pipelines for dots --===//
 //
 // Tile GPU IR (after AssignLayouts). A wgmma dot in a loop reads A and B
 // from ttg.local_alloc copies of tiles loaded in the same iteration: every
@@ -57,6 +57,23 @@
 // reading a shared copy made in the body stays synchronous (the next
 // iteration's copy would overwrite what it reads).
 //
+// TMA stages (sm_90a): a wgmma operand that is a ttng.descriptor_load
+// (TmaDescriptorLoads.cpp), directly or read transposed through tt.trans
+// (attention's k.T: the K-major copy's memory rows are the load's), is
+// copied by TMA instead, into stages in the tile's nvmma_shared layout:
+// the descriptor is remade with the tile's swizzle and a box of one
+// swizzle atom (all rows), one copy per atom. One mbarrier per stage
+// (ttng.init_barriers before the loop, ttng.inval_barriers after it):
+// where cp.async commits, thread 0 arms the stage's barrier with the
+// bytes of its tiles (ttng.barrier_expect) and issues the copies; at the
+// top of the body every thread waits for the read stage's barrier
+// (ttng.wait_barrier) with the parity of its phase, a loop-carried i32
+// that flips each time the read stage wraps to 0. A barrier (that of
+// ttg.async_wait when cp.async copies are staged too, else gpu.barrier)
+// keeps the copies into stage w behind every thread's last read of it,
+// as for cp.async. Iterations that do not run arm no barrier and copy
+// nothing, and nothing waits for them.
+//
 // First, whatever num_stages: a ttg.local_alloc in a loop whose source is
 // defined outside it (attention's Q tile) moves before the loop, so the
 // tile is copied to shared memory once instead of every iteration.
@@ -70,10 +87,12 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "gpu/GpuPasses.h"
-#include "tessera/Error.h"
 #include "gpu/LoopIterations.h"
+#include "tessera/Error.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "transforms/PassDetail.h"
 
@@ -103,8 +122,8 @@ struct Staged {
   Operation* load;  ///< the tt.load (or ttng.descriptor_load: TMA) of %tile
   Operation* trans = nullptr;  ///< TMA: the tt.trans between load and use, if any
   Type tile;        ///< one stage: the shared tile the dot (or ldmatrix) reads
-  Value buffer;     ///< the S-stage buffer (before the loop)
-  Value desc;       ///< TMA: the descriptor of swizzled boxes the copies use
+  Value buffer = {};  ///< the S-stage buffer (before the loop)
+  Value desc = {};    ///< TMA: the descriptor of swizzled boxes the copies use
   bool tma() const { return load->is(OpCode::DescriptorLoad); }
 };
 
@@ -150,7 +169,7 @@ class LoopPipeliner {
               !iterations_.computable(source, needs))
             continue;  // copied to scratch shared memory in the iteration itself
           args = needs;
-          staged.push_back({use, source, trans, use->result().type(), Value(), Value()});
+          staged.push_back(Staged{use, source, trans, use->result().type()});
           continue;
         }
         if (!load->is(OpCode::Load)) continue;
@@ -169,7 +188,7 @@ class LoopPipeliner {
         std::set<unsigned> needs = args;  // left as it was when the load stays
         if (!copyable(v, load, tile) || !iterations_.computable(load, needs)) continue;
         args = needs;
-        staged.push_back({use, load, nullptr, tile, Value(), Value()});
+        staged.push_back(Staged{use, load, nullptr, tile});
       }
     }
     if (staged.empty()) return;
@@ -178,7 +197,9 @@ class LoopPipeliner {
     // own shared buffers (local_alloc) are not such writes.
     bool writes = false;
     loop_->walk([&](Operation* op) {
-      if (op != loop_ && op->hasTrait(MemWrite) && !op->is(OpCode::LocalAlloc)) writes = true;
+      // A descriptor made in the loop writes only this program's slot.
+      if (op != loop_ && op->hasTrait(MemWrite) && !op->is(OpCode::LocalAlloc) && !op->is(OpCode::TensormapCreate))
+        writes = true;
     });
     if (writes) return;
     asyncDot_ = asyncCandidate(staged);
@@ -215,7 +236,7 @@ class LoopPipeliner {
     return rows % 8 == 0 && rows <= 256;
   }
 
-    Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }
+  Value constI32(OpBuilder& b, int64_t v) { return b.constantInt(Type::i32(), v); }
 
   /// The loop's dot, when it is the only one, accumulates into a
   /// loop-carried value that nothing else reads (acc = dot(a, b, acc)), and
@@ -293,20 +314,25 @@ class LoopPipeliner {
   }
 
   /// The descriptor a staged TMA load copies with: its own, remade with
-  /// boxes of one swizzle atom of the tile and the tile's swizzle.
-  static Value swizzledDescriptor(const Staged& s) {
+  /// boxes of one swizzle atom of the tile and the tile's swizzle (once
+  /// per descriptor, box and swizzle).
+  Value swizzledDescriptor(const Staged& s) {
     Operation* create = s.load->operand(0).definingOp();
     if (!create || !create->is(OpCode::TensormapCreate)) return Value();
     int64_t swizzle = s.tile.encoding().swizzlingByteWidth();
     const std::vector<int64_t>& rowsCols = s.load->result().type().shape();  // the tile in memory
     int64_t atomCols = std::min<int64_t>(rowsCols[1], swizzle * 8 / s.tile.elementType().bitWidth());
+    std::vector<int64_t> box = {rowsCols[0], atomCols};
+    Value& made = swizzled_[{create, box, swizzle}];
+    if (made) return made;
     OpBuilder b;
     b.setLoc(create->loc());
     b.setInsertionPointAfter(create);
     AttrMap attrs = create->attrs();
-    attrs["box"] = std::vector<int64_t>{rowsCols[0], atomCols};
+    attrs["box"] = box;
     attrs["swizzle"] = swizzle;
-    return b.create(OpCode::TensormapCreate, {create->result().type()}, create->operands(), attrs)->result();
+    made = b.create(OpCode::TensormapCreate, {create->result().type()}, create->operands(), attrs)->result();
+    return made;
   }
 
   /// Copies the tile of `load` for the iteration of `m` into stage `stage`
@@ -502,6 +528,7 @@ class LoopPipeliner {
   int buffers_ = 0;
   int tmaLoads_ = 0;   ///< staged loads TMA copies
   Value barriers_;     ///< their mbarriers, one per stage
+  std::map<std::tuple<Operation*, std::vector<int64_t>, int64_t>, Value> swizzled_;  ///< swizzledDescriptor's
   int stages_;
   AxisInfoAnalysis& axis_;
   LoopIterations iterations_;

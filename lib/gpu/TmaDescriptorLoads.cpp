@@ -4,8 +4,8 @@
 // {descriptor}, made in the same block as the tt.load) is what the Tensor
 // Memory Accelerator copies in one instruction: the block at some
 // coordinates of a strided tensor, bounds-checked in every dim, with
-// out-of-bounds elements filled with zeros or NaN. As Triton does on
-// Hopper, such a load becomes
+// out-of-bounds elements filled with zeros or NaN. Where that pays, a wgmma
+// operand tile loaded in a loop, such a load becomes
 //
 //   %desc = ttng.tensormap_create %base, %shape..., %strides...
 //             {box = block shape, swizzle = 0, padding}
@@ -13,15 +13,24 @@
 //
 // The descriptor is made once, before the outermost loop whose body does
 // not define its operands (descriptors with equal operands and attributes
-// at one place are shared). The pipeliner stages descriptor loads feeding
-// wgmma with TMA copies and mbarriers (PipelineLoops.cpp); the others are
-// copied to scratch shared memory and read from there (lib/ptx/Tma.cpp).
+// at one place are shared). The pipeliner stages these loads with TMA
+// copies and mbarriers (PipelineLoops.cpp). Only loads it can stage are
+// taken: operand A or B of a dot that runs on wgmma (directly, or read
+// transposed: attention's k.T), whose memory rows are a multiple of 8 (the
+// swizzle atoms of its stages stay aligned), K-major for fp8, with a
+// descriptor made outside the loop. Every other descriptor load stays a
+// block-pointer load (rewrite-block-pointers makes it a masked pointer
+// tile, which mma.sync loops pipeline with cp.async); one the pipeliner
+// leaves anyway (num_stages = 1, a loop that stores) is copied to scratch
+// shared memory on an mbarrier and read from there (lib/ptx/Tma.cpp), so
+// its tile is capped at 64 KiB.
 //
 // TMA needs a 16-byte aligned base and strides (but the last) that are
 // multiples of 16 bytes, a unit last stride, box dims of at most 256 and
-// rows of at least 16 bytes. Where axis info cannot prove the alignment
-// (a stride of 37 elements), the load is left to rewrite-block-pointers,
-// which turns it into a masked tile of pointers.
+// rows of at least 16 bytes; NaN padding only for f16, bf16, f32 and f64.
+// Where axis info cannot prove the alignment (a stride of 37 elements),
+// the load is left to rewrite-block-pointers. The shape's dims must fit in
+// 32 bits and the strides in 40 (TMA's limits; not checked at run time).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +55,8 @@ std::vector<Value> descriptorOperands(Operation* make, int rank) {
 
 class TmaLoadRewriter {
  public:
-  explicit TmaLoadRewriter(Operation* func) : axis_(func) {}
+  TmaLoadRewriter(Operation* func, const Target& target, int numWarps)
+      : axis_(func), target_(target), numWarps_(numWarps) {}
 
   void rewrite(Operation* load) {
     Operation* make = load->operand(0).definingOp();
@@ -54,10 +64,11 @@ class TmaLoadRewriter {
       return;
     Type tile = load->result().type();
     int rank = static_cast<int>(tile.rank());
-    if (!eligible(make, tile)) return;
+    std::string padding = load->strAttr("padding") == "nan" ? "nan" : "zero";
+    if (!eligible(make, tile, padding) || !stageableWgmmaOperand(load)) return;
     std::vector<Value> operands = descriptorOperands(make, rank);
     Operation* at = hoistPoint(make, operands);
-    std::string padding = load->strAttr("padding") == "nan" ? "nan" : "zero";
+    if (at == make) return;  // made in the loop: the pipeliner could not stage it
     Value desc = descriptor(at, operands, tile.shape(), padding, load->loc());
     OpBuilder b;
     b.setInsertionPoint(load);
@@ -72,19 +83,42 @@ class TmaLoadRewriter {
 
  private:
   /// TMA's requirements (file comment), from the element type and axis info.
-  bool eligible(Operation* make, Type tile) {
+  bool eligible(Operation* make, Type tile, const std::string& padding) {
     int rank = static_cast<int>(tile.rank());
-    int64_t bits = tile.elementType().bitWidth();
+    Type elem = tile.elementType();
+    int64_t bits = elem.bitWidth();
     if (rank > 5 || (bits != 8 && bits != 16 && bits != 32 && bits != 64)) return false;
+    if (padding == "nan" && elem != Type::f16() && elem != Type::bf16() && elem != Type::f32() && elem != Type::f64())
+      return false;
     int64_t bytes = bits / 8;
     for (int64_t b : tile.shape())
       if (b > 256) return false;
-    if (tile.shape().back() * bytes % 16 != 0) return false;
-    if (axis_.get(make->operand(0)).divisibility[0] < 16) return false;
+    if (tile.shape().back() * bytes % 16 != 0 || tile.numElements() * bytes > kMaxTileBytes) return false;
+    if (axis_.get(make->operand(0)).divisibility[0] % 16 != 0) return false;
     const AxisInfo& last = axis_.get(make->operand(2 * rank));
     if (!last.constantValue || *last.constantValue != 1) return false;
     for (int d = 0; d + 1 < rank; ++d)
       if (axis_.get(make->operand(1 + rank + d)).divisibility[0] * bytes % 16 != 0) return false;
+    return true;
+  }
+
+  /// Operand A or B of a wgmma dot, directly or through tt.trans, in a
+  /// loop: a tile the pipeliner stages (file comment).
+  bool stageableWgmmaOperand(Operation* load) {
+    Type tile = load->result().type();
+    if (tile.rank() != 2 || tile.shape()[0] % 8 != 0 || !load->parentOp() || !load->parentOp()->is(OpCode::For) ||
+        !load->result().hasOneUse())
+      return false;
+    OpOperand* use = load->result().uses().front();
+    bool transposed = use->owner->is(OpCode::Trans);
+    if (transposed) {
+      if (!use->owner->result().hasOneUse()) return false;
+      use = use->owner->result().uses().front();
+    }
+    Operation* dot = use->owner;
+    if (!dot->is(OpCode::Dot) || use->index > 1 || !dotUsesWgmma(dot, target_, numWarps_)) return false;
+    // fp8 wgmma reads K-major tiles only: A as loaded, B transposed.
+    if (isWgmmaFp8(tile.elementType().kind()) && transposed != (use->index == 1)) return false;
     return true;
   }
 
@@ -132,20 +166,25 @@ class TmaLoadRewriter {
     }
   };
 
+  static constexpr int64_t kMaxTileBytes = 64 * 1024;  ///< the scratch copy when not staged
+
   AxisInfoAnalysis axis_;
+  Target target_;
+  int numWarps_;
   std::map<Key, Value> made_;
 };
 
 }  // namespace
 
-void tmaDescriptorLoads(Operation* func, const Target& target, int /*numWarps*/) {
-  if (target.capability < 90 || !target.archSpecific) return;
+void tmaDescriptorLoads(Operation* func, const Target& target, int numWarps) {
+  // sm_90a only: newer targets have not run this path yet.
+  if (target.capability != 90 || !target.archSpecific) return;
   std::vector<Operation*> loads;
   func->walk([&](Operation* op) {
     if (op->is(OpCode::Load) && op->operand(0).type().isBlockPointer()) loads.push_back(op);
   });
   if (loads.empty()) return;
-  TmaLoadRewriter rewriter(func);
+  TmaLoadRewriter rewriter(func, target, numWarps);
   for (Operation* load : loads) rewriter.rewrite(load);
 }
 

@@ -144,8 +144,8 @@ void Verifier::verifyTmaOp(Operation* op) {
     case OpCode::BarrierExpect:
       verifyCounts(op, 3, 3, 0);
       VERIFY(op, isBarriers(op->operand(0)), "operand 0 must be a shared buffer of i64 barriers");
-      VERIFY(op, op->operand(2).type().isInteger(1), "pred must be i1");
-      VERIFY(op, op->operand(1).type().isInteger(32), "index must be i32");
+      VERIFY(op, op->operand(2).type().isInteger(1) && !op->operand(2).type().isTensor(), "pred must be an i1 scalar");
+      VERIFY(op, op->operand(1).type().isInteger(32) && !op->operand(1).type().isTensor(), "index must be an i32 scalar");
       VERIFY(op, op->hasAttr("bytes") && op->intAttr("bytes") > 0, "needs attr bytes > 0");
       return;
     case OpCode::AsyncTmaCopyGlobalToLocal: {
@@ -155,7 +155,8 @@ void Verifier::verifyTmaOp(Operation* op) {
       VERIFY(op, dst.isTensor() && dst.encoding().isShared() && dst.rank() == op->numOperands() - 5,
              "dst must be a shared tile with one coordinate per dim");
       VERIFY(op, isBarriers(op->operand(2)), "operand 2 must be a shared buffer of i64 barriers");
-      VERIFY(op, op->operand(3).type().isInteger(32) && op->operand(4).type().isInteger(1), "index i32, pred i1");
+      VERIFY(op, op->operand(4).type().isInteger(1) && !op->operand(4).type().isTensor(), "pred must be an i1 scalar");
+      VERIFY(op, op->operand(3).type().isInteger(32) && !op->operand(3).type().isTensor(), "index must be an i32 scalar");
       return i32Scalars(5);
     }
     case OpCode::WaitBarrier:

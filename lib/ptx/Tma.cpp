@@ -9,7 +9,7 @@
 //    bytes, rank - 1), then fence.proxy.tensormap release + acquire, so
 //    its own TMA copies read the new descriptor. Only thread 0 issues
 //    copies, so no other thread needs the descriptor.
-//  * ttng.descriptor_load (not pipelined): the block is copied unswizzled
+//  * ttng.descriptor_load (one the pipeliner did not stage): the block is copied unswizzled
 //    into scratch shared memory (completing on an mbarrier there), every
 //    thread waits for the barrier's phase 0 and reads its elements.
 //  * mbarriers (ttng.init/inval_barriers, barrier_expect, wait_barrier)
@@ -17,7 +17,9 @@
 //    TMA stages: thread 0 arms the stage's barrier with the bytes to come
 //    and issues one copy per swizzle atom of the tile (the nvmma_shared
 //    layout of a 2-D tile is atoms of `swizzle` bytes x all rows, side by
-//    side; TMA writes a box of the same swizzle with the same pattern).
+//    side; TMA writes a box of the same swizzle with the same pattern). A
+//    transposed tile is the transpose of the block copied: its memory rows
+//    are the descriptor's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +56,7 @@ void emitTensormapCreate(Emitter& e, Operation* op) {
   std::string addr = e.newTmaDescriptorSlot(), p = "@" + e.isThreadZero() + " ";
   std::string zero = e.reg(RegClass::B32);
   e.ins("mov.b32 " + zero + ", 0");
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < gpu::kTmaDescriptorBytes / 16; ++i)
     e.ins(p + "st.global.v4.b32 [" + addr + "+" + std::to_string(16 * i) + "], {" + zero + ", " + zero + ", " + zero +
           ", " + zero + "}");
   e.ins(p + replace("global_address", "b64", addr) + e.regs(op->operand(0))[0]);
@@ -78,7 +80,7 @@ void emitTensormapCreate(Emitter& e, Operation* op) {
   e.ins(p + replace("swizzle_mode", "b32", addr) + std::to_string(swizzleCode(op->intAttr("swizzle"))));
   e.ins(p + replace("fill_mode", "b32", addr) + (op->strAttr("padding") == "nan" ? "1" : "0"));
   e.ins(p + "fence.proxy.tensormap::generic.release.gpu");
-  e.ins(p + "fence.proxy.tensormap::generic.acquire.gpu [" + addr + "], 128");
+  e.ins(p + "fence.proxy.tensormap::generic.acquire.gpu [" + addr + "], " + std::to_string(gpu::kTmaDescriptorBytes));
   e.bind(op->result(), {addr});
 }
 
@@ -107,6 +109,10 @@ void waitBarrier(Emitter& e, const std::string& bar, const std::string& phase) {
 
 void emitDescriptorLoad(Emitter& e, Operation* op) {
   Type tile = op->result().type();
+  Operation* create = op->operand(0).definingOp();
+  if (!create || !create->is(OpCode::TensormapCreate) || create->intArrayAttr("box") != tile.shape() ||
+      create->intAttr("swizzle") != 0)
+    e.fail(op, "ttng.descriptor_load: needs a descriptor made in the kernel, unswizzled, whose box is the block");
   int64_t bytes = tile.numElements() * (tile.elementType().bitWidth() / 8);
   int64_t barAt = (bytes + 7) / 8 * 8;
   e.needScratch(barAt + 8);
@@ -172,6 +178,25 @@ void emitAsyncTmaCopy(Emitter& e, Operation* op) {
   }
 }
 
+/// ttng.init_barriers / ttng.inval_barriers: thread 0 initializes every
+/// barrier of the buffer (arrival count 1) or invalidates it.
+void emitBarrierLifetime(Emitter& e, Operation* op) {
+  bool init = op->is(OpCode::InitBarriers);
+  std::string base = e.regs(op->operand(0))[0], p = "@" + e.isThreadZero() + " ";
+  // init: the stages the TMA copies will write may have been scratch
+  // written by generic stores just before (every thread's fence, then the
+  // barrier). inval: every thread is done waiting.
+  if (init) e.ins("fence.proxy.async.shared::cta");
+  else e.barrier();
+  for (int64_t k = 0; k < op->operand(0).type().shape()[0]; ++k)
+    e.ins(p + "mbarrier." + std::string(init ? "init" : "inval") + ".shared::cta.b64 [" + base + "+" +
+          std::to_string(8 * k) + "]" + (init ? ", 1" : ""));
+  if (init) {
+    e.ins(p + "fence.mbarrier_init.release.cluster");
+    e.barrier();  // initialized before any thread waits
+  }
+}
+
 }  // namespace
 
 void emitTmaOp(Emitter& e, Operation* op) {
@@ -179,19 +204,7 @@ void emitTmaOp(Emitter& e, Operation* op) {
     case OpCode::TensormapCreate: return emitTensormapCreate(e, op);
     case OpCode::DescriptorLoad: return emitDescriptorLoad(e, op);
     case OpCode::AsyncTmaCopyGlobalToLocal: return emitAsyncTmaCopy(e, op);
-    case OpCode::InitBarriers: case OpCode::InvalBarriers: {
-      bool init = op->is(OpCode::InitBarriers);
-      std::string base = e.regs(op->operand(0))[0], p = "@" + e.isThreadZero() + " ";
-      if (!init) e.barrier();  // every thread is done waiting
-      for (int64_t k = 0; k < op->operand(0).type().shape()[0]; ++k)
-        e.ins(p + "mbarrier." + std::string(init ? "init" : "inval") + ".shared::cta.b64 [" + base + "+" +
-              std::to_string(8 * k) + "]" + (init ? ", 1" : ""));
-      if (init) {
-        e.ins(p + "fence.mbarrier_init.release.cluster");
-        e.barrier();  // initialized before any thread waits
-      }
-      return;
-    }
+    case OpCode::InitBarriers: case OpCode::InvalBarriers: return emitBarrierLifetime(e, op);
     case OpCode::BarrierExpect:
       e.ins("@" + threadZeroAnd(e, op->operand(2)) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" +
             barrierAt(e, op->operand(0), op->operand(1)) + "], " + std::to_string(op->intAttr("bytes")));

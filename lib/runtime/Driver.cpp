@@ -473,13 +473,28 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
   lastKernel_.store(kernel.name, std::memory_order_relaxed);
   if (stream && !userStreams_.load(std::memory_order_relaxed)) userStreams_.store(true, std::memory_order_relaxed);
   const DriverApi& api = driverApi();
+  // Global scratch: this launch's own, passed through a copy of the
+  // parameter pointers (the caller's array may be shared by threads).
   CUdeviceptr scratch = 0;
+  std::vector<void*> withScratch;
   if (kernel.globalScratchBytes > 0) {
     size_t bytes = static_cast<size_t>(kernel.globalScratchBytes * grid[0] * grid[1] * grid[2]);
     void* p = pool();
-    CUresult a = p ? api.cuMemAllocFromPoolAsync(&scratch, bytes, p, stream) : api.cuMemAlloc(&scratch, bytes);
+    CUresult a = kSuccess;
+    if (p) {
+      a = api.cuMemAllocFromPoolAsync(&scratch, bytes, p, stream);
+      if (a != kSuccess) {  // give the pool's cached memory back and try once more
+        api.cuCtxSynchronize();
+        api.cuMemPoolTrimTo(p, 0);
+        a = api.cuMemAllocFromPoolAsync(&scratch, bytes, p, stream);
+      }
+    } else {
+      a = api.cuMemAlloc(&scratch, bytes);
+    }
     check(a, "allocating " + std::to_string(bytes) + " bytes of global scratch (TMA descriptors)", kernel.name);
-    *static_cast<uint64_t*>(params[kernel.globalScratchParam]) = scratch;
+    withScratch.assign(params, params + kernel.globalScratchParam + 1);
+    withScratch.back() = &scratch;
+    params = withScratch.data();
   }
   CUresult r = api.cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                                   static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,

@@ -97,9 +97,9 @@ void expectNanPadding(const char* name) {
 TEST(Memory, BlockPointerNanPadding) { expectNanPadding("block_ptr_nan_padding"); }
 
 // tl.make_tensor_descriptor with desc.load / desc.store: tiles at the edges
-// of a 37 x N matrix read zeros past them and store nothing there. Rows of
-// 112 floats are 16-byte aligned (TMA copies the loads on sm_90a), rows of
-// 90 are not (masked pointer tiles).
+// of a 37 x N matrix read zeros past them and store nothing there, with
+// rows 16-byte aligned (112 floats) and not (90). No dot reads these
+// blocks, so they are masked pointer tiles on every target.
 TEST(Memory, TensorDescriptorTiles) {
   E2E_RNG(rng);
   for (int64_t N : {90, 112}) {

@@ -48,6 +48,10 @@ struct ExternFunction {
 };
 std::string libdeviceWrapperName(const std::string& symbol);
 
+/// The size of one TMA descriptor (CUtensorMap) in the kernel's global
+/// scratch, and its alignment.
+constexpr int kTmaDescriptorBytes = 128;
+
 /// One kernel parameter of the PTX entry, in order: what the launch packs.
 struct KernelParam {
   ir::Type type;  ///< pointer, i1/i8/i16/i32/i64, f16/bf16/f32/f64 (scalars)

@@ -55,7 +55,8 @@ struct LoadedKernel {
   int ordinal = -1;
   /// Global scratch (TMA descriptors made on the device): each launch gets
   /// `globalScratchBytes` per program, its address in parameter
-  /// `globalScratchParam` (launch() writes the slot).
+  /// `globalScratchParam`, the last one (launch() passes it; the caller's
+  /// value for it is ignored).
   int64_t globalScratchBytes = 0;
   int globalScratchParam = -1;
   LoadedKernel() = default;
@@ -114,7 +115,7 @@ class CudaDevice {
 
   /// cuLaunchKernel. `params` points at one value per kernel parameter.
   /// A kernel with global scratch gets it allocated on `stream` for this
-  /// launch (and freed behind it, stream-ordered).
+  /// launch (and freed behind it, stream-ordered); `params` is not written.
   void launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes, void* stream,
               void** params);
 
