@@ -25,6 +25,10 @@ newer tutorials; the last stride of each operand must be 1. On sm_90a the
 tiles are copied by TMA (both compilers), so rows must be 16-byte aligned
 for that; Tessera falls back to masked pointer tiles when it cannot prove it.
 Triton needs triton.set_allocator for the descriptors' scratch.
+
+matmul_kernel_block_ptr: the same product with block pointers
+(tl.make_block_ptr, tl.advance), the form of Triton's older tutorials. On
+sm_90a Tessera copies these tiles with TMA too (Triton 3.6 does not).
 """
 import triton
 import triton.language as tl
@@ -132,3 +136,26 @@ def matmul_kernel_descriptor(a_ptr, b_ptr, c_ptr, M, N, K,
     for k0 in tl.range(0, K, BLOCK_K):
         acc += tl.dot(a_desc.load([m0, k0]), b_desc.load([k0, n0]))
     c_desc.store([m0, n0], acc.to(c_desc.dtype))
+
+
+@triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K,
+                            stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                            GROUP_M: tl.constexpr):
+    # The block-pointer form (Triton's older tutorials): block pointers
+    # advanced along K, bounds-checked at the edges.
+    tile_m, tile_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    a_blk = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (tile_m * BLOCK_M, 0), (BLOCK_M, BLOCK_K), (1, 0))
+    b_blk = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, tile_n * BLOCK_N), (BLOCK_K, BLOCK_N), (1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in tl.range(0, K, BLOCK_K):
+        a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_blk, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b)
+        a_blk = tl.advance(a_blk, (0, BLOCK_K))
+        b_blk = tl.advance(b_blk, (BLOCK_K, 0))
+    c_blk = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (tile_m * BLOCK_M, tile_n * BLOCK_N),
+                              (BLOCK_M, BLOCK_N), (1, 0))
+    tl.store(c_blk, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))

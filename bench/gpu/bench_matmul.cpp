@@ -6,9 +6,11 @@
 // torch.matmul (cuBLAS) on the same rows. The rows: fp16 and bf16, square
 // M = N = K in {1024, 2048, 4096, 8192}, and fp8 e4m3 ("fp8e4nv") at 4096
 // and 8192 with matmul_kernel_fp8 (kDTypes, kSizes, kFp8Sizes; keep
-// bench_matmul.py's the same). fp16 and bf16 rows come in two forms: the
-// pointer tiles of matmul_kernel ("form": "pointer") and the tensor
-// descriptors of matmul_kernel_descriptor ("descriptor", TMA on sm_90a).
+// bench_matmul.py's the same). fp16 and bf16 rows come in three forms: the
+// pointer tiles of matmul_kernel ("form": "pointer"), the tensor
+// descriptors of matmul_kernel_descriptor ("descriptor") and the block
+// pointers of matmul_kernel_block_ptr ("block_ptr"); Tessera copies the
+// last two with TMA on sm_90a.
 //
 // Each row makes A (M x K) and B (K x N), uniform in [-1, 1] rounded to the
 // dtype, A row-major, B row-major too except for fp8, where it is stored
@@ -29,7 +31,7 @@
 // A row that fails prints {..., "error": "..."} instead and a FAIL line on
 // stderr; the exit status is then 1 (2 for bad options or no GPU).
 //
-//   bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor] [--sizes 1024,4096]
+//   bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,4096]
 //                [--json FILE] [--kernel-file PATH] [--warmup MS] [--rep MS]
 //                [--fresh-cache] [--interpreter]
 //
@@ -85,13 +87,10 @@ using Clock = std::chrono::steady_clock;
 struct Row {
   DType dtype;
   int64_t M, N, K;
-  bool descriptor = false;  ///< matmul_kernel_descriptor (fp16 and bf16)
+  std::string form = "pointer";  ///< "descriptor", "block_ptr": fp16 and bf16 only
   bool fp8() const { return dtype == DType::fp8e4nv; }
   DType out() const { return fp8() ? DType::fp16 : dtype; }
-  const char* form() const { return descriptor ? "descriptor" : "pointer"; }
-  const char* kernel() const {
-    return fp8() ? "matmul_kernel_fp8" : descriptor ? "matmul_kernel_descriptor" : "matmul_kernel";
-  }
+  std::string kernel() const { return fp8() ? "matmul_kernel_fp8" : form == "pointer" ? "matmul_kernel" : "matmul_kernel_" + form; }
 };
 
 const DType kDTypes[] = {DType::fp16, DType::bf16, DType::fp8e4nv};
@@ -104,7 +103,7 @@ struct Options {
   std::string kernelFile = TESSERA_KERNELS_DIR "/matmul.py";
   std::string jsonPath;  ///< empty: stdout
   std::vector<std::string> only;
-  std::vector<std::string> forms = {"pointer", "descriptor"};
+  std::vector<std::string> forms = {"pointer", "descriptor", "block_ptr"};
   std::vector<int64_t> sizes;
   int warmupMs = 25;
   int repMs = 100;
@@ -113,7 +112,7 @@ struct Options {
 };
 
 const char* kUsage =
-    "usage: bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor] [--sizes 1024,4096]\n"
+    "usage: bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,4096]\n"
     "                    [--json FILE] [--kernel-file PATH] [--warmup MS] [--rep MS] [--fresh-cache]\n"
     "                    [--interpreter]\n";
 
@@ -128,8 +127,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     } else if (a == "--forms" && hasValue) {
       o.forms = splitCommas(argv[++i]);
       for (const std::string& f : o.forms)
-        if (f != "pointer" && f != "descriptor") {
-          std::fprintf(stderr, "bench_matmul: --forms takes pointer and descriptor, not '%s'\n", f.c_str());
+        if (f != "pointer" && f != "descriptor" && f != "block_ptr") {
+          std::fprintf(stderr, "bench_matmul: --forms takes pointer, descriptor and block_ptr, not '%s'\n", f.c_str());
           return std::nullopt;
         }
     } else if (a == "--sizes" && hasValue) {
@@ -167,22 +166,24 @@ std::optional<Options> parseOptions(int argc, char** argv) {
   return o;
 }
 
-/// The rows: kDTypes x kSizes (kFp8Sizes for fp8) x the forms (fp8:
-/// pointer only), filtered by --only and --forms; --sizes replaces both
-/// size lists.
+/// The rows: the forms x kDTypes x kSizes (kFp8Sizes for fp8; fp8 in the
+/// pointer form only), filtered by --only and --forms; --sizes replaces
+/// both size lists.
 std::vector<Row> selectRows(const Options& o) {
   auto has = [](const std::vector<std::string>& list, const std::string& x) {
     return std::find(list.begin(), list.end(), x) != list.end();
   };
   std::vector<Row> rows;
-  for (bool descriptor : {false, true}) {
-    if (!has(o.forms, descriptor ? "descriptor" : "pointer")) continue;
+  for (const char* form : {"pointer", "descriptor", "block_ptr"}) {
+    if (!has(o.forms, form)) continue;
     for (DType dt : kDTypes) {
-      if ((!o.only.empty() && !has(o.only, tessera::dtype_name(dt))) || (descriptor && dt == DType::fp8e4nv)) continue;
+      if ((!o.only.empty() && !has(o.only, tessera::dtype_name(dt))) ||
+          (dt == DType::fp8e4nv && std::string(form) != "pointer"))
+        continue;
       std::vector<int64_t> sizes = o.sizes;
       if (sizes.empty() && dt == DType::fp8e4nv) sizes.assign(std::begin(kFp8Sizes), std::end(kFp8Sizes));
       if (sizes.empty()) sizes.assign(std::begin(kSizes), std::end(kSizes));
-      for (int64_t s : sizes) rows.push_back({dt, s, s, s, descriptor});
+      for (int64_t s : sizes) rows.push_back({dt, s, s, s, form});
     }
   }
   return rows;
@@ -351,7 +352,7 @@ int run(const Options& o) {
     if (it == kernels.end()) it = kernels.emplace(r.kernel(), program.kernel(r.kernel())).first;
     tessera::Kernel& kernel = it->second;
     Json rec;
-    rec.str("kind", "matmul").str("provider", "tessera").str("dtype", tessera::dtype_name(r.dtype)).str("form", r.form());
+    rec.str("kind", "matmul").str("provider", "tessera").str("dtype", tessera::dtype_name(r.dtype)).str("form", r.form);
     rec.integer("M", r.M).integer("N", r.N).integer("K", r.K);
     try {
       Measured m = runRow(o, dev, kernel, r);
@@ -363,13 +364,13 @@ int run(const Options& o) {
       if (!o.interpreter)
         std::snprintf(timing, sizeof timing, "%.4f ms, %.1f TFLOP/s, tune %.0f ms", m.ms, flop / m.ms / 1e9, m.tuneMs);
       std::fprintf(stderr, "ok   tessera %s %s %lldx%lldx%lld: %s, rel err %.2g [%s]\n", tessera::dtype_name(r.dtype),
-                   r.form(), static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), timing,
+                   r.form.c_str(), static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), timing,
                    m.relErr, m.config.c_str());
     } catch (const std::exception& e) {
       ++failures;
       rec.str("error", e.what());
       std::fprintf(stderr, "FAIL tessera matmul %s %s %lldx%lldx%lld: %s\n", tessera::dtype_name(r.dtype),
-                   r.form(), static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), e.what());
+                   r.form.c_str(), static_cast<long long>(r.M), static_cast<long long>(r.N), static_cast<long long>(r.K), e.what());
     }
     std::fprintf(out, "%s\n", rec.text().c_str());
     std::fflush(out);

@@ -1,6 +1,7 @@
 """kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
 
-    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor] [--sizes 1024,4096] [--json FILE]
+    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,4096]
+                            [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
                             [--fresh-cache] [--skip-cublas]
 
@@ -9,8 +10,9 @@ with importlib; its @triton.autotune tunes it, as Tessera's does) on the
 same rows, fp16 and bf16 at M = N = K in {1024, 2048, 4096, 8192}, fp8
 e4m3 ("fp8e4nv", matmul_kernel_fp8) at 4096 and 8192 (DTYPES, SIZES,
 FP8_SIZES; keep bench_matmul.cpp's kDTypes, kSizes and kFp8Sizes the same);
-fp16 and bf16 rows in both forms, matmul_kernel ("form": "pointer") and
-matmul_kernel_descriptor ("descriptor"; cuBLAS is timed with the pointer rows).
+fp16 and bf16 rows in three forms, matmul_kernel ("form": "pointer"),
+matmul_kernel_descriptor ("descriptor") and matmul_kernel_block_ptr
+("block_ptr"); cuBLAS is timed with the pointer rows.
 Each row makes A (M x K) and B (K x N), uniform in [-1, 1] rounded to the
 dtype, A row-major, B row-major except for fp8, where it is K-contiguous
 (strides (1, K), as Triton's tutorial and torch._scaled_mm want it); C is
@@ -47,7 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "matmul.py"))
 
 DTYPES = ["fp16", "bf16", "fp8e4nv"]
-FORMS = ["pointer", "descriptor"]
+FORMS = ["pointer", "descriptor", "block_ptr"]
 SIZES = [1024, 2048, 4096, 8192]
 FP8_SIZES = [4096, 8192]
 SAMPLES = 256
@@ -57,7 +59,7 @@ MAX_REL_ERR = 1e-2
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16,fp8e4nv")
-    ap.add_argument("--forms", default=",".join(FORMS), help="kernel forms: pointer, descriptor or both")
+    ap.add_argument("--forms", default=",".join(FORMS), help="kernel forms: pointer, descriptor, block_ptr")
     ap.add_argument("--sizes", default="", help="M = N = K values, e.g. 1024,4096 (default: %s)" %
                     ",".join(map(str, SIZES)))
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
@@ -110,11 +112,11 @@ def main():
 
     for form, name in [(f, n) for f in args.forms for n in DTYPES]:
         fp8 = name == "fp8e4nv"
-        if (args.only and name not in args.only) or (fp8 and form == "descriptor"):
+        if (args.only and name not in args.only) or (fp8 and form != "pointer"):
             continue
         dtype = torch_dtype[name]
         kernel = (module.matmul_kernel_fp8 if fp8 else
-                  module.matmul_kernel_descriptor if form == "descriptor" else module.matmul_kernel)
+                  module.matmul_kernel if form == "pointer" else getattr(module, "matmul_kernel_" + form))
         out_dtype = torch.float16 if fp8 else dtype
         for size in args.sizes or (FP8_SIZES if fp8 else SIZES):
             M = N = K = size
@@ -147,7 +149,7 @@ def main():
 
             flop = 2.0 * M * N * K
             for provider in ("triton", "cublas"):
-                if provider == "cublas" and (args.skip_cublas or form == "descriptor"):
+                if provider == "cublas" and (args.skip_cublas or form != "pointer"):
                     continue
                 rec = dict(kind="matmul", provider=provider, dtype=name, form=form, M=M, N=N, K=K)
                 try:

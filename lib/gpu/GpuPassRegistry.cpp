@@ -171,6 +171,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "layouts) and inserts ttg.convert_layout where an op needs another one.",
        {{"num-warps", "4"}, {"target", "sm_90a"}},
        createConvertToGpu},
+      {"carry-block-pointer-offsets",
+       "Block pointers carried through scf.for (advanced each iteration) become i32 offset iteration "
+       "arguments, remade at the top of the body; tt.advance of a tt.make_tensor_ptr becomes a make.",
+       {},
+       [](const Options&) { return createFunctionPass(carryBlockPointerOffsets); }},
       {"tma-descriptor-loads",
        "sm_90a: loads through a tensor descriptor that TMA can copy (aligned base and strides, unit last "
        "stride) become ttng.descriptor_load of a ttng.tensormap_create made before the outermost loop.",

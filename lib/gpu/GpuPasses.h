@@ -40,6 +40,9 @@ namespace tessera::gpu {
 /// Loads and stores through a block pointer made in the same block become
 /// tiles of pointers with a bounds mask (RewriteBlockPointers.cpp).
 void rewriteBlockPointers(ir::Operation* func);
+/// Block pointers carried through scf.for become their offsets; advances
+/// of a make become makes (BlockPointerLoops.cpp).
+void carryBlockPointerOffsets(ir::Operation* func);
 /// sm_90a: tensor-descriptor loads TMA can copy become
 /// ttng.descriptor_load of a ttng.tensormap_create (TmaDescriptorLoads.cpp).
 void tmaDescriptorLoads(ir::Operation* func, const Target& target, int numWarps);

@@ -31,6 +31,8 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
     if (f != kernel) others.push_back(f);
   for (Operation* f : others) gpu->eraseFunction(f);
   kernel->setAttr("num_warps", int64_t{options.numWarps});
+  carryBlockPointerOffsets(kernel);
+  transforms::runPasses(*gpu, "dce");
   tmaDescriptorLoads(kernel, options.target, options.numWarps);
   rewriteBlockPointers(kernel);
   combineDotAdd(kernel, options.target, options.numWarps);

@@ -1,7 +1,8 @@
 //===- TmaDescriptorLoads.cpp - Tensor-descriptor loads through TMA --------===//
 //
-// Tile IR, sm_90a. A load through a tensor descriptor (a tt.make_tensor_ptr
-// {descriptor}, made in the same block as the tt.load) is what the Tensor
+// Tile IR, sm_90a. A load through a tensor descriptor or a block pointer (a
+// tt.make_tensor_ptr made in the same block as the tt.load; loops carry
+// block pointers as offsets, BlockPointerLoops.cpp) is what the Tensor
 // Memory Accelerator copies in one instruction: the block at some
 // coordinates of a strided tensor, bounds-checked in every dim, with
 // out-of-bounds elements filled with zeros or NaN. Where that pays, a wgmma
@@ -60,8 +61,7 @@ class TmaLoadRewriter {
 
   void rewrite(Operation* load) {
     Operation* make = load->operand(0).definingOp();
-    if (!make || !make->is(OpCode::MakeTensorPtr) || !make->boolAttr("descriptor") || make->block() != load->block())
-      return;
+    if (!make || !make->is(OpCode::MakeTensorPtr) || make->block() != load->block()) return;
     Type tile = load->result().type();
     int rank = static_cast<int>(tile.rank());
     std::string padding = load->strAttr("padding") == "nan" ? "nan" : "zero";

@@ -133,15 +133,15 @@ TEST(Memory, TensorDescriptor3D) {
   expectSameBits(out.download<float>(), want, "3-D descriptor");
 }
 
-// The descriptor form of a matmul: fp16 in, fp32 accumulation, fp16 out,
-// M not a multiple of the block. With N = 208 every row is 16-byte aligned
-// and, on sm_90a, TMA copies A and B (into the pipeline's stages, or once
-// per iteration with num_stages = 1); with N = 200 only A's rows are.
-TEST(Memory, TensorDescriptorMatmul) {
+/// C = A @ B with `kernelName` (tests/e2e/kernels/memory.py: a_ptr, b_ptr,
+/// c_ptr, M, N, K, then `strides` as given, 64 x 128 x 32 blocks): fp16 in,
+/// fp32 accumulation, fp16 out, against float64 sums. M is not a multiple
+/// of the block; with N = 208 every row is 16-byte aligned.
+void expectBlockMatmul(const char* kernelName, bool passStrides) {
   E2E_RNG(rng);
   for (auto [N, warps, stages] : {std::tuple{200, 4, 3}, {200, 8, 3}, {208, 4, 3}, {208, 8, 1}, {208, 8, 4}}) {
-    SCOPED_TRACE("N = " + std::to_string(N) + ", " + std::to_string(warps) + " warps, " + std::to_string(stages) +
-                 " stages");
+    SCOPED_TRACE(std::string(kernelName) + ", N = " + std::to_string(N) + ", " + std::to_string(warps) + " warps, " +
+                 std::to_string(stages) + " stages");
     int64_t M = 150, K = 208;
     auto a = rng.floats(M * K, -1, 1), b = rng.floats(K * N, -1, 1);
     for (float& v : a) v = roundHalf(v);
@@ -150,9 +150,10 @@ TEST(Memory, TensorDescriptorMatmul) {
     tessera::LaunchOptions options;
     options.num_warps = warps;
     options.num_stages = stages;
-    kernel(kFile, "descriptor_matmul")
-        .launch(dev(), {cdiv(M, 64), cdiv(N, 128)},
-                {uploadAs(DType::fp16, a, {M, K}), uploadAs(DType::fp16, b, {K, N}), c, M, N, K},
+    std::vector<tessera::Arg> args = {uploadAs(DType::fp16, a, {M, K}), uploadAs(DType::fp16, b, {K, N}), c, M, N, K};
+    if (passStrides) args.insert(args.end(), {K, N, N});
+    kernel(kFile, kernelName)
+        .launch(dev(), {cdiv(M, 64), cdiv(N, 128)}, args,
                 {{"BLOCK_M", int64_t(64)}, {"BLOCK_N", int64_t(128)}, {"BLOCK_K", int64_t(32)}}, options);
     std::vector<float> got = downloadFloats(c);
     int bad = 0;
@@ -170,6 +171,15 @@ TEST(Memory, TensorDescriptorMatmul) {
     EXPECT_EQ(bad, 0);
   }
 }
+
+// The descriptor form of a matmul. On sm_90a, TMA copies the tiles whose
+// rows are aligned (A's always, B's with N = 208) into the pipeline's
+// stages; with num_stages = 1 they are copied once per iteration.
+TEST(Memory, TensorDescriptorMatmul) { expectBlockMatmul("descriptor_matmul", false); }
+
+// The block-pointer form (tl.advance in the loop): the loop carries the
+// pointers' offsets, so the tiles are pipelined like the descriptor form's.
+TEST(Memory, BlockPointerMatmul) { expectBlockMatmul("block_ptr_matmul", true); }
 
 TEST(Memory, ScalarPointersAndBoolTensors) {
   E2E_RNG(rng);

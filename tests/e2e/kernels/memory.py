@@ -110,6 +110,26 @@ def descriptor_matmul(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 @triton.jit
+def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # The block-pointer form of a matmul (Triton's older tutorials): the
+    # pointers to A and B are advanced along K every iteration.
+    m0 = tl.program_id(0) * BLOCK_M
+    n0 = tl.program_id(1) * BLOCK_N
+    a_blk = tl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (m0, 0), (BLOCK_M, BLOCK_K), (1, 0))
+    b_blk = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, n0), (BLOCK_K, BLOCK_N), (1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_blk, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b)
+        a_blk = tl.advance(a_blk, (0, BLOCK_K))
+        b_blk = tl.advance(b_blk, (BLOCK_K, 0))
+    c_blk = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (m0, n0), (BLOCK_M, BLOCK_N), (1, 0))
+    tl.store(c_blk, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
+
+
+@triton.jit
 def descriptor_3d(x_ptr, out_ptr, A, B, C, BA: tl.constexpr, BB: tl.constexpr, BC: tl.constexpr):
     # A 3-D descriptor (batch, rows, cols) and a 1-D one over the same memory.
     src = tl.make_tensor_descriptor(x_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
