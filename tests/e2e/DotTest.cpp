@@ -386,14 +386,17 @@ namespace {
 // 16 (16-byte aligned rows) the inner K loop is pipelined on sm_90a inside
 // the outer tile loop, so the stage buffers are refilled once per tile
 // after the previous tile's epilogue used shared memory; with odd N and K
-// the loads stay plain loads.
+// the loads stay plain loads. The descriptor form (descriptors made once,
+// before the tile loop) is copied by TMA there, on mbarriers initialized
+// again for every tile's K loop.
 struct PersistentConfig {
   int64_t bm, bn, bk;
   int warps, stages, programs;
 };
 
-void runPersistentMatmul(DType dtype, int64_t M, int64_t N, int64_t K, const PersistentConfig& cfg) {
-  SCOPED_TRACE(std::string(tessera::dtype_name(dtype)) + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+void runPersistentMatmul(const char* kernelName, DType dtype, int64_t M, int64_t N, int64_t K,
+                         const PersistentConfig& cfg) {
+  SCOPED_TRACE(std::string(kernelName) + " " + tessera::dtype_name(dtype) + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
                std::to_string(K) + ", tiles " + std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) + "x" +
                std::to_string(cfg.bk) + ", " + std::to_string(cfg.programs) + " programs");
   E2E_RNG(rng);
@@ -404,7 +407,7 @@ void runPersistentMatmul(DType dtype, int64_t M, int64_t N, int64_t K, const Per
   tessera::LaunchOptions options;
   options.num_warps = cfg.warps;
   options.num_stages = cfg.stages;
-  kernel(kFile, "matmul_persistent_epilogue")
+  kernel(kFile, kernelName)
       .launch(dev(), {cfg.programs},
               {a.tensor, b.tensor, dev().upload(bias, {N}), c, M, N, K, K, int64_t(1), N, int64_t(1), N, int64_t(1)},
               {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}, {"GROUP_M", int64_t(4)}}, options);
@@ -430,8 +433,17 @@ TEST_F(Dot, PersistentMatmulWithFusedEpilogue) {
   const PersistentConfig configs[] = {{64, 64, 32, 4, 3, 5}, {128, 128, 64, 8, 3, 3}, {128, 256, 64, 8, 3, 2}};
   for (DType dtype : {DType::fp16, DType::bf16})
     for (const PersistentConfig& cfg : configs) {
-      runPersistentMatmul(dtype, 300, 208, 224, cfg);
-      runPersistentMatmul(dtype, 300, 197, 211, cfg);
+      runPersistentMatmul("matmul_persistent_epilogue", dtype, 300, 208, 224, cfg);
+      runPersistentMatmul("matmul_persistent_epilogue", dtype, 300, 197, 211, cfg);
+    }
+}
+
+TEST_F(Dot, PersistentDescriptorMatmulWithFusedEpilogue) {
+  const PersistentConfig configs[] = {{64, 64, 32, 4, 3, 5}, {128, 128, 64, 8, 4, 3}, {128, 256, 64, 8, 3, 2}};
+  for (DType dtype : {DType::fp16, DType::bf16})
+    for (const PersistentConfig& cfg : configs) {
+      runPersistentMatmul("matmul_persistent_epilogue_descriptor", dtype, 300, 208, 224, cfg);
+      runPersistentMatmul("matmul_persistent_epilogue_descriptor", dtype, 300, 197, 224, cfg);
     }
 }
 

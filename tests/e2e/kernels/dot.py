@@ -159,3 +159,32 @@ def matmul_persistent_epilogue(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
         out = tl.where(out > 0, out, 0.125 * out)
         tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, out.to(c_ptr.dtype.element_ty),
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def matmul_persistent_epilogue_descriptor(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
+                                          stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                          GROUP_M: tl.constexpr):
+    # The same persistent matmul through tensor descriptors made once, before
+    # the tile loop (Triton's persistent TMA tutorial).
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, stride_ak], [BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [stride_bk, stride_bn], [BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N])
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    for tile in range(tl.program_id(0), tiles_m * tiles_n, tl.num_programs(0)):
+        group = tile // per_group
+        first_m = group * GROUP_M
+        rows_in_group = min(tiles_m - first_m, GROUP_M)
+        m0 = (first_m + (tile % per_group) % rows_in_group) * BLOCK_M
+        n0 = ((tile % per_group) // rows_in_group) * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            acc += tl.dot(a_desc.load([m0, k * BLOCK_K]), b_desc.load([k * BLOCK_K, n0]))
+        rn = n0 + tl.arange(0, BLOCK_N)
+        bias = tl.load(bias_ptr + rn, mask=rn < N, other=0.0)
+        out = acc + bias[None, :]
+        out = tl.where(out > 0, out, 0.125 * out)
+        c_desc.store([m0, n0], out.to(c_desc.dtype))
