@@ -73,7 +73,8 @@ Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor&
 
 /// C = A @ B for A (M x K) and B (K x N), fp16 or bf16, on tensor cores
 /// (kernels/matmul.py, autotuned over 6 tile configs on the first call of
-/// each shape); fp32 accumulation, C in the inputs' dtype.
+/// each shape; on sm_90a from 2048^3 on, its tensor-descriptor form, which
+/// TMA copies); fp32 accumulation, C in the inputs' dtype.
 Tensor matmul(Device& device, const Tensor& a, const Tensor& b);
 
 /// Attention forward, softmax(Q K^T * sm_scale) V, FlashAttention style
