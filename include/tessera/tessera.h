@@ -157,12 +157,31 @@ template <class T> Tensor Device::upload(const std::vector<T>& host, std::vector
   }
 }
 
+/// A tensor descriptor made on the host (Triton's
+/// triton.tools.tensor_descriptor.TensorDescriptor): the tensor at `base`'s
+/// data with `shape` and `strides` (in elements) and the block its loads
+/// and stores move. As for Triton, the last stride must be 1 and the base
+/// and the other strides 16-byte aligned (checked at launch). The kernel's
+/// parameter has the type tensordesc<dtype[block_shape]> and is used like
+/// one from tl.make_tensor_descriptor (desc.load, desc.store, desc.shape).
+struct TensorDescriptor {
+  Tensor base;
+  std::vector<int64_t> shape, strides, block_shape;
+  std::string padding = "zero";  ///< or "nan" (floating-point data)
+  /// All of `t`: its shape and strides.
+  static TensorDescriptor from_tensor(const Tensor& t, std::vector<int64_t> block_shape,
+                                      std::string padding = "zero");
+};
+
 /// A kernel argument. Integers are typed by value like Python ints in Triton
 /// (i32 when it fits, else i64/u64); floats are fp32 like Python floats;
 /// tensors pass their data pointer. Use Arg::typed to pin a type.
 struct Arg {
-  enum class Kind { Tensor, Int, Float, Bool, Null };
+  enum class Kind { Tensor, Int, Float, Bool, Null, TensorDesc };
   Arg(const Tensor& t) : kind(Kind::Tensor), tensor(t) {}
+  /// `tensor` is the descriptor's base.
+  Arg(const TensorDescriptor& d)
+      : kind(Kind::TensorDesc), tensor(d.base), desc(std::make_shared<const TensorDescriptor>(d)) {}
   Arg(int32_t v) : kind(Kind::Int), i(v) {}
   Arg(int64_t v) : kind(Kind::Int), i(v) {}
   Arg(uint32_t v) : kind(Kind::Int), i(v) {}
@@ -174,6 +193,7 @@ struct Arg {
 
   Kind kind;
   Tensor tensor;
+  std::shared_ptr<const TensorDescriptor> desc;  ///< Kind::TensorDesc
   int64_t i = 0;
   double f = 0;
   bool b = false;

@@ -68,6 +68,10 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   if (!isIdentifier(name)) throw Error("AOT: '" + name + "' is not a C++ identifier (use -o with a plain name)");
   if (perTarget.empty()) throw Error("AOT: no compiled specialization given");
   const detail::CompiledKernelImpl& first = *perTarget.front().impl();
+  for (size_t p = 0; p < first.specs.size(); ++p)
+    if (first.specs[p].kind == frontend::ParamSpec::Kind::TensorDesc)
+      throw Error("AOT: parameter '" + first.paramNames[p] + "' of '" + name +
+                  "' is a tensor descriptor; ahead-of-time launchers do not take those yet");
 
   // The launcher's parameters: the PTX entry's, named after the kernel's.
   std::vector<Param> params;

@@ -77,6 +77,7 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
         case Arg::Kind::Bool: k << a.b; break;
         case Arg::Kind::Null: k << "None"; break;
         case Arg::Kind::Tensor: k << "tensor"; break;
+        case Arg::Kind::TensorDesc: k << "tensordesc"; break;
       }
       found = true;
     }
@@ -91,7 +92,8 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
     k << ";";
   }
   for (const Arg& a : args)
-    if (a.kind == Arg::Kind::Tensor && a.tensor.defined()) k << dtype_name(a.tensor.dtype()) << ",";
+    if ((a.kind == Arg::Kind::Tensor || a.kind == Arg::Kind::TensorDesc) && a.tensor.defined())
+      k << dtype_name(a.tensor.dtype()) << ",";
   return k.str();
 }
 
@@ -126,7 +128,8 @@ struct Snapshot {
   void take(const std::vector<Arg>& args, const std::optional<std::vector<bool>>& written) {
     for (size_t i = 0; i < args.size(); ++i) {
       const Arg& a = args[i];
-      if (a.kind != Arg::Kind::Tensor || !a.tensor.defined()) continue;
+      // A descriptor's base is saved like a tensor.
+      if ((a.kind != Arg::Kind::Tensor && a.kind != Arg::Kind::TensorDesc) || !a.tensor.defined()) continue;
       if (written && i < written->size() && !(*written)[i]) continue;
       const auto& storage = a.tensor.storage();
       if (storage->kind != DeviceKind::Cuda) continue;
@@ -277,7 +280,8 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   std::vector<bool> resetParams(fn.params.size(), false);  // cleared before every timed run
   for (const std::string& name : spec.resetToZero)
     for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i)
-      if (fn.params[i].name == name && args[i].kind == Arg::Kind::Tensor && args[i].tensor.defined() &&
+      if (fn.params[i].name == name &&
+          (args[i].kind == Arg::Kind::Tensor || args[i].kind == Arg::Kind::TensorDesc) && args[i].tensor.defined() &&
           args[i].tensor.storage()->kind == DeviceKind::Cuda) {
         zeroed.push_back(args[i].tensor.storage());
         resetParams[i] = true;

@@ -136,6 +136,7 @@ struct CompiledKernelImpl {
   frontend::CompileOptions options;
   std::shared_ptr<ir::Module> module;
   std::vector<int> argToParam;
+  std::vector<int> argComponent;  ///< per argument: its part of a descriptor parameter (CompileResult)
   std::string ttir;  ///< printed once at compile time
   int numWarps = 4;
   int numStages = 3;

@@ -195,6 +195,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->ttir = ir::print(*result.module);
   compiled->module = std::move(result.module);
   compiled->argToParam = std::move(result.argToParam);
+  compiled->argComponent = std::move(result.argComponent);
   compiled->numWarps = options.numWarps;
   compiled->numStages = options.numStages;
   compiled->maxNumRegisters = options.maxNumRegisters;
@@ -481,7 +482,9 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
         case Arg::Kind::Float: named[fn.params[i].name] = a.f; break;
         case Arg::Kind::Bool: named[fn.params[i].name] = a.b; break;
         case Arg::Kind::Null: named[fn.params[i].name] = std::monostate{}; break;
-        case Arg::Kind::Tensor: named[fn.params[i].name] = static_cast<int64_t>(a.tensor.data_ptr()); break;
+        case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
+          named[fn.params[i].name] = static_cast<int64_t>(a.tensor.data_ptr());
+          break;
       }
     }
     for (const auto& [name, value] : constexprs) named[name] = detail::toConstValue(value);
@@ -531,6 +534,13 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
 /// slot each; pointers are device addresses) and launches.
 /// Packs the arguments exactly as the PTX entry's parameters (one 8-byte
 /// slot each; pointers are device addresses) into `slots`.
+/// The integer a descriptor's argument `component` (1..r its shape, r+1..
+/// its strides but the last; CompileResult::argComponent) passes.
+static int64_t descriptorComponent(const TensorDescriptor& d, int component) {
+  size_t r = d.shape.size(), c = static_cast<size_t>(component);
+  return c <= r ? d.shape[c - 1] : d.strides[c - 1 - r];
+}
+
 static void packParams(const detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
                        const detail::DeviceKernel& dk, const detail::DeviceImpl& device,
                        const std::vector<BoundParam>& bound, uint64_t* slots, void** ptrs) {
@@ -549,6 +559,10 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
       if (!storage || storage->kind != detail::DeviceKind::Cuda || storage->cuda != device.cuda)
         throw Error(detail::wrongDeviceMessage(fn, paramIndex, storage, device.ordinal));
       slots[i] = b.tensor->data_ptr();
+      continue;
+    }
+    if (b.desc) {
+      detail::packScalarParam(params[i], descriptorComponent(*b.desc, compiled.argComponent[i]), 0, false, slots[i]);
       continue;
     }
     bool isFloatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
@@ -673,9 +687,14 @@ static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Gri
   }
   std::vector<interp::RuntimeArg> runtimeArgs;
   runtimeArgs.reserve(compiled->argToParam.size());
-  for (int paramIndex : compiled->argToParam) {
+  for (size_t i = 0; i < compiled->argToParam.size(); ++i) {
+    int paramIndex = compiled->argToParam[i];
     const BoundParam& b = bound[paramIndex];
-    if (b.spec.kind == ParamSpec::Kind::Pointer) {
+    if (b.desc && compiled->argComponent[i] != 0) {
+      runtimeArgs.push_back(interp::RuntimeArg::integer(descriptorComponent(*b.desc, compiled->argComponent[i])));
+      continue;
+    }
+    if (b.spec.kind == ParamSpec::Kind::Pointer || b.desc) {
       if (!b.tensor->storage() || b.tensor->storage()->kind != detail::DeviceKind::Interpreter)
         throw Error("kernel '" + fn.name + "': tensor argument '" + fn.params[paramIndex].name +
                     "' does not live on the interpreter device");

@@ -33,6 +33,7 @@ static std::string describe(const Arg& a) {
     case Arg::Kind::Float: return "a float";
     case Arg::Kind::Bool: return "a bool";
     case Arg::Kind::Null: return "None";
+    case Arg::Kind::TensorDesc: return std::string("a tensor descriptor of ") + dtype_name(a.tensor.dtype());
   }
   return "?";
 }
@@ -46,6 +47,36 @@ static std::string intTypeOf(int64_t v, bool isUnsigned64) {
   if (isUnsigned64) return "u64";
   if (v >= INT32_MIN && v <= INT32_MAX) return "i32";
   return "i64";
+}
+
+/// The parameter type of a host descriptor ("tensordesc<fp16[64, 64]>")
+/// after Triton's TensorDescriptor checks: 1 to 5 dims, shapes and
+/// strides of the block's rank, a unit last stride, a 16-byte aligned base
+/// and other strides.
+static std::string checkedDescriptorType(const frontend::JitFunction& fn, const frontend::Parameter& p,
+                                         const TensorDescriptor& d) {
+  std::string where = "kernel '" + fn.name + "': tensor descriptor argument '" + p.name + "'";
+  size_t r = d.block_shape.size();
+  if (!d.base.defined()) throw Error(where + " has an undefined base tensor");
+  if (r < 1 || r > 5) throw Error(where + ": block_shape must have 1 to 5 dims, got " + std::to_string(r));
+  if (d.shape.size() != r || d.strides.size() != r)
+    throw Error(where + ": shape, strides and block_shape must have the same length");
+  if (d.strides.back() != 1) throw Error(where + ": the last stride must be 1, got " + std::to_string(d.strides.back()));
+  int64_t bytes = std::max<int64_t>(1, dtype_size(d.base.dtype()));
+  if (d.base.data_ptr() % 16 != 0) throw Error(where + ": the base must be 16-byte aligned");
+  for (size_t k = 0; k + 1 < r; ++k)
+    if (d.strides[k] * bytes % 16 != 0)
+      throw Error(where + ": strides (but the last) must be multiples of 16 bytes, got " +
+                  std::to_string(d.strides[k]) + " elements of " + std::to_string(bytes) + " bytes");
+  for (size_t k = 0; k < r; ++k)
+    if (d.shape[k] < 0 || d.block_shape[k] <= 0) throw Error(where + ": negative shape or empty block");
+  if (d.padding != "zero" && d.padding != "nan")
+    throw Error(where + ": padding must be 'zero' or 'nan', got '" + d.padding + "'");
+  frontend::TensorDescType t;
+  t.dtype = dtype_name(d.base.dtype());
+  t.block = d.block_shape;
+  t.padding = d.padding;
+  return t.str();
 }
 
 static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::Parameter& p, const Arg& a) {
@@ -91,6 +122,12 @@ static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::P
       s.kind = ParamSpec::Kind::Constexpr;
       s.value = std::monostate{};
       break;
+    case Arg::Kind::TensorDesc:
+      s.kind = ParamSpec::Kind::TensorDesc;
+      s.type = checkedDescriptorType(fn, p, *a.desc);
+      b.tensor = &a.tensor;
+      b.desc = a.desc.get();
+      break;
   }
   if (p.annotatedType && s.kind == ParamSpec::Kind::Scalar) s.type = *p.annotatedType;
   return b;
@@ -104,7 +141,7 @@ static BoundParam bindConstexpr(const frontend::JitFunction& fn, const frontend:
     case Arg::Kind::Float: b.spec.value = a.f; break;
     case Arg::Kind::Bool: b.spec.value = a.b; break;
     case Arg::Kind::Null: b.spec.value = std::monostate{}; break;
-    case Arg::Kind::Tensor:
+    case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
       throw Error("kernel '" + fn.name + "': argument '" + p.name +
                   "' is a tl.constexpr parameter but got " + describe(a));
   }
@@ -257,6 +294,12 @@ static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Par
   auto bad = [&](const std::string& why) {
     return Error("signature of kernel '" + fn.name + "', parameter '" + p.name + "': " + why);
   };
+  if (frontend::TensorDescType::parse(type)) {
+    if (!hint.empty()) throw bad("a tensor descriptor takes no ':" + hint + "' specialization");
+    s.kind = ParamSpec::Kind::TensorDesc;
+    s.type = frontend::TensorDescType::parse(type)->str();
+    return s;
+  }
   if (!type.empty() && type[0] == '*') {
     std::string elem = type.substr(1);
     if (!elem.empty() && elem[0] == 'k') elem = elem.substr(1);
@@ -332,6 +375,7 @@ std::string specializationKey(const std::vector<ParamSpec>& specs, const fronten
       case ParamSpec::Kind::Pointer:
       case ParamSpec::Kind::Scalar: key << s.type << (s.divisibleBy16 ? ":D" : "") << ','; break;
       case ParamSpec::Kind::Constexpr: key << "c=" << frontend::toString(s.value) << ','; break;
+      case ParamSpec::Kind::TensorDesc: key << s.type << ','; break;
     }
   }
   key << "|debug=" << options.debug << "|warps=" << options.numWarps << "|stages=" << options.numStages;

@@ -21,7 +21,8 @@ namespace tessera::detail {
 /// and Pointer kinds).
 struct BoundParam {
   frontend::ParamSpec spec;
-  const Tensor* tensor = nullptr;  ///< Pointer kind
+  const Tensor* tensor = nullptr;  ///< Pointer kind; a descriptor's base
+  const TensorDescriptor* desc = nullptr;  ///< TensorDesc kind
   int64_t intValue = 0;            ///< Scalar ints / bools
   double floatValue = 0;           ///< Scalar floats
 };

@@ -262,3 +262,18 @@ std::vector<int64_t> Grid::resolve(const Meta& meta) const {
 }
 
 }  // namespace tessera
+
+namespace tessera {
+
+TensorDescriptor TensorDescriptor::from_tensor(const Tensor& t, std::vector<int64_t> block_shape, std::string padding) {
+  if (!t.defined()) throw Error("TensorDescriptor::from_tensor: undefined tensor");
+  TensorDescriptor d;
+  d.base = t;
+  d.shape = t.shape();
+  for (size_t k = 0; k < d.shape.size(); ++k) d.strides.push_back(t.stride(static_cast<int>(k)));
+  d.block_shape = std::move(block_shape);
+  d.padding = std::move(padding);
+  return d;
+}
+
+}  // namespace tessera

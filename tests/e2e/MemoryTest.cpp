@@ -133,6 +133,25 @@ TEST(Memory, TensorDescriptor3D) {
   expectSameBits(out.download<float>(), want, "3-D descriptor");
 }
 
+/// `got` (M x N, fp16-rounded) is A @ B of the fp32 values `a`, `b`:
+/// float64 sums, fp32 accumulation error and one fp16 rounding allowed.
+void expectProduct(const std::vector<float>& got, const std::vector<float>& a, const std::vector<float>& b, int64_t M,
+                   int64_t N, int64_t K) {
+  int bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double s = 0, mag = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        s += double(a[i * K + k]) * b[k * N + j];
+        mag += std::fabs(double(a[i * K + k]) * b[k * N + j]);
+      }
+      double tol = 1e-4 * mag + std::ldexp(std::fabs(s), -10) + 1e-3;
+      if (!(std::fabs(got[i * N + j] - s) <= tol) && bad++ < 8)
+        ADD_FAILURE() << "C[" << i << "," << j << "]: got " << got[i * N + j] << ", want " << s;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
 /// C = A @ B with `kernelName` (tests/e2e/kernels/memory.py: a_ptr, b_ptr,
 /// c_ptr, M, N, K, then `strides` as given, 64 x 128 x 32 blocks): fp16 in,
 /// fp32 accumulation, fp16 out, against float64 sums. M is not a multiple
@@ -155,20 +174,7 @@ void expectBlockMatmul(const char* kernelName, bool passStrides) {
     kernel(kFile, kernelName)
         .launch(dev(), {cdiv(M, 64), cdiv(N, 128)}, args,
                 {{"BLOCK_M", int64_t(64)}, {"BLOCK_N", int64_t(128)}, {"BLOCK_K", int64_t(32)}}, options);
-    std::vector<float> got = downloadFloats(c);
-    int bad = 0;
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        double s = 0, mag = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          s += double(a[i * K + k]) * b[k * N + j];
-          mag += std::fabs(double(a[i * K + k]) * b[k * N + j]);
-        }
-        double tol = 1e-4 * mag + std::ldexp(std::fabs(s), -10) + 1e-3;
-        if (!(std::fabs(got[i * N + j] - s) <= tol) && bad++ < 8)
-          ADD_FAILURE() << "C[" << i << "," << j << "]: got " << got[i * N + j] << ", want " << s;
-      }
-    EXPECT_EQ(bad, 0);
+    expectProduct(downloadFloats(c), a, b, M, N, K);
   }
 }
 
@@ -180,6 +186,59 @@ TEST(Memory, TensorDescriptorMatmul) { expectBlockMatmul("descriptor_matmul", fa
 // The block-pointer form (tl.advance in the loop): the loop carries the
 // pointers' offsets, so the tiles are pipelined like the descriptor form's.
 TEST(Memory, BlockPointerMatmul) { expectBlockMatmul("block_ptr_matmul", true); }
+
+// Tensor descriptors made on the host (TensorDescriptor arguments): a
+// matmul whose A, B and C all come as descriptors (16-byte aligned rows:
+// TMA on sm_90a), and the blocks of a 37 x 92 matrix with NaN padding past
+// its edges (desc.shape in the kernel). A descriptor whose rows are not
+// 16-byte aligned is refused at launch, as Triton's TensorDescriptor does.
+TEST(Memory, HostTensorDescriptors) {
+  E2E_RNG(rng);
+  {
+    int64_t M = 150, N = 208, K = 208;
+    auto a = rng.floats(M * K, -1, 1), b = rng.floats(K * N, -1, 1);
+    for (float& v : a) v = roundHalf(v);
+    for (float& v : b) v = roundHalf(v);
+    auto c = dev().zeros(DType::fp16, {M, N});
+    auto td = [](const tessera::Tensor& t, std::vector<int64_t> block) {
+      return tessera::TensorDescriptor::from_tensor(t, std::move(block));
+    };
+    kernel(kFile, "host_descriptor_matmul")
+        .launch(dev(), {cdiv(M, 64), cdiv(N, 128)},
+                {td(uploadAs(DType::fp16, a, {M, K}), {64, 32}), td(uploadAs(DType::fp16, b, {K, N}), {32, 128}),
+                 td(c, {64, 128}), K},
+                {{"BLOCK_M", int64_t(64)}, {"BLOCK_N", int64_t(128)}, {"BLOCK_K", int64_t(32)}});
+    expectProduct(downloadFloats(c), a, b, M, N, K);
+  }
+  {
+    const int64_t M = 37, N = 92, BM = 16, BN = 32, GM = cdiv(M, BM), GN = cdiv(N, BN);
+    auto x = rng.floats(M * N, -1, 1);
+    auto out = dev().zeros(DType::fp32, {GM * BM, GN * BN});
+    kernel(kFile, "host_descriptor_blocks")
+        .launch(dev(), {GM, GN},
+                {tessera::TensorDescriptor::from_tensor(dev().upload(x, {M, N}), {BM, BN}, "nan"), out},
+                {{"BM", BM}, {"BN", BN}});
+    std::vector<float> got = out.download<float>();
+    int bad = 0;
+    for (int64_t i = 0; i < GM * BM; ++i)
+      for (int64_t j = 0; j < GN * BN; ++j) {
+        float g = got[i * GN * BN + j];
+        bool inside = i < M && j < N;
+        if ((inside ? g != x[i * N + j] : !std::isnan(g)) && bad++ < 8)
+          ADD_FAILURE() << "out[" << i << "," << j << "] = " << g << (inside ? ", want x" : ", want NaN");
+      }
+    EXPECT_EQ(bad, 0);
+    // 90 floats a row: not 16-byte aligned.
+    auto unaligned = dev().upload(std::vector<float>(M * 90, 1.0f), {M, 90});
+    std::string msg = errorOf([&] {
+      kernel(kFile, "host_descriptor_blocks")
+          .launch(dev(), {GM, GN}, {tessera::TensorDescriptor::from_tensor(unaligned, {BM, BN}), out},
+                  {{"BM", BM}, {"BN", BN}});
+    });
+    EXPECT_NE(msg.find("tensor descriptor argument 'x_desc'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("multiples of 16 bytes"), std::string::npos) << msg;
+  }
+}
 
 TEST(Memory, ScalarPointersAndBoolTensors) {
   E2E_RNG(rng);

@@ -104,11 +104,25 @@ struct ParamSpec {
     Pointer,    ///< `type` = "*fp32", "*kfp16" (const), ...
     Scalar,     ///< `type` = "i1" "i8".."i64" "u8".."u64" "fp16" "bf16" "fp32" "fp64"
     Constexpr,  ///< `value` holds it (also ints specialized to 1 and None args)
+    TensorDesc,  ///< a host tensor descriptor: `type` = "tensordesc<fp16[64, 64]>" (TensorDescType)
   };
   Kind kind = Kind::Scalar;
   std::string type;
   bool divisibleBy16 = false;  ///< "D": pointer 16-byte aligned / int % 16 == 0
   ConstValue value;
+};
+
+/// The parameter type of a host tensor descriptor: "tensordesc<fp16[64, 64]>",
+/// "tensordesc<fp32[16, 32], nan>" with NaN padding (Triton's signature form).
+/// The kernel receives it as tt.func arguments: the base pointer, the shape
+/// (i64 per dim) and the strides but the last (i64; the last is 1).
+struct TensorDescType {
+  std::string dtype;            ///< element type, "fp16"
+  std::vector<int64_t> block;   ///< the block each load and store moves
+  std::string padding = "zero";
+  /// std::nullopt when `type` is not of this form.
+  static std::optional<TensorDescType> parse(const std::string& type);
+  std::string str() const;
 };
 
 struct CompileOptions {
@@ -124,6 +138,10 @@ struct CompileResult {
   /// For each tt.func argument of the kernel: the index of the Python parameter
   /// it comes from (constexpr and specialized parameters have no argument).
   std::vector<int> argToParam;
+  /// For each argument, which part of its parameter it is: 0 for plain
+  /// parameters; for a tensor descriptor 0 (base), 1..r (shape), r+1..2r-1
+  /// (strides but the last).
+  std::vector<int> argComponent;
 };
 
 class SourceProgram {

@@ -99,6 +99,12 @@ class CodeGen {
   /// Compiles `fn` as the kernel of the module.
   CompileResult compileKernel(const SourceProgram& program, const JitFunction& fn,
                               const std::vector<ParamSpec>& specs);
+  /// A host tensor descriptor parameter (`type`, a TensorDescType) of the
+  /// kernel: its base, shape and strides (but the last, 1) become arguments
+  /// of `func` (recorded in `result` as parameter `param`), and the value is
+  /// the descriptor tl.make_tensor_descriptor would make of them.
+  Val hostTensorDescriptor(const py::Node& at, const std::string& where, const std::string& type, int param,
+                           ir::Operation* func, ir::Block* body, CompileResult& result);
 
   // ---- errors ------------------------------------------------------------
   [[noreturn]] void fail(const std::string& msg) const;

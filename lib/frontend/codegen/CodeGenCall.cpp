@@ -311,6 +311,35 @@ static Val fromConst(const ConstValue& c) {
   }, c);
 }
 
+Val CodeGen::hostTensorDescriptor(const py::Node& at, const std::string& where, const std::string& type, int param,
+                                  ir::Operation* func, ir::Block* body, CompileResult& result) {
+  auto desc = TensorDescType::parse(type);
+  auto elem = desc ? DType::fromName(desc->dtype) : std::nullopt;
+  if (!desc || !elem || elem->isPtr() || elem->isVoid() || desc->block.empty() || desc->block.size() > 5)
+    fail(at, where + ": invalid tensor descriptor type '" + type + "'");
+  size_t rank = desc->block.size();
+  auto add = [&](const DType& t, int component, int64_t divisibility) {
+    unsigned idx = body->numArguments();
+    ir::Value arg = body->addArgument(t.toIR());
+    result.argToParam.push_back(param);
+    result.argComponent.push_back(component);
+    // The launch checks TensorDescriptor's alignment (TMA's): a 16-byte
+    // aligned base and strides of 16 bytes.
+    if (divisibility > 1) func->setAttr("arg" + std::to_string(idx) + ".divisibility", divisibility);
+    return Val::tensor(arg, t, {});
+  };
+  int64_t elemBytes = std::max<int64_t>(1, elem->bitwidth() / 8);
+  Val base = add(DType::pointer(*elem), 0, 16);
+  std::vector<Val> shape, strides, block;
+  for (size_t d = 0; d < rank; ++d) shape.push_back(add(DType(ScalarKind::I64), 1 + static_cast<int>(d), 1));
+  for (size_t d = 0; d + 1 < rank; ++d)
+    strides.push_back(add(DType(ScalarKind::I64), 1 + static_cast<int>(rank + d), std::max<int64_t>(1, 16 / elemBytes)));
+  strides.push_back(Val::integer(BigInt(int64_t{1})));
+  for (int64_t b : desc->block) block.push_back(Val::integer(BigInt(b)));
+  return makeTensorDescriptor(base, Val::tuple(std::move(shape)), Val::tuple(std::move(strides)),
+                              Val::tuple(std::move(block)), desc->padding);
+}
+
 CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunction& fn,
                                      const std::vector<ParamSpec>& specs) {
   const py::FunctionDef& def = *fn.def;
@@ -346,6 +375,8 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
       std::string where = "argument '" + p.name + "' of kernel '" + fn.name + "'";
       if (s.kind == ParamSpec::Kind::Constexpr) {
         v = fromConst(s.value);
+      } else if (s.kind == ParamSpec::Kind::TensorDesc) {
+        v = hostTensorDescriptor(*params[k], where, s.type, static_cast<int>(k), func, body, result);
       } else {
         if (p.isConstexpr)
           fail(*params[k], where + " is a tl.constexpr parameter, but a runtime " +
@@ -360,6 +391,7 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
         unsigned idx = body->numArguments();
         ir::Value arg = body->addArgument(t->toIR());
         result.argToParam.push_back(static_cast<int>(k));
+        result.argComponent.push_back(0);
         if (s.divisibleBy16) func->setAttr("arg" + std::to_string(idx) + ".divisibility", int64_t{16});
         v = Val::tensor(arg, *t, {});
       }

@@ -130,6 +130,31 @@ def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_
 
 
 @triton.jit
+def host_descriptor_matmul(a_desc, b_desc, c_desc, K,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # The descriptors come from the host (TensorDescriptor arguments).
+    m0 = tl.program_id(0) * BLOCK_M
+    n0 = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        acc += tl.dot(a_desc.load([m0, k]), b_desc.load([k, n0]))
+    c_desc.store([m0, n0], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def host_descriptor_blocks(x_desc, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    # Every block of x into a dense grid of blocks (out rows cover whole
+    # blocks, so the padding past x's edges shows).
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    tile = x_desc.load([pid_m * BM, pid_n * BN])
+    out_cols = tl.cdiv(x_desc.shape[1], BN) * BN
+    r = pid_m * BM + tl.arange(0, BM)[:, None]
+    c = pid_n * BN + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + r * out_cols + c, tile)
+
+
+@triton.jit
 def descriptor_3d(x_ptr, out_ptr, A, B, C, BA: tl.constexpr, BB: tl.constexpr, BC: tl.constexpr):
     # A 3-D descriptor (batch, rows, cols) and a 1-D one over the same memory.
     src = tl.make_tensor_descriptor(x_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
