@@ -77,7 +77,10 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
         case Arg::Kind::Bool: k << a.b; break;
         case Arg::Kind::Null: k << "None"; break;
         case Arg::Kind::Tensor: k << "tensor"; break;
-        case Arg::Kind::TensorDesc: k << "tensordesc"; break;
+        case Arg::Kind::TensorDesc:  // its sizes are the problem's
+          k << "tensordesc";
+          for (int64_t d : a.desc->shape) k << "x" << d;
+          break;
       }
       found = true;
     }

@@ -68,12 +68,26 @@ static std::string checkedDescriptorType(const frontend::JitFunction& fn, const 
     if (d.strides[k] * bytes % 16 != 0)
       throw Error(where + ": strides (but the last) must be multiples of 16 bytes, got " +
                   std::to_string(d.strides[k]) + " elements of " + std::to_string(bytes) + " bytes");
-  for (size_t k = 0; k < r; ++k)
-    if (d.shape[k] < 0 || d.block_shape[k] <= 0) throw Error(where + ": negative shape or empty block");
+  // TMA's ranges: dims below 2^32, strides positive and below 2^40 bytes.
+  for (size_t k = 0; k < r; ++k) {
+    if (d.shape[k] < 0 || d.shape[k] >= (int64_t{1} << 32))
+      throw Error(where + ": shape[" + std::to_string(k) + "] must be in [0, 2^32), got " + std::to_string(d.shape[k]));
+    if (k + 1 < r && (d.strides[k] <= 0 || d.strides[k] * bytes >= (int64_t{1} << 40)))
+      throw Error(where + ": strides must be positive and below 2^40 bytes, got " + std::to_string(d.strides[k]));
+    int64_t b = d.block_shape[k];
+    if (b <= 0 || (b & (b - 1)) != 0 || b > 256)
+      throw Error(where + ": block_shape entries must be powers of two up to 256, got " + std::to_string(b));
+  }
+  if (d.block_shape.back() * bytes < 16)
+    throw Error(where + ": the last block dim must span at least 16 bytes, got " +
+                std::to_string(d.block_shape.back() * bytes));
   if (d.padding != "zero" && d.padding != "nan")
     throw Error(where + ": padding must be 'zero' or 'nan', got '" + d.padding + "'");
+  std::string dtype = dtype_name(d.base.dtype());
+  if (d.padding == "nan" && !(dtype.rfind("fp", 0) == 0 || dtype == "bf16"))
+    throw Error(where + ": padding 'nan' is only supported for floating-point data");
   frontend::TensorDescType t;
-  t.dtype = dtype_name(d.base.dtype());
+  t.dtype = dtype;
   t.block = d.block_shape;
   t.padding = d.padding;
   return t.str();

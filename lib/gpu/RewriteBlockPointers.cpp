@@ -18,8 +18,9 @@
 // loads feeding a dot are pipelined with cp.async like any other.
 //
 // Only block pointers made by tt.make_tensor_ptr in the same block as the
-// access are rewritten; one that is advanced or carried through a loop
-// keeps the element-wise lowering.
+// access are rewritten. Loops carry advanced block pointers as offsets
+// (BlockPointerLoops.cpp), so theirs are; one passed through scf.if or
+// scf.while keeps the element-wise lowering.
 //
 //===----------------------------------------------------------------------===//
 

@@ -65,6 +65,9 @@ class TmaLoadRewriter {
     Type tile = load->result().type();
     int rank = static_cast<int>(tile.rank());
     std::string padding = load->strAttr("padding") == "nan" ? "nan" : "zero";
+    // TMA checks every dim; a block-pointer load may leave some unchecked
+    // (read as they lie in memory), so only fully checked loads qualify.
+    if (load->intArrayAttr("boundary_check").size() != static_cast<size_t>(rank)) return;
     if (!eligible(make, tile, padding) || !stageableWgmmaOperand(load)) return;
     std::vector<Value> operands = descriptorOperands(make, rank);
     Operation* at = hoistPoint(make, operands);

@@ -191,7 +191,8 @@ TEST(Memory, BlockPointerMatmul) { expectBlockMatmul("block_ptr_matmul", true); 
 // matmul whose A, B and C all come as descriptors (16-byte aligned rows:
 // TMA on sm_90a), and the blocks of a 37 x 92 matrix with NaN padding past
 // its edges (desc.shape in the kernel). A descriptor whose rows are not
-// 16-byte aligned is refused at launch, as Triton's TensorDescriptor does.
+// 16-byte aligned, or whose block is not a power of two, is refused at
+// launch, with the parameter's name, as Triton's TensorDescriptor does.
 TEST(Memory, HostTensorDescriptors) {
   E2E_RNG(rng);
   {
@@ -237,6 +238,13 @@ TEST(Memory, HostTensorDescriptors) {
     });
     EXPECT_NE(msg.find("tensor descriptor argument 'x_desc'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("multiples of 16 bytes"), std::string::npos) << msg;
+    // A block of 24 columns: not a power of two.
+    msg = errorOf([&] {
+      kernel(kFile, "host_descriptor_blocks")
+          .launch(dev(), {GM, GN}, {tessera::TensorDescriptor::from_tensor(dev().upload(x, {M, N}), {BM, 24}), out},
+                  {{"BM", BM}, {"BN", BN}});
+    });
+    EXPECT_NE(msg.find("'x_desc': block_shape entries must be powers of two"), std::string::npos) << msg;
   }
 }
 
