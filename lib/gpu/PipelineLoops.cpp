@@ -310,7 +310,7 @@ class LoopPipeliner {
         operands.push_back(iterations_.recompute(s.load->operand(i), m, b));
       b.create(OpCode::AsyncTmaCopyGlobalToLocal, {}, operands);
     }
-    if (staged.size() > static_cast<size_t>(tmaLoads_)) b.create(OpCode::AsyncCommitGroup, {}, {});
+    if (cpAsync_) b.create(OpCode::AsyncCommitGroup, {}, {});
   }
 
   /// The descriptor a staged TMA load copies with: its own, remade with
@@ -390,13 +390,13 @@ class LoopPipeliner {
       s.buffer = b.create(OpCode::LocalAlloc, {Type::tensor(shape, view.elementType(), view.encoding())}, {})->result();
     }
     for (Staged& s : staged) {
+      (s.tma() ? tma_ : cpAsync_) = true;
       if (!s.tma()) continue;
-      ++tmaLoads_;
       s.desc = swizzledDescriptor(s);
       if (!s.desc)
         throw Error("pipeline-dot-loops: a ttng.descriptor_load whose descriptor is not a ttng.tensormap_create");
     }
-    if (tmaLoads_) {
+    if (tma_) {
       Encoding plain = Encoding::swizzledShared(1, 1, 1, {0});
       barriers_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
       b.create(OpCode::InitBarriers, {}, {barriers_});
@@ -412,19 +412,19 @@ class LoopPipeliner {
     std::vector<Value> operands = loop_->operands();
     operands.push_back(constI32(b, 0));
     operands.push_back(constI32(b, stages_ - 1));
-    if (tmaLoads_) operands.push_back(constI32(b, 0));
+    if (tma_) operands.push_back(constI32(b, 0));
     loop_->setOperands(operands);
     Value readStage = body_.addArgument(Type::i32());
     Value writeStage = body_.addArgument(Type::i32());
-    Value phase = tmaLoads_ ? body_.addArgument(Type::i32()) : Value();
-    for (int k = tmaLoads_ ? 3 : 2; k > 0; --k) loop_->appendResult(Type::i32());
+    Value phase = tma_ ? body_.addArgument(Type::i32()) : Value();
+    for (int k = tma_ ? 3 : 2; k > 0; --k) loop_->appendResult(Type::i32());
 
     // In the body: wait, read this iteration's stages, start the copies of
     // iteration i + S - 1. The barrier of the wait (or a plain one) also
     // keeps the copies into stage w behind every thread's last read of it.
     b.setInsertionPointToStart(&body_);
-    if (tmaLoads_) b.create(OpCode::WaitBarrier, {}, {barriers_, readStage, phase});
-    if (staged.size() > static_cast<size_t>(tmaLoads_))
+    if (tma_) b.create(OpCode::WaitBarrier, {}, {barriers_, readStage, phase});
+    if (cpAsync_)
       b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{stages_ - 2}}});
     else
       b.create(OpCode::DebugBarrier, {}, {});
@@ -451,7 +451,7 @@ class LoopPipeliner {
     Value nextRead = nextStage(b, readStage);
     yielded.push_back(nextRead);
     yielded.push_back(nextStage(b, writeStage));
-    if (tmaLoads_) {  // the parity flips each time the read stage wraps to 0
+    if (tma_) {  // the parity flips each time the read stage wraps to 0
       Value wraps = b.create(OpCode::CmpI, {Type::i1()}, {nextRead, constI32(b, 0)}, {{"predicate", std::string("eq")}})
                         ->result();
       Value flipped = b.create(OpCode::XOrI, {Type::i32()}, {phase, constI32(b, 1)})->result();
@@ -460,8 +460,8 @@ class LoopPipeliner {
     yield->setOperands(yielded);
 
     b.setInsertionPointAfter(loop_);
-    if (staged.size() > static_cast<size_t>(tmaLoads_)) b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
-    if (tmaLoads_) b.create(OpCode::InvalBarriers, {}, {barriers_});
+    if (cpAsync_) b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
+    if (tma_) b.create(OpCode::InvalBarriers, {}, {barriers_});
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
 
@@ -526,7 +526,8 @@ class LoopPipeliner {
   Operation* asyncDot_ = nullptr;
   Operation* deferredDot_ = nullptr;
   int buffers_ = 0;
-  int tmaLoads_ = 0;   ///< staged loads TMA copies
+  bool tma_ = false;      ///< some staged load is copied by TMA
+  bool cpAsync_ = false;  ///< some by cp.async
   Value barriers_;     ///< their mbarriers, one per stage
   std::map<std::tuple<Operation*, std::vector<int64_t>, int64_t>, Value> swizzled_;  ///< swizzledDescriptor's
   int stages_;

@@ -36,6 +36,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <map>
+#include <tuple>
 
 #include "gpu/GpuPasses.h"
 #include "tessera/gpu/AxisInfo.h"
@@ -140,34 +141,21 @@ class TmaLoadRewriter {
 
   Value descriptor(Operation* at, const std::vector<Value>& operands, const std::vector<int64_t>& box,
                    const std::string& padding, const Location& loc) {
-    Key key{at, operands, box, padding};
-    auto it = made_.find(key);
-    if (it != made_.end()) return it->second;
+    std::vector<const void*> ids;
+    for (Value v : operands) ids.push_back(v.impl());
+    Value& made = made_[{at, ids, box, padding}];
+    if (made) return made;
     OpBuilder b;
     b.setInsertionPoint(at);
     b.setLoc(loc);
-    Value desc = b.create(OpCode::TensormapCreate, {Type::pointer(Type::i8())}, operands,
-                          {{"box", box}, {"swizzle", int64_t{0}}, {"padding", padding}})
-                     ->result();
-    made_[key] = desc;
-    return desc;
+    made = b.create(OpCode::TensormapCreate, {Type::pointer(Type::i8())}, operands,
+                    {{"box", box}, {"swizzle", int64_t{0}}, {"padding", padding}})
+               ->result();
+    return made;
   }
 
-  struct Key {
-    Operation* at;
-    std::vector<Value> operands;
-    std::vector<int64_t> box;
-    std::string padding;
-    bool operator<(const Key& o) const {
-      auto ids = [](const std::vector<Value>& v) {
-        std::vector<const void*> p;
-        for (Value x : v) p.push_back(x.impl());
-        return p;
-      };
-      return std::tie(at, box, padding) < std::tie(o.at, o.box, o.padding) ||
-             (std::tie(at, box, padding) == std::tie(o.at, o.box, o.padding) && ids(operands) < ids(o.operands));
-    }
-  };
+  /// Descriptors made so far: insertion point, operands, box, padding.
+  using Key = std::tuple<Operation*, std::vector<const void*>, std::vector<int64_t>, std::string>;
 
   static constexpr int64_t kMaxTileBytes = 64 * 1024;  ///< the scratch copy when not staged
 

@@ -429,22 +429,24 @@ void runPersistentMatmul(const char* kernelName, DType dtype, int64_t M, int64_t
   EXPECT_EQ(bad, 0);
 }
 
-TEST_F(Dot, PersistentMatmulWithFusedEpilogue) {
-  const PersistentConfig configs[] = {{64, 64, 32, 4, 3, 5}, {128, 128, 64, 8, 3, 3}, {128, 256, 64, 8, 3, 2}};
+/// Both dtypes, each config, at an aligned size and at `oddN` x `oddK`.
+template <size_t N>
+void runPersistentMatmuls(const char* kernelName, const PersistentConfig (&configs)[N], int64_t oddN, int64_t oddK) {
   for (DType dtype : {DType::fp16, DType::bf16})
     for (const PersistentConfig& cfg : configs) {
-      runPersistentMatmul("matmul_persistent_epilogue", dtype, 300, 208, 224, cfg);
-      runPersistentMatmul("matmul_persistent_epilogue", dtype, 300, 197, 211, cfg);
+      runPersistentMatmul(kernelName, dtype, 300, 208, 224, cfg);
+      runPersistentMatmul(kernelName, dtype, 300, oddN, oddK, cfg);
     }
+}
+
+TEST_F(Dot, PersistentMatmulWithFusedEpilogue) {
+  const PersistentConfig configs[] = {{64, 64, 32, 4, 3, 5}, {128, 128, 64, 8, 3, 3}, {128, 256, 64, 8, 3, 2}};
+  runPersistentMatmuls("matmul_persistent_epilogue", configs, 197, 211);
 }
 
 TEST_F(Dot, PersistentDescriptorMatmulWithFusedEpilogue) {
   const PersistentConfig configs[] = {{64, 64, 32, 4, 3, 5}, {128, 128, 64, 8, 4, 3}, {128, 256, 64, 8, 3, 2}};
-  for (DType dtype : {DType::fp16, DType::bf16})
-    for (const PersistentConfig& cfg : configs) {
-      runPersistentMatmul("matmul_persistent_epilogue_descriptor", dtype, 300, 208, 224, cfg);
-      runPersistentMatmul("matmul_persistent_epilogue_descriptor", dtype, 300, 197, 224, cfg);
-    }
+  runPersistentMatmuls("matmul_persistent_epilogue_descriptor", configs, 197, 224);
 }
 
 }  // namespace

@@ -127,6 +127,16 @@ def dot_column_major_b_two_uses(a_ptr, b_ptr, c_ptr, s_ptr, M, N, K,
 
 
 @triton.jit
+def grouped_tile_of(tile, tiles_m, tiles_n, GROUP_M: tl.constexpr):
+    # Output tile number `tile` in grouped order: bands of GROUP_M tile rows,
+    # walked column by column.
+    per_group = GROUP_M * tiles_n
+    first_m = (tile // per_group) * GROUP_M
+    rows_in_group = min(tiles_m - first_m, GROUP_M)
+    return first_m + (tile % per_group) % rows_in_group, (tile % per_group) // rows_in_group
+
+
+@triton.jit
 def matmul_persistent_epilogue(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
                                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
@@ -136,13 +146,8 @@ def matmul_persistent_epilogue(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K,
     # accumulator before the store.
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
-    per_group = GROUP_M * tiles_n
     for tile in range(tl.program_id(0), tiles_m * tiles_n, tl.num_programs(0)):
-        group = tile // per_group
-        first_m = group * GROUP_M
-        rows_in_group = min(tiles_m - first_m, GROUP_M)
-        tile_m = first_m + (tile % per_group) % rows_in_group
-        tile_n = (tile % per_group) // rows_in_group
+        tile_m, tile_n = grouped_tile_of(tile, tiles_m, tiles_n, GROUP_M)
         rm = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
         rn = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
         rk = tl.arange(0, BLOCK_K)
@@ -173,13 +178,10 @@ def matmul_persistent_epilogue_descriptor(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N])
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
-    per_group = GROUP_M * tiles_n
     for tile in range(tl.program_id(0), tiles_m * tiles_n, tl.num_programs(0)):
-        group = tile // per_group
-        first_m = group * GROUP_M
-        rows_in_group = min(tiles_m - first_m, GROUP_M)
-        m0 = (first_m + (tile % per_group) % rows_in_group) * BLOCK_M
-        n0 = ((tile % per_group) // rows_in_group) * BLOCK_N
+        tile_m, tile_n = grouped_tile_of(tile, tiles_m, tiles_n, GROUP_M)
+        m0 = tile_m * BLOCK_M
+        n0 = tile_n * BLOCK_N
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k in range(0, tl.cdiv(K, BLOCK_K)):
             acc += tl.dot(a_desc.load([m0, k * BLOCK_K]), b_desc.load([k * BLOCK_K, n0]))
