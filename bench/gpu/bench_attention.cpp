@@ -1,9 +1,10 @@
 //===- bench_attention.cpp - kernels/attention.py under Tessera, timed ----===//
 //
-// Times attention forward, softmax(Q K^T / sqrt(d)) V, with
-// tessera::kernels::attention (kernels/attention.py, FlashAttention style)
-// as a C++ user calls it; bench_attention.py times the same source under
-// Triton 3.6 with the same launch parameters and PyTorch's
+// Times attention forward, softmax(Q K^T / sqrt(d)) V, with the kernels of
+// kernels/attention.py (FlashAttention style) launched as
+// tessera::kernels::attention launches them (launchFor); bench_attention.py
+// times the same source under Triton 3.6 with the same launch parameters
+// and PyTorch's
 // scaled_dot_product_attention. The rows are ANCHORS.md's: bf16, Z = 4,
 // H = 32, S = 4096, head_dim 64 and 128, causal and not (kRows; keep
 // bench_attention.py's ROWS the same).
@@ -16,8 +17,11 @@
 //   {"kind": "attention", "provider": "tessera", "dtype": "bf16", "Z": 4, "H": 32, "S": 4096,
 //    "D": 64, "causal": false, "ms": ..., "tflops": ..., "rel_err": ...}
 // FLOPs: 4 Z H S^2 D (two matmuls), half of that when causal.
-// --form descriptor times attention_fwd_descriptor (tensor descriptors, TMA
-// on sm_90a) with the same launch parameters instead ("form" in the JSON).
+// --form pointer (default) times attention_fwd; --form descriptor
+// attention_fwd_descriptor (tensor descriptors, TMA on sm_90a), on 128-key
+// blocks with 2 stages at head_dim 128 ("form" in the JSON). The library
+// runs the descriptor form for head_dim 128 without the causal mask on
+// sm_90a, the pointer form otherwise.
 //
 //   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
 //                   [--warmup MS] [--rep MS] [--interpreter]
@@ -56,7 +60,7 @@ struct Options {
   std::string jsonPath;
   int warmupMs = 25, repMs = 100;
   bool interpreter = false;
-  bool descriptor = false;  ///< --form descriptor
+  std::string form = "pointer";  ///< --form
 };
 
 bool positive(const char* text, int64_t& out) {
@@ -89,7 +93,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       o.interpreter = true;
     } else if (a == "--form" && hasValue && (std::string(argv[i + 1]) == "pointer" ||
                                               std::string(argv[i + 1]) == "descriptor")) {
-      o.descriptor = std::string(argv[++i]) == "descriptor";
+      o.form = argv[++i];
     } else {
       std::fprintf(stderr,
                    "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]"
@@ -135,19 +139,31 @@ double sampledRelError(const Options& o, const Row& r, const std::vector<uint16_
   return std::sqrt(errSq / refSq);
 }
 
-/// O for one row: tessera::kernels::attention (attention_fwd), or
-/// attention_fwd_descriptor launched with the same parameters.
+/// BLOCK_N, num_stages and num_warps of a form at head_dim D, as
+/// tessera::kernels::attention launches it (bench_attention.py's
+/// launch_params are the same).
+struct LaunchParams {
+  int64_t blockN;
+  int stages, warps;
+};
+LaunchParams launchFor(const std::string& form, int64_t D) {
+  if (form == "descriptor" && D == 128) return {128, 2, 8};
+  return {64, 3, D <= 64 ? 4 : 8};
+}
+
+/// O for one row: the form's kernel with launchFor's parameters.
 Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
-  if (!o.descriptor) return tessera::kernels::attention(dev, q, k, v, causal);
   static tessera::Program program = tessera::Program::from_file(TESSERA_KERNELS_DIR "/attention.py");
-  static tessera::Kernel kernel = program.kernel("attention_fwd_descriptor");
+  tessera::Kernel kernel = program.kernel(o.form == "descriptor" ? "attention_fwd_descriptor" : "attention_fwd");
   const std::vector<int64_t>& shape = q.shape();
   int64_t S = shape[2], D = shape[3], blockM = 128;
+  LaunchParams p = launchFor(o.form, D);
   Tensor out = dev.empty(q.dtype(), shape);
   tessera::LaunchOptions options;
-  options.num_warps = D <= 64 ? 4 : 8;
+  options.num_warps = p.warps;
+  options.num_stages = p.stages;
   kernel.launch(dev, {(S + blockM - 1) / blockM, shape[0] * shape[1]}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S},
-                {{"HEAD_DIM", D}, {"BLOCK_M", blockM}, {"BLOCK_N", int64_t{64}}, {"CAUSAL", causal}}, options);
+                {{"HEAD_DIM", D}, {"BLOCK_M", blockM}, {"BLOCK_N", p.blockN}, {"CAUSAL", causal}}, options);
   return out;
 }
 
@@ -163,7 +179,7 @@ int run(const Options& o) {
     const int64_t Z = o.batch, H = o.heads, S = o.seq, D = r.D, n = Z * H * S * D;
     Json rec;
     rec.str("kind", "attention").str("provider", "tessera").str("dtype", "bf16");
-    rec.str("form", o.descriptor ? "descriptor" : "pointer");
+    rec.str("form", o.form);
     rec.integer("Z", Z).integer("H", H).integer("S", S).integer("D", D).boolean("causal", r.causal);
     try {
       std::vector<uint16_t> q = randomBits(DType::bf16, n, 11 + D), k = randomBits(DType::bf16, n, 12 + D),

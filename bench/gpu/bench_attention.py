@@ -5,8 +5,9 @@
 
 The Triton side of bench_attention.cpp: the same kernel source (loaded by
 path with importlib) launched with the parameters tessera::kernels::attention
-uses (BLOCK_M 128, BLOCK_N 64, 4 warps for head_dim 64, 8 for 128; grid
-cdiv(S, 128) x Z*H), on the same rows: bf16, Z = 4, H = 32, S = 4096,
+uses for the form (launch_params: BLOCK_M 128, BLOCK_N 64, 3 stages, 4
+warps for head_dim 64, 8 for 128; the descriptor form at head_dim 128 on
+128-key blocks with 2 stages; grid cdiv(S, 128) x Z*H), on the same rows: bf16, Z = 4, H = 32, S = 4096,
 head_dim 64 and 128, causal and not (ROWS; keep bench_attention.cpp's kRows
 the same); and torch.nn.functional.scaled_dot_product_attention on the same
 inputs. Q, K, V are uniform in [-1, 1] rounded to bf16. Both outputs are
@@ -38,6 +39,15 @@ def load_kernel(form):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.attention_fwd_descriptor if form == "descriptor" else module.attention_fwd
+
+
+def launch_params(form, d):
+    """(BLOCK_N, num_stages, num_warps) of a form at head_dim d, as
+    tessera::kernels::attention launches it (bench_attention.cpp's
+    launchFor)."""
+    if form == "descriptor" and d == 128:
+        return 128, 2, 8
+    return 64, 3, 4 if d <= 64 else 8
 
 
 def sampled_rel_error(torch, q, k, v, out, causal, seed):
@@ -92,8 +102,9 @@ def main():
         def triton_run():
             o = torch.empty_like(q)
             grid = (triton.cdiv(s, 128), z * h)
-            kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=128, BLOCK_N=64, CAUSAL=causal,
-                         num_warps=4 if d <= 64 else 8)
+            block_n, stages, warps = launch_params(args.form, d)
+            kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=128, BLOCK_N=block_n, CAUSAL=causal,
+                         num_warps=warps, num_stages=stages)
             return o
 
         def sdpa_run():

@@ -537,15 +537,26 @@ class LoopPipeliner {
 
 /// A copy to shared memory of a value defined outside the loop (attention's
 /// Q tile) is made once, before the loop: its buffer is only read inside.
+/// When a copy of the same value is already made before the loop in its
+/// block (attention's Q tile for the first key block, peeled off the loop),
+/// the loop reads that one: copies made from a value are never written.
 bool hoistInvariantAllocs(Operation* loop) {
   bool moved = false;
   for (Operation* op : loop->region(0).front().ops()) {
     if (!op->is(OpCode::LocalAlloc) || op->numOperands() != 1) continue;
     Operation* owner = op->operand(0).parentBlock()->parentOp();
-    if (!loop->isAncestorOf(owner)) {
+    if (loop->isAncestorOf(owner)) continue;
+    moved = true;
+    Operation* copy = loop->prevOp();
+    while (copy && !(copy->is(OpCode::LocalAlloc) && copy->numOperands() == 1 && copy->operand(0) == op->operand(0) &&
+                     copy->result().type() == op->result().type()))
+      copy = copy->prevOp();
+    if (!copy) {
       op->moveBefore(loop);
-      moved = true;
+      continue;
     }
+    op->result().replaceAllUsesWith(copy->result());
+    op->erase();
   }
   return moved;
 }

@@ -297,7 +297,9 @@ TEST(KernelLibrary, Attention) {
     std::vector<int64_t> shape;  // [..., seq, head_dim]
     bool causal;
   } cases[] = {{DType::fp16, {2, 3, 77, 64}, true}, {DType::fp16, {2, 3, 77, 64}, false},
-               {DType::bf16, {2, 130, 32}, true}, {DType::fp16, {1, 50, 128}, false}};
+               {DType::bf16, {2, 130, 32}, true}, {DType::fp16, {1, 50, 128}, false},
+               // The descriptor form on sm_90a (128-key blocks, 2 stages).
+               {DType::bf16, {2, 2, 300, 128}, false}};
   for (const Case& c : cases) {
     int64_t seq = c.shape[c.shape.size() - 2], dim = c.shape.back(), numel = 1;
     for (int64_t d : c.shape) numel *= d;
@@ -319,10 +321,11 @@ TEST(KernelLibrary, Attention) {
 TEST(KernelLibrary, AttentionDescriptorForm) {
   E2E_RNG(rng);
   static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/attention.py");
-  for (auto [heads, seq, dim, causal] : {std::tuple<int64_t, int64_t, int64_t, bool>{3, 200, 64, false},
-                                        {2, 131, 64, true}, {2, 77, 128, false}, {1, 300, 128, true}}) {
+  for (auto [heads, seq, dim, causal, blockN] :
+       {std::tuple<int64_t, int64_t, int64_t, bool, int64_t>{3, 200, 64, false, 64},
+        {2, 131, 64, true, 64}, {2, 77, 128, false, 64}, {1, 300, 128, true, 64}, {2, 333, 128, true, 128}}) {
     SCOPED_TRACE("heads " + std::to_string(heads) + " seq " + std::to_string(seq) + " dim " + std::to_string(dim) +
-                 (causal ? " causal" : ""));
+                 (causal ? " causal" : "") + " BLOCK_N " + std::to_string(blockN));
     int64_t numel = heads * seq * dim;
     auto q = rounded(DType::bf16, rng.floats(numel, -1, 1)), k = rounded(DType::bf16, rng.floats(numel, -1, 1)),
          v = rounded(DType::bf16, rng.floats(numel, -1, 1));
@@ -330,11 +333,12 @@ TEST(KernelLibrary, AttentionDescriptorForm) {
     tessera::Tensor o = dev().zeros(DType::bf16, shape);
     tessera::LaunchOptions options;
     options.num_warps = dim <= 64 ? 4 : 8;
+    options.num_stages = blockN == 128 ? 2 : 3;
     program.kernel("attention_fwd_descriptor")
         .launch(dev(), {(seq + 127) / 128, heads},
                 {uploadAs(DType::bf16, q, shape), uploadAs(DType::bf16, k, shape), uploadAs(DType::bf16, v, shape), o,
                  1.0 / std::sqrt(double(dim)), seq},
-                {{"HEAD_DIM", dim}, {"BLOCK_M", int64_t{128}}, {"BLOCK_N", int64_t{64}}, {"CAUSAL", causal}}, options);
+                {{"HEAD_DIM", dim}, {"BLOCK_M", int64_t{128}}, {"BLOCK_N", blockN}, {"CAUSAL", causal}}, options);
     EXPECT_LE(relativeError(downloadFloats(o), attentionReference(q, k, v, heads, seq, dim, causal)), 1e-2);
   }
 }
