@@ -17,18 +17,36 @@ using namespace ir;
 SharedMemoryPlan::SharedMemoryPlan(Operation* func) {
   for (unsigned r = 0; r < func->numRegions(); ++r)
     for (unsigned i = 0; i < func->region(r).numBlocks(); ++i) number(*func->region(r).block(i));
+  std::vector<Operation*> allocs;
   func->walk([&](Operation* op) {
-    if (!op->is(OpCode::LocalAlloc)) return;
+    if (op->is(OpCode::LocalAlloc)) allocs.push_back(op);
+  });
+  // First fit in program order: the lowest 1024-aligned offset whose bytes
+  // no buffer live at the same time holds, so buffers whose live ranges do
+  // not meet (the stages of two pipelined loops one after the other) share
+  // their bytes.
+  for (Operation* op : allocs) {
     Type t = op->result().type();
     Buffer b;
     b.bytes = t.elementType().bitWidth() / 8;
     for (int64_t d : t.shape()) b.bytes *= d;
-    b.offset = end_;
     b.first = position(op);
     b.last = lastUse(op, op->result());
-    end_ = (end_ + b.bytes + 1023) / 1024 * 1024;
+    std::vector<const Buffer*> live;
+    for (const auto& [other, o] : buffers_)
+      if (o.first <= b.last && b.first <= o.last) live.push_back(&o);
+    b.offset = 0;
+    for (bool moved = true; moved;) {  // offsets only grow: this ends
+      moved = false;
+      for (const Buffer* o : live)
+        if (b.offset < o->offset + o->bytes && o->offset < b.offset + b.bytes) {
+          b.offset = (o->offset + o->bytes + 1023) / 1024 * 1024;
+          moved = true;
+        }
+    }
+    end_ = std::max(end_, (b.offset + b.bytes + 1023) / 1024 * 1024);
     buffers_[op] = b;
-  });
+  }
 }
 
 void SharedMemoryPlan::number(Block& block) {

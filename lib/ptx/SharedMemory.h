@@ -4,7 +4,10 @@
 // of wgmma operands) from its op to its last use; a use inside a loop that
 // does not contain the alloc keeps the buffer until the loop ends (the next
 // iteration reads it again), and uses through ttg.memdesc_index count as
-// uses of the buffer. The scratch area that converts and reductions use
+// uses of the buffer. Buffers are placed first fit in program order at the
+// lowest 1024-byte aligned offset that no buffer live at the same time
+// holds, so two pipelined loops one after the other share their stages'
+// bytes. The scratch area that converts and reductions use
 // between two barriers starts after the buffers live where scratch is used,
 // so the epilogue of a pipelined matmul reuses the dead stage buffers
 // instead of adding to them (a 128x256 tile with 4 stages: 192 KiB of

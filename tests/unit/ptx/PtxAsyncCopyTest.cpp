@@ -214,6 +214,47 @@ def mm(a_ptr, b_ptr, c_ptr, K, SCALE_B: tl.constexpr, STORE_IN_LOOP: tl.constexp
 
 // A loop that writes memory keeps its loads where they are: the copies of
 // later iterations would run before the writes they may depend on.
+// Two pipelined loops one after the other (attention's unmasked key
+// blocks, then the masked ones): the second loop's stages reuse the bytes
+// of the first's, whose live range has ended.
+TEST(PtxAsyncCopy, ConsecutiveLoopsShareTheirStageBuffers) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, K, SPLIT):
+    r = tl.arange(0, 128)
+    rk = tl.arange(0, 64)
+    acc = tl.zeros((128, 128), dtype=tl.float32)
+    for k0 in range(0, SPLIT, 64):
+        a = tl.load(a_ptr + r[:, None] * K + (k0 + rk)[None, :])
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * 128 + r[None, :])
+        acc += tl.dot(a, b)
+    for k0 in range(SPLIT, K, 64):
+        a = tl.load(a_ptr + r[:, None] * K + (k0 + rk)[None, :], mask=(k0 + rk)[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + (k0 + rk)[:, None] * 128 + r[None, :], mask=(k0 + rk)[:, None] < K, other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + r[:, None] * 128 + r[None, :], acc)
+)";
+  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16");
+  gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
+  transforms::runPasses(*l.gpu, "dce");
+  ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
+  std::string ttgir = print(*l.gpu);
+  size_t stages = 0;
+  for (size_t at = ttgir.find("ttg.local_alloc : tensor<4x"); at != std::string::npos;
+       at = ttgir.find("ttg.local_alloc : tensor<4x", at + 1))
+    ++stages;
+  ASSERT_EQ(stages, 4u) << "A and B stages for each loop\n" << ttgir;
+  gpu::PtxKernel k = gpu::emitPtx(*l.gpu, l.kernel, l.options);
+  const int64_t oneLoop = 4 * (128 * 64 + 64 * 128) * 2;  // 128 KiB
+  EXPECT_GE(k.sharedBytes, oneLoop);
+  EXPECT_LT(k.sharedBytes, 2 * oneLoop) << "the second loop's stages have buffers of their own";
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+}
+
 TEST(PtxAsyncCopy, LoopsThatWriteMemoryAreNotPipelined) {
   Lowered l = lower(kMatmulLoopVariants, "*fp16:16, *fp16:16, *fp32:16, i32:16, SCALE_B=0, STORE_IN_LOOP=1");
   gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
