@@ -283,8 +283,11 @@ class LoopPipeliner {
       if (use->owner != body_.terminator()) continue;
       Value carried = body_.argument(use->index + 1);
       if (carried == dot->operand(2)) continue;
+      // Read in the body (its wait there completes the dot before the next
+      // one accumulates into the same registers and before its stage is
+      // copied into again), and only before the dot.
       std::set<Operation*> before(order.begin(), std::find(order.begin(), order.end(), dot));
-      bool readEarlier = true;
+      bool readEarlier = !carried.uses().empty();
       for (OpOperand* u : carried.uses()) readEarlier = readEarlier && before.count(u->owner);
       if (readEarlier) return dot;
     }
