@@ -261,10 +261,6 @@ std::vector<int64_t> Grid::resolve(const Meta& meta) const {
   return d;
 }
 
-}  // namespace tessera
-
-namespace tessera {
-
 TensorDescriptor TensorDescriptor::from_tensor(const Tensor& t, std::vector<int64_t> block_shape, std::string padding) {
   if (!t.defined()) throw Error("TensorDescriptor::from_tensor: undefined tensor");
   TensorDescriptor d;

@@ -86,6 +86,23 @@ Lowered lower(const char* src, const std::string& sig) {
   return l;
 }
 
+/// `src`'s kernel mm lowered, then through pipeline-dot-loops (3 stages)
+/// and dce, verified.
+Lowered lowerAndPipelineLoops(const char* src, const std::string& sig) {
+  Lowered l = lower(src, sig);
+  gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
+  transforms::runPasses(*l.gpu, "dce");
+  EXPECT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
+  return l;
+}
+
+/// How many times `what` occurs in `text`.
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 /// The same, then pipelined by hand. k_valid % 16 == 0: the masks are
 /// constant over 16-byte vectors.
 Lowered lowerAndPipeline(const char* src) {
@@ -99,11 +116,7 @@ TEST(PtxAsyncCopy, PipelineOpsLowerToCpAsync) {
   ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
   gpu::PtxKernel k = gpu::emitPtx(*l.gpu, l.kernel, l.options);
   // 64 x 64 fp16 = 8 KB per operand: 4 vectors of 16 bytes per thread each.
-  size_t copies = 0;
-  for (size_t at = k.ptx.find("cp.async.cg.shared.global"); at != std::string::npos;
-       at = k.ptx.find("cp.async.cg.shared.global", at + 1))
-    ++copies;
-  EXPECT_EQ(copies, 8u) << k.ptx;
+  EXPECT_EQ(occurrences(k.ptx, "cp.async.cg.shared.global"), 8) << k.ptx;
   EXPECT_NE(k.ptx.find(", 16, %r"), std::string::npos) << "masked copies give their source size";
   EXPECT_NE(k.ptx.find("cp.async.commit_group"), std::string::npos);
   EXPECT_NE(k.ptx.find("cp.async.wait_group 0"), std::string::npos);
@@ -164,10 +177,9 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexp
         b_ptrs += BLOCK_K * N
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 )";
-  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64");
-  gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
-  transforms::runPasses(*l.gpu, "dce");
-  ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
+  Lowered l = lowerAndPipelineLoops(
+      src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64");
+  if (HasFailure()) return;
   std::string ttgir = print(*l.gpu);
   EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<4x128x64xf16"), std::string::npos) << ttgir;
   EXPECT_NE(ttgir.find("ttg.local_alloc : tensor<4x64x128xf16"), std::string::npos) << ttgir;
@@ -237,16 +249,10 @@ def mm(a_ptr, b_ptr, c_ptr, K, SPLIT):
         acc += tl.dot(a, b)
     tl.store(c_ptr + r[:, None] * 128 + r[None, :], acc)
 )";
-  Lowered l = lower(src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16");
-  gpu::pipelineDotLoops(l.gpu->lookup(l.kernel), 3);
-  transforms::runPasses(*l.gpu, "dce");
-  ASSERT_EQ(verify(*l.gpu), std::nullopt) << print(*l.gpu);
+  Lowered l = lowerAndPipelineLoops(src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16");
+  if (HasFailure()) return;
   std::string ttgir = print(*l.gpu);
-  size_t stages = 0;
-  for (size_t at = ttgir.find("ttg.local_alloc : tensor<4x"); at != std::string::npos;
-       at = ttgir.find("ttg.local_alloc : tensor<4x", at + 1))
-    ++stages;
-  ASSERT_EQ(stages, 4u) << "A and B stages for each loop\n" << ttgir;
+  ASSERT_EQ(occurrences(ttgir, "ttg.local_alloc : tensor<4x"), 4) << "A and B stages for each loop\n" << ttgir;
   gpu::PtxKernel k = gpu::emitPtx(*l.gpu, l.kernel, l.options);
   const int64_t oneLoop = 4 * (128 * 64 + 64 * 128) * 2;  // 128 KiB
   EXPECT_GE(k.sharedBytes, oneLoop);
@@ -301,12 +307,6 @@ std::string firstLoopBody(const std::string& ptx) {
   if (head == std::string::npos) return "";
   size_t back = ptx.find("bra.uni $L_for_", head);
   return back == std::string::npos ? "" : ptx.substr(head, back - head);
-}
-
-int occurrences(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 TEST(PtxAsyncCopy, PtxasKeepsTheWgmmaPipelines) {
