@@ -11,7 +11,10 @@ exp(s - m_new) terms; O = acc / l at the end. Scores are kept in base 2
 (scaled by log2(e)) so every exponential is one exp2. With CAUSAL, query
 row i sees keys 0..i: the walk stops after the diagonal block, and scores
 above the diagonal are -inf. Rows and keys past seq_len are masked, so any
-seq_len works. fp16 or bf16 in, fp32 statistics and accumulator, O in
+seq_len works. As in Triton's tutorial, the walk has two loops: the key
+blocks every row of the program sees whole (before its first row with
+CAUSAL, else all whole blocks) without masks, then the diagonal or last
+partial block with them. fp16 or bf16 in, fp32 statistics and accumulator, O in
 Q's dtype.
 
 attention_fwd_descriptor: the same computation written with tensor
@@ -25,21 +28,66 @@ import triton.language as tl
 
 
 @triton.jit
-def attend_block(q, kt, v, m, l, acc, rows, cols, seq_len, scale, CAUSAL: tl.constexpr):
+def attend_block(q, kt, v, m, l, acc, rows, cols, seq_len, scale, CAUSAL: tl.constexpr, MASKED: tl.constexpr):
     # One block of keys: scores q kt (base 2), masked past seq_len (and
-    # above the diagonal when CAUSAL), folded into the running maximum m,
-    # sum l and output acc; returns the new m, l, acc.
+    # above the diagonal when CAUSAL) if MASKED, folded into the running
+    # maximum m, sum l and output acc; returns the new m, l, acc.
     s = tl.dot(q, kt) * scale
-    visible = cols[None, :] < seq_len
-    if CAUSAL:
-        visible = visible & (cols[None, :] <= rows[:, None])
-    s = tl.where(visible, s, float("-inf"))
+    if MASKED:
+        visible = cols[None, :] < seq_len
+        if CAUSAL:
+            visible = visible & (cols[None, :] <= rows[:, None])
+        s = tl.where(visible, s, float("-inf"))
     m_new = tl.maximum(m, tl.max(s, 1))
     correction = tl.math.exp2(m - m_new)
     p = tl.math.exp2(s - m_new[:, None])
     l = l * correction + tl.sum(p, 1)
     acc = tl.dot(p.to(v.dtype), v, acc * correction[:, None])
     return m_new, l, acc
+
+
+@triton.jit
+def attend_keys(q, k_ptr, v_ptr, base, m, l, acc, rows, lo, hi, seq_len, scale,
+                HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, MASKED: tl.constexpr):
+    # Key blocks lo, lo + BLOCK_N, ... below hi; without MASKED every key
+    # of them is below seq_len and visible to every row.
+    dims = tl.arange(0, HEAD_DIM)
+    for start in range(lo, hi, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        col_ok = cols < seq_len
+        # K^T block: HEAD_DIM x BLOCK_N.
+        kt_ptrs = k_ptr + base + cols[None, :] * HEAD_DIM + dims[:, None]
+        v_ptrs = v_ptr + base + cols[:, None] * HEAD_DIM + dims[None, :]
+        if MASKED:
+            kt = tl.load(kt_ptrs, mask=col_ok[None, :], other=0.0)
+            v = tl.load(v_ptrs, mask=col_ok[:, None], other=0.0)
+        else:
+            kt = tl.load(kt_ptrs)
+            v = tl.load(v_ptrs)
+        m, l, acc = attend_block(q, kt, v, m, l, acc, rows, cols, seq_len, scale, CAUSAL, MASKED)
+    return m, l, acc
+
+
+@triton.jit
+def attend_keys_descriptor(q, k_desc, v_desc, m, l, acc, rows, lo, hi, seq_len, scale,
+                           BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, MASKED: tl.constexpr):
+    # attend_keys on tensor descriptors: blocks past seq_len read zeros.
+    for start in range(lo, hi, BLOCK_N):
+        k = k_desc.load([start, 0])
+        v = v_desc.load([start, 0])
+        m, l, acc = attend_block(q, k.T, v, m, l, acc, rows, start + tl.arange(0, BLOCK_N), seq_len, scale,
+                                 CAUSAL, MASKED)
+    return m, l, acc
+
+
+@triton.jit
+def unmasked_end(block_m, seq_len, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    # Keys below this are inside the sequence and visible to every row of
+    # the program (Triton's tutorial splits the loop the same way): with
+    # CAUSAL those before the program's first row, else the whole blocks.
+    if CAUSAL:
+        return block_m * BLOCK_M
+    return seq_len // BLOCK_N * BLOCK_N
 
 
 @triton.jit
@@ -51,7 +99,6 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
     base = head.to(tl.int64) * seq_len * HEAD_DIM
     rows = block_m * BLOCK_M + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, HEAD_DIM)
-    keys = tl.arange(0, BLOCK_N)
     row_ok = rows[:, None] < seq_len
 
     q = tl.load(q_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], mask=row_ok, other=0.0)
@@ -63,13 +110,11 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
     end = seq_len
     if CAUSAL:
         end = tl.minimum((block_m + 1) * BLOCK_M, seq_len)
-    for start in range(0, end, BLOCK_N):
-        cols = start + keys
-        col_ok = cols < seq_len
-        # K^T block: HEAD_DIM x BLOCK_N.
-        kt = tl.load(k_ptr + base + cols[None, :] * HEAD_DIM + dims[:, None], mask=col_ok[None, :], other=0.0)
-        v = tl.load(v_ptr + base + cols[:, None] * HEAD_DIM + dims[None, :], mask=col_ok[:, None], other=0.0)
-        m, l, acc = attend_block(q, kt, v, m, l, acc, rows, cols, seq_len, scale, CAUSAL)
+    split = unmasked_end(block_m, seq_len, BLOCK_M, BLOCK_N, CAUSAL)
+    m, l, acc = attend_keys(q, k_ptr, v_ptr, base, m, l, acc, rows, 0, split, seq_len, scale,
+                            HEAD_DIM, BLOCK_N, CAUSAL, False)
+    m, l, acc = attend_keys(q, k_ptr, v_ptr, base, m, l, acc, rows, split, end, seq_len, scale,
+                            HEAD_DIM, BLOCK_N, CAUSAL, True)
 
     out = acc / l[:, None]
     tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty), mask=row_ok)
@@ -88,7 +133,6 @@ def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
     o_desc = tl.make_tensor_descriptor(o_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
     m0 = block_m * BLOCK_M
     rows = m0 + tl.arange(0, BLOCK_M)
-    keys = tl.arange(0, BLOCK_N)
 
     q = q_desc.load([m0, 0])
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
@@ -99,10 +143,11 @@ def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
     end = seq_len
     if CAUSAL:
         end = tl.minimum((block_m + 1) * BLOCK_M, seq_len)
-    for start in range(0, end, BLOCK_N):
-        k = k_desc.load([start, 0])
-        v = v_desc.load([start, 0])
-        m, l, acc = attend_block(q, k.T, v, m, l, acc, rows, start + keys, seq_len, scale, CAUSAL)
+    split = unmasked_end(block_m, seq_len, BLOCK_M, BLOCK_N, CAUSAL)
+    m, l, acc = attend_keys_descriptor(q, k_desc, v_desc, m, l, acc, rows, 0, split, seq_len, scale,
+                                       BLOCK_N, CAUSAL, False)
+    m, l, acc = attend_keys_descriptor(q, k_desc, v_desc, m, l, acc, rows, split, end, seq_len, scale,
+                                       BLOCK_N, CAUSAL, True)
 
     out = acc / l[:, None]
     o_desc.store([m0, 0], out.to(o_desc.dtype))
