@@ -68,11 +68,21 @@
 // bytes of its tiles (ttng.barrier_expect) and issues the copies; at the
 // top of the body every thread waits for the read stage's barrier
 // (ttng.wait_barrier) with the parity of its phase, a loop-carried i32
-// that flips each time the read stage wraps to 0. A barrier (that of
-// ttg.async_wait when cp.async copies are staged too, else gpu.barrier)
-// keeps the copies into stage w behind every thread's last read of it,
-// as for cp.async. Iterations that do not run arm no barrier and copy
-// nothing, and nothing waits for them.
+// that flips each time the read stage wraps to 0. When cp.async copies
+// are staged too, the barrier of ttg.async_wait keeps the copies into
+// stage w behind every thread's last read of it, as for cp.async. With
+// TMA copies only, a second set of mbarriers says when a stage is empty
+// (ttng.init_barriers {count = num_warps}): at the end of the body each
+// warp arrives (ttng.arrive_barrier, lane 0) on the stage it is done
+// reading, this iteration's, or the previous iteration's when a dot
+// reading it is asynchronous (its wait is in this iteration), and thread 0
+// waits for the release of stage w (ttng.wait_barrier {thread0}, with a
+// carried parity that starts at 1, so the first write of each stage does
+// not wait, and flips when w wraps to 0) before arming and copying into it.
+// The warps then never wait for each other within the loop; in attention
+// the two warpgroups of head_dim 128 can drift out of step, one's softmax
+// under the other's GEMMs. Iterations that do not run arm no barrier and
+// copy nothing, and nothing waits for them.
 //
 // First, whatever num_stages: a ttg.local_alloc in a loop whose source is
 // defined outside it (attention's Q tile) moves before the loop, so the
@@ -87,6 +97,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -399,10 +410,19 @@ class LoopPipeliner {
       if (!s.desc)
         throw Error("pipeline-dot-loops: a ttng.descriptor_load whose descriptor is not a ttng.tensormap_create");
     }
+    // TMA only: the consumers release each stage on an "empty" barrier
+    // (one arrival per warp) and thread 0 waits for it before copying into
+    // the stage again, instead of a CTA barrier every iteration.
+    // WIP A/B knob (remove before merging): the old CTA barrier per iteration.
+    emptyBarriers_ = tma_ && !cpAsync_ && !std::getenv("TESSERA_EXPERIMENT_STAGE_BARRIER");
     if (tma_) {
       Encoding plain = Encoding::swizzledShared(1, 1, 1, {0});
       barriers_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
       b.create(OpCode::InitBarriers, {}, {barriers_});
+      if (emptyBarriers_) {
+        empty_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
+        b.create(OpCode::InitBarriers, {}, {empty_}, {{"count", numWarps()}});
+      }
     }
     for (int j = 0; j + 1 < stages_; ++j) {
       IRMapping m = iterations_.fromStart(j, args, b);
@@ -412,15 +432,26 @@ class LoopPipeliner {
 
     // Stage counters as iteration arguments.
     // (and the parity of the phase the read stage's barrier completes next).
+    // With empty barriers also the parity thread 0 waits for before
+    // writing a stage again (1: a fresh barrier's previous phase counts as
+    // complete, so the first write of each stage does not wait), and, when
+    // a dot of iteration i still reads its stage in iteration i + 1, the
+    // stage to release at the end of the body (-1: none yet).
+    bool releaseLate = asyncDot_ || deferredDot_;
     std::vector<Value> operands = loop_->operands();
     operands.push_back(constI32(b, 0));
     operands.push_back(constI32(b, stages_ - 1));
     if (tma_) operands.push_back(constI32(b, 0));
+    if (emptyBarriers_) operands.push_back(constI32(b, 1));
+    if (emptyBarriers_ && releaseLate) operands.push_back(constI32(b, -1));
+    int added = static_cast<int>(operands.size() - loop_->operands().size());
     loop_->setOperands(operands);
     Value readStage = body_.addArgument(Type::i32());
     Value writeStage = body_.addArgument(Type::i32());
     Value phase = tma_ ? body_.addArgument(Type::i32()) : Value();
-    for (int k = tma_ ? 3 : 2; k > 0; --k) loop_->appendResult(Type::i32());
+    Value writePhase = emptyBarriers_ ? body_.addArgument(Type::i32()) : Value();
+    Value releaseStage = emptyBarriers_ && releaseLate ? body_.addArgument(Type::i32()) : Value();
+    for (int k = added; k > 0; --k) loop_->appendResult(Type::i32());
 
     // In the body: wait, read this iteration's stages, start the copies of
     // iteration i + S - 1. The barrier of the wait (or a plain one) also
@@ -429,7 +460,7 @@ class LoopPipeliner {
     if (tma_) b.create(OpCode::WaitBarrier, {}, {barriers_, readStage, phase});
     if (cpAsync_)
       b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{stages_ - 2}}});
-    else
+    else if (!emptyBarriers_)
       b.create(OpCode::DebugBarrier, {}, {});
     for (Staged& s : staged) {
       Value slot = b.create(OpCode::MemdescIndex, {s.tile}, {s.buffer, readStage})->result();
@@ -446,6 +477,7 @@ class LoopPipeliner {
     }
     IRMapping ahead = iterations_.ahead(stages_ - 1, args, b);
     Value active = runs(b, body_.argument(0), stages_ - 1);
+    if (emptyBarriers_) b.create(OpCode::WaitBarrier, {}, {empty_, writeStage, writePhase}, {{"thread0", true}});
     copyTiles(staged, writeStage, ahead, active, b);
 
     Operation* yield = body_.terminator();
@@ -460,13 +492,23 @@ class LoopPipeliner {
       Value flipped = b.create(OpCode::XOrI, {Type::i32()}, {phase, constI32(b, 1)})->result();
       yielded.push_back(b.create(OpCode::Select, {Type::i32()}, {wraps, flipped, phase})->result());
     }
+    if (emptyBarriers_) {  // flips each time the write stage wraps to 0
+      Value nextWrite = yielded[yielded.size() - (tma_ ? 2 : 1)];
+      Value wraps = b.create(OpCode::CmpI, {Type::i1()}, {nextWrite, constI32(b, 0)}, {{"predicate", std::string("eq")}})
+                        ->result();
+      Value flipped = b.create(OpCode::XOrI, {Type::i32()}, {writePhase, constI32(b, 1)})->result();
+      yielded.push_back(b.create(OpCode::Select, {Type::i32()}, {wraps, flipped, writePhase})->result());
+    }
+    if (releaseStage) yielded.push_back(readStage);
     yield->setOperands(yielded);
 
     b.setInsertionPointAfter(loop_);
     if (cpAsync_) b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
     if (tma_) b.create(OpCode::InvalBarriers, {}, {barriers_});
+    if (emptyBarriers_) b.create(OpCode::InvalBarriers, {}, {empty_});
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
+    if (emptyBarriers_) releaseStages(readStage, releaseStage);
 
     for (Staged& s : staged) {
       Operation* create = s.tma() ? s.load->operand(0).definingOp() : nullptr;
@@ -475,6 +517,28 @@ class LoopPipeliner {
       s.load->erase();
       if (create && create->result().uses().empty()) create->erase();
     }
+  }
+
+  /// At the end of the body (after every wait the body has), each warp
+  /// releases the stage it is done reading: this iteration's, or with
+  /// `releaseStage` the previous iteration's (its asynchronous dot
+  /// finished at this iteration's wait), none in the first iteration.
+  void releaseStages(Value readStage, Value releaseStage) {
+    OpBuilder b;
+    b.setLoc(loop_->loc());
+    b.setInsertionPoint(body_.terminator());
+    Value stage = releaseStage ? releaseStage : readStage;
+    Value any = releaseStage ? b.create(OpCode::CmpI, {Type::i1()}, {releaseStage, constI32(b, 0)},
+                                        {{"predicate", std::string("sge")}})->result()
+                             : b.constantInt(Type::i1(), 1);
+    b.create(OpCode::ArriveBarrier, {}, {empty_, stage, any});
+  }
+
+  /// The kernel's num_warps (the arrivals each empty barrier waits for).
+  int64_t numWarps() const {
+    Operation* f = loop_;
+    while (f && !f->is(OpCode::Func)) f = f->parentOp();
+    return f ? f->intAttr("num_warps", 4) : 4;
   }
 
   /// ttng.warp_group_dot_wait {pendings} of `v` at b's insertion point;
@@ -532,6 +596,8 @@ class LoopPipeliner {
   bool tma_ = false;      ///< some staged load is copied by TMA
   bool cpAsync_ = false;  ///< some by cp.async
   Value barriers_;     ///< their mbarriers, one per stage
+  bool emptyBarriers_ = false;  ///< TMA only: stages released on empty_
+  Value empty_;        ///< the "empty" mbarriers, one per stage
   std::map<std::tuple<Operation*, std::vector<int64_t>, int64_t>, Value> swizzled_;  ///< swizzledDescriptor's
   int stages_;
   AxisInfoAnalysis& axis_;

@@ -140,6 +140,13 @@ void Verifier::verifyTmaOp(Operation* op) {
     case OpCode::InitBarriers: case OpCode::InvalBarriers:
       verifyCounts(op, 1, 1, 0);
       VERIFY(op, isBarriers(op->operand(0)), "operand must be a shared buffer of i64 barriers");
+      VERIFY(op, op->intAttr("count", 1) > 0, "attr count must be positive");
+      return;
+    case OpCode::ArriveBarrier:
+      verifyCounts(op, 3, 3, 0);
+      VERIFY(op, isBarriers(op->operand(0)), "operand 0 must be a shared buffer of i64 barriers");
+      VERIFY(op, op->operand(2).type().isInteger(1) && !op->operand(2).type().isTensor(), "pred must be an i1 scalar");
+      VERIFY(op, op->operand(1).type().isInteger(32) && !op->operand(1).type().isTensor(), "index must be an i32 scalar");
       return;
     case OpCode::BarrierExpect:
       verifyCounts(op, 3, 3, 0);
@@ -528,7 +535,7 @@ void Verifier::verifyOp(Operation* op) {
     }
     case OpCode::TensormapCreate: case OpCode::DescriptorLoad: case OpCode::InitBarriers:
     case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
-    case OpCode::WaitBarrier:
+    case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
       return verifyTmaOp(op);
     case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
     case OpCode::AddPtr: case OpCode::MakeTensorPtr: case OpCode::Advance:

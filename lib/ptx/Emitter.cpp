@@ -520,7 +520,7 @@ void Emitter::emitOp(Operation* op) {
       return emitAsyncOp(*this, op);
     case OpCode::TensormapCreate: case OpCode::DescriptorLoad: case OpCode::InitBarriers:
     case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
-    case OpCode::WaitBarrier:
+    case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
       return emitTmaOp(*this, op);
     case OpCode::Call: case OpCode::Func:
       fail(op, "calls must be inlined before PTX emission");

@@ -179,7 +179,7 @@ void emitAsyncTmaCopy(Emitter& e, Operation* op) {
 }
 
 /// ttng.init_barriers / ttng.inval_barriers: thread 0 initializes every
-/// barrier of the buffer (arrival count 1) or invalidates it.
+/// barrier of the buffer (arrival count attr `count`) or invalidates it.
 void emitBarrierLifetime(Emitter& e, Operation* op) {
   bool init = op->is(OpCode::InitBarriers);
   std::string base = e.regs(op->operand(0))[0], p = "@" + e.isThreadZero() + " ";
@@ -190,7 +190,7 @@ void emitBarrierLifetime(Emitter& e, Operation* op) {
   else e.barrier();
   for (int64_t k = 0; k < op->operand(0).type().shape()[0]; ++k)
     e.ins(p + "mbarrier." + std::string(init ? "init" : "inval") + ".shared::cta.b64 [" + base + "+" +
-          std::to_string(8 * k) + "]" + (init ? ", 1" : ""));
+          std::to_string(8 * k) + "]" + (init ? ", " + std::to_string(op->intAttr("count", 1)) : ""));
   if (init) {
     e.ins(p + "fence.mbarrier_init.release.cluster");
     e.barrier();  // initialized before any thread waits
@@ -209,8 +209,23 @@ void emitTmaOp(Emitter& e, Operation* op) {
       e.ins("@" + threadZeroAnd(e, op->operand(2)) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" +
             barrierAt(e, op->operand(0), op->operand(1)) + "], " + std::to_string(op->intAttr("bytes")));
       return;
-    case OpCode::WaitBarrier:
-      return waitBarrier(e, barrierAt(e, op->operand(0), op->operand(1)), e.regs(op->operand(2))[0]);
+    case OpCode::WaitBarrier: {
+      std::string bar = barrierAt(e, op->operand(0), op->operand(1));
+      if (!op->boolAttr("thread0")) return waitBarrier(e, bar, e.regs(op->operand(2))[0]);
+      std::string skip = e.newLabel("tma_wait_skip");
+      e.ins("@!" + e.isThreadZero() + " bra " + skip);
+      waitBarrier(e, bar, e.regs(op->operand(2))[0]);
+      e.raw(skip + ":");
+      e.ins("bar.warp.sync -1");  // warp 0 converged again before its .aligned instructions
+      return;
+    }
+    case OpCode::ArriveBarrier: {
+      std::string p = e.reg(RegClass::Pred), lane0 = e.reg(RegClass::Pred);
+      e.ins("setp.eq.u32 " + lane0 + ", " + e.laneId() + ", 0");
+      e.ins("and.pred " + p + ", " + e.regs(op->operand(2))[0] + ", " + lane0);
+      e.ins("@" + p + " mbarrier.arrive.shared::cta.b64 _, [" + barrierAt(e, op->operand(0), op->operand(1)) + "]");
+      return;
+    }
     default: e.fail(op, "not a TMA op");
   }
 }
