@@ -534,11 +534,14 @@ class LoopPipeliner {
     b.create(OpCode::ArriveBarrier, {}, {empty_, stage, any});
   }
 
-  /// The kernel's num_warps (the arrivals each empty barrier waits for).
+  /// The kernel's num_warps (the arrivals each empty barrier waits for):
+  /// a wrong count would let thread 0 overwrite a stage still being read.
   int64_t numWarps() const {
     Operation* f = loop_;
     while (f && !f->is(OpCode::Func)) f = f->parentOp();
-    return f ? f->intAttr("num_warps", 4) : 4;
+    if (!f || !f->hasAttr("num_warps"))
+      throw Error("pipeline-dot-loops: a kernel with TMA stages needs its num_warps attribute (run convert-to-gpu first)");
+    return f->intAttr("num_warps");
   }
 
   /// ttng.warp_group_dot_wait {pendings} of `v` at b's insertion point;
