@@ -103,6 +103,7 @@
 
 #include "gpu/GpuPasses.h"
 #include "gpu/LoopIterations.h"
+#include "gpu/WarpSpecialize.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "transforms/PassDetail.h"
@@ -140,12 +141,16 @@ struct Staged {
 
 class LoopPipeliner {
  public:
-  LoopPipeliner(Operation* loop, int stages, AxisInfoAnalysis& axis)
+  LoopPipeliner(Operation* loop, int stages, AxisInfoAnalysis& axis, bool specialize)
       : loop_(loop),
         body_(loop->region(0).front()),
+        specialize_(specialize),
         stages_(stages),
         axis_(axis),
         iterations_(loop) {}
+
+  /// Whether run() gave the loop a producer warpgroup.
+  bool specialized() const { return specialized_; }
 
   void run() {
     std::vector<Staged> staged;
@@ -391,12 +396,25 @@ class LoopPipeliner {
     return b.create(OpCode::Select, {Type::i32()}, {wraps, constI32(b, 0), plus})->result();
   }
 
+  /// The parity a phase counter yields: flipped when `next` (the stage
+  /// after this one) wraps to 0.
+  Value flipOnWrap(OpBuilder& b, Value next, Value parity) {
+    Value wraps =
+        b.create(OpCode::CmpI, {Type::i1()}, {next, constI32(b, 0)}, {{"predicate", std::string("eq")}})->result();
+    Value flipped = b.create(OpCode::XOrI, {Type::i32()}, {parity, constI32(b, 1)})->result();
+    return b.create(OpCode::Select, {Type::i32()}, {wraps, flipped, parity})->result();
+  }
+
   void rewrite(std::vector<Staged>& staged, const std::set<unsigned>& args) {
     OpBuilder b;
     b.setLoc(loop_->loc());
+    for (Staged& s : staged) (s.tma() ? tma_ : cpAsync_) = true;
+    specialized_ = specialize_ && tma_ && !cpAsync_ && producerCanRun(staged, args);
 
-    // Buffers and the prologue: iterations 0 .. S-2.
-    b.setInsertionPoint(loop_);
+    // Buffers, barriers and the prologue (iterations 0 .. S-2), or the
+    // producer that copies every iteration's tiles from the kernel's start.
+    if (specialized_) b.setInsertionPointToStart(&loop_->parentOp()->region(0).front());
+    else b.setInsertionPoint(loop_);
     for (Staged& s : staged) {
       Type view = s.tile;
       std::vector<int64_t> shape = view.shape();
@@ -404,63 +422,55 @@ class LoopPipeliner {
       s.buffer = b.create(OpCode::LocalAlloc, {Type::tensor(shape, view.elementType(), view.encoding())}, {})->result();
     }
     for (Staged& s : staged) {
-      (s.tma() ? tma_ : cpAsync_) = true;
       if (!s.tma()) continue;
       s.desc = swizzledDescriptor(s);
       if (!s.desc)
         throw Error("pipeline-dot-loops: a ttng.descriptor_load whose descriptor is not a ttng.tensormap_create");
     }
-    // TMA only: the consumers release each stage on an "empty" barrier
-    // (one arrival per warp) and thread 0 waits for it before copying into
-    // the stage again, instead of a CTA barrier every iteration.
-    // WIP A/B knob (remove before merging): the old CTA barrier per iteration.
-    emptyBarriers_ = tma_ && !cpAsync_ && !std::getenv("TESSERA_EXPERIMENT_STAGE_BARRIER");
     if (tma_) {
       Encoding plain = Encoding::swizzledShared(1, 1, 1, {0});
       barriers_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
       b.create(OpCode::InitBarriers, {}, {barriers_});
-      if (emptyBarriers_) {
+      if (specialized_) {
         empty_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
         b.create(OpCode::InitBarriers, {}, {empty_}, {{"count", numWarps()}});
       }
     }
-    for (int j = 0; j + 1 < stages_; ++j) {
+    if (specialized_) buildProducer(staged, args, b);
+    for (int j = 0; !specialized_ && j + 1 < stages_; ++j) {
       IRMapping m = iterations_.fromStart(j, args, b);
       Value active = runs(b, loop_->operand(0), j);
       copyTiles(staged, constI32(b, j), m, active, b);
     }
 
-    // Stage counters as iteration arguments.
-    // (and the parity of the phase the read stage's barrier completes next).
-    // With empty barriers also the parity thread 0 waits for before
-    // writing a stage again (1: a fresh barrier's previous phase counts as
-    // complete, so the first write of each stage does not wait), and, when
-    // a dot of iteration i still reads its stage in iteration i + 1, the
+    // Stage counters as iteration arguments: the stage read, the stage
+    // written (not with a producer), with TMA the parity of the phase the
+    // read stage's barrier completes next, and with a producer whose
+    // stages a dot of iteration i still reads in iteration i + 1, the
     // stage to release at the end of the body (-1: none yet).
-    bool releaseLate = asyncDot_ || deferredDot_;
+    bool releaseLate = specialized_ && (asyncDot_ || deferredDot_);
     std::vector<Value> operands = loop_->operands();
     operands.push_back(constI32(b, 0));
-    operands.push_back(constI32(b, stages_ - 1));
+    if (!specialized_) operands.push_back(constI32(b, stages_ - 1));
     if (tma_) operands.push_back(constI32(b, 0));
-    if (emptyBarriers_) operands.push_back(constI32(b, 1));
-    if (emptyBarriers_ && releaseLate) operands.push_back(constI32(b, -1));
+    if (releaseLate) operands.push_back(constI32(b, -1));
     int added = static_cast<int>(operands.size() - loop_->operands().size());
     loop_->setOperands(operands);
     Value readStage = body_.addArgument(Type::i32());
-    Value writeStage = body_.addArgument(Type::i32());
+    Value writeStage = specialized_ ? Value() : body_.addArgument(Type::i32());
     Value phase = tma_ ? body_.addArgument(Type::i32()) : Value();
-    Value writePhase = emptyBarriers_ ? body_.addArgument(Type::i32()) : Value();
-    Value releaseStage = emptyBarriers_ && releaseLate ? body_.addArgument(Type::i32()) : Value();
+    Value releaseStage = releaseLate ? body_.addArgument(Type::i32()) : Value();
     for (int k = added; k > 0; --k) loop_->appendResult(Type::i32());
 
     // In the body: wait, read this iteration's stages, start the copies of
     // iteration i + S - 1. The barrier of the wait (or a plain one) also
-    // keeps the copies into stage w behind every thread's last read of it.
+    // keeps the copies into stage w behind every thread's last read of it;
+    // a producer waits for the stages' release instead.
     b.setInsertionPointToStart(&body_);
     if (tma_) b.create(OpCode::WaitBarrier, {}, {barriers_, readStage, phase});
     if (cpAsync_)
       b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{stages_ - 2}}});
-    else if (!emptyBarriers_)
+    else if (!specialized_)
       b.create(OpCode::DebugBarrier, {}, {});
     for (Staged& s : staged) {
       Value slot = b.create(OpCode::MemdescIndex, {s.tile}, {s.buffer, readStage})->result();
@@ -475,40 +485,28 @@ class LoopPipeliner {
       s.use->result().replaceAllUsesWith(
           at.create(OpCode::LocalLoad, {s.use->result().type()}, {slot})->result());
     }
-    IRMapping ahead = iterations_.ahead(stages_ - 1, args, b);
-    Value active = runs(b, body_.argument(0), stages_ - 1);
-    if (emptyBarriers_) b.create(OpCode::WaitBarrier, {}, {empty_, writeStage, writePhase}, {{"thread0", true}});
-    copyTiles(staged, writeStage, ahead, active, b);
+    if (!specialized_) {
+      IRMapping ahead = iterations_.ahead(stages_ - 1, args, b);
+      copyTiles(staged, writeStage, ahead, runs(b, body_.argument(0), stages_ - 1), b);
+    }
 
     Operation* yield = body_.terminator();
     b.setInsertionPoint(yield);
     std::vector<Value> yielded = yield->operands();
     Value nextRead = nextStage(b, readStage);
     yielded.push_back(nextRead);
-    yielded.push_back(nextStage(b, writeStage));
-    if (tma_) {  // the parity flips each time the read stage wraps to 0
-      Value wraps = b.create(OpCode::CmpI, {Type::i1()}, {nextRead, constI32(b, 0)}, {{"predicate", std::string("eq")}})
-                        ->result();
-      Value flipped = b.create(OpCode::XOrI, {Type::i32()}, {phase, constI32(b, 1)})->result();
-      yielded.push_back(b.create(OpCode::Select, {Type::i32()}, {wraps, flipped, phase})->result());
-    }
-    if (emptyBarriers_) {  // flips each time the write stage wraps to 0
-      Value nextWrite = yielded[yielded.size() - (tma_ ? 2 : 1)];
-      Value wraps = b.create(OpCode::CmpI, {Type::i1()}, {nextWrite, constI32(b, 0)}, {{"predicate", std::string("eq")}})
-                        ->result();
-      Value flipped = b.create(OpCode::XOrI, {Type::i32()}, {writePhase, constI32(b, 1)})->result();
-      yielded.push_back(b.create(OpCode::Select, {Type::i32()}, {wraps, flipped, writePhase})->result());
-    }
+    if (writeStage) yielded.push_back(nextStage(b, writeStage));
+    if (tma_) yielded.push_back(flipOnWrap(b, nextRead, phase));
     if (releaseStage) yielded.push_back(readStage);
     yield->setOperands(yielded);
 
     b.setInsertionPointAfter(loop_);
     if (cpAsync_) b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
     if (tma_) b.create(OpCode::InvalBarriers, {}, {barriers_});
-    if (emptyBarriers_) b.create(OpCode::InvalBarriers, {}, {empty_});
+    if (specialized_) b.create(OpCode::InvalBarriers, {}, {empty_});
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
-    if (emptyBarriers_) releaseStages(readStage, releaseStage);
+    if (specialized_) releaseStages(readStage, releaseStage);
 
     for (Staged& s : staged) {
       Operation* create = s.tma() ? s.load->operand(0).definingOp() : nullptr;
@@ -517,6 +515,88 @@ class LoopPipeliner {
       s.load->erase();
       if (create && create->result().uses().empty()) create->erase();
     }
+    if (!specialized_) return;
+    isolateProducer(producer_);
+    // The producer made its own copies of the swizzled descriptors.
+    for (auto& [key, desc] : swizzled_)
+      if (desc.uses().empty()) desc.definingOp()->erase();
+  }
+
+  /// Whether a producer warpgroup can copy this loop's tiles: the loop is
+  /// in the kernel's entry block (the producer runs it once, from the
+  /// start), the kernel's warps are whole warpgroups, and the producer can
+  /// compute the loop's bounds and every value the copies' coordinates and
+  /// descriptors are computed from (WarpSpecialize.h).
+  bool producerCanRun(const std::vector<Staged>& staged, const std::set<unsigned>& args) {
+    Operation* parent = loop_->parentOp();
+    if (!parent || !parent->is(OpCode::Func) || numWarps() % 4 != 0) return false;
+    std::vector<Value> needs = {loop_->operand(0), loop_->operand(1), loop_->operand(2)};
+    std::set<Operation*> inBody;
+    for (unsigned i : args) {
+      if (i == 0) continue;
+      needs.push_back(loop_->operand(2 + i));
+      outsideValues(body_.terminator()->operand(i - 1), needs, inBody);
+    }
+    for (const Staged& s : staged)
+      for (Value v : s.load->operands()) outsideValues(v, needs, inBody);
+    std::set<Operation*> seen;
+    for (Value v : needs)
+      if (!producerCanCompute(v, seen)) return false;
+    return true;
+  }
+
+  /// The values from outside the body that the body chain of `v` uses.
+  void outsideValues(Value v, std::vector<Value>& out, std::set<Operation*>& seen) {
+    Operation* def = v.definingOp();
+    if (!def || def->block() != &body_) {
+      if (!def && v.parentBlock() == &body_) return;  // the iv, an iteration argument
+      out.push_back(v);
+      return;
+    }
+    if (!seen.insert(def).second) return;
+    for (Value o : def->operands()) outsideValues(o, out, seen);
+  }
+
+  /// ttng.warp_specialize at b's insertion point: one thread of a producer
+  /// warpgroup runs the loop's iterations, each waiting for its stage to be
+  /// released (the parity starts at 1: a fresh barrier's previous phase
+  /// counts as complete, so the first write of each stage does not wait),
+  /// then arming the stage's barrier and copying the iteration's tiles.
+  void buildProducer(std::vector<Staged>& staged, const std::set<unsigned>& args, OpBuilder& b) {
+    auto [producerRegs, consumerRegs] = producerConsumerRegisters(numWarps());
+    producer_ = b.create(OpCode::WarpSpecialize, {}, {},
+                         {{"producer_warps", int64_t{4}}, {"producer_registers", producerRegs},
+                          {"consumer_registers", consumerRegs}},
+                         1);
+    Block* region = producer_->region(0).addBlock();
+    OpBuilder p(region);
+    p.setLoc(loop_->loc());
+    std::vector<Value> operands = {loop_->operand(0), loop_->operand(1), loop_->operand(2)};
+    std::vector<unsigned> carried;
+    for (unsigned i : args)
+      if (i > 0) carried.push_back(i);
+    for (unsigned i : carried) operands.push_back(loop_->operand(2 + i));
+    operands.push_back(constI32(p, 0));
+    operands.push_back(constI32(p, 1));
+    std::vector<Type> types;
+    for (size_t k = 3; k < operands.size(); ++k) types.push_back(operands[k].type());
+    Operation* loop = p.create(OpCode::For, types, operands, {}, 1);
+    Block* body = loop->region(0).addBlock();
+    IRMapping m;
+    m.map(body_.argument(0), body->addArgument(body_.argument(0).type()));
+    for (unsigned i : carried) m.map(body_.argument(i), body->addArgument(body_.argument(i).type()));
+    Value stage = body->addArgument(Type::i32()), parity = body->addArgument(Type::i32());
+    OpBuilder q(body);
+    q.setLoc(loop_->loc());
+    q.create(OpCode::WaitBarrier, {}, {empty_, stage, parity}, {{"thread0", true}});
+    copyTiles(staged, stage, m, q.constantInt(Type::i1(), 1), q);
+    std::vector<Value> yielded;
+    for (unsigned i : carried) yielded.push_back(iterations_.recompute(body_.terminator()->operand(i - 1), m, q));
+    Value next = nextStage(q, stage);
+    yielded.push_back(next);
+    yielded.push_back(flipOnWrap(q, next, parity));
+    q.create(OpCode::Yield, {}, yielded);
+    p.create(OpCode::Yield, {}, {});
   }
 
   /// At the end of the body (after every wait the body has), each warp
@@ -599,8 +679,10 @@ class LoopPipeliner {
   bool tma_ = false;      ///< some staged load is copied by TMA
   bool cpAsync_ = false;  ///< some by cp.async
   Value barriers_;     ///< their mbarriers, one per stage
-  bool emptyBarriers_ = false;  ///< TMA only: stages released on empty_
-  Value empty_;        ///< the "empty" mbarriers, one per stage
+  bool specialize_ = false;    ///< a producer warpgroup copies the tiles if it can
+  bool specialized_ = false;   ///< ... and does (stages released on empty_)
+  Value empty_;                ///< the "empty" mbarriers, one per stage
+  Operation* producer_ = nullptr;  ///< the ttng.warp_specialize
   std::map<std::tuple<Operation*, std::vector<int64_t>, int64_t>, Value> swizzled_;  ///< swizzledDescriptor's
   int stages_;
   AxisInfoAnalysis& axis_;
@@ -648,7 +730,15 @@ void pipelineDotLoops(Operation* func, int numStages) {
   }
   if (numStages < 2) return;
   AxisInfoAnalysis axis(func);
-  for (Operation* loop : loops) LoopPipeliner(loop, numStages, axis).run();
+  // One producer warpgroup per kernel: the first loop that asks for it
+  // (tl.range(..., warp_specialize=True)) and can have it.
+  bool specialized = false;
+  for (Operation* loop : loops) {
+    bool ask = !specialized && (loop->boolAttr("warp_specialize") || std::getenv("TESSERA_EXPERIMENT_WARP_SPECIALIZE"));
+    LoopPipeliner pipeliner(loop, numStages, axis, ask);
+    pipeliner.run();
+    specialized = specialized || pipeliner.specialized();
+  }
 }
 
 }  // namespace tessera::gpu

@@ -279,9 +279,10 @@ void Verifier::verifyTerminatorParent(Operation* op) {
       return;
     case OpCode::Yield:
       VERIFY(op,
-            parent && (parent->is(OpCode::For) || parent->is(OpCode::If) ||
+            parent && (parent->is(OpCode::For) || parent->is(OpCode::If) || parent->is(OpCode::WarpSpecialize) ||
                        (parent->is(OpCode::While) && op->block()->parent() == &parent->region(1))),
-            "must end an scf.for, scf.if or the 'after' region of scf.while, not " + std::string(where));
+            "must end an scf.for, scf.if, ttng.warp_specialize or the 'after' region of scf.while, not " +
+                std::string(where));
       return;
     case OpCode::Condition:
       VERIFY(op, parent && parent->is(OpCode::While) && op->block()->parent() == &parent->region(0),
@@ -537,6 +538,20 @@ void Verifier::verifyOp(Operation* op) {
     case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
     case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
       return verifyTmaOp(op);
+    case OpCode::WarpSpecialize: {
+      verifyCounts(op, 0, 0, 0);
+      Operation* parent = op->parentOp();
+      VERIFY(op, parent && parent->is(OpCode::Func), "must be in the kernel's entry block");
+      VERIFY(op, op->intAttr("producer_warps", 0) == 4, "attr producer_warps must be 4 (one warpgroup)");
+      VERIFY(op, op->region(0).front().numArguments() == 0, "its region takes no arguments");
+      expectTerminator(op, op->region(0).front(), OpCode::Yield);
+      for (const char* a : {"producer_registers", "consumer_registers"}) {
+        int64_t r = op->intAttr(a, 0);
+        VERIFY(op, r == 0 || (r >= 24 && r <= 256 && r % 8 == 0),
+               std::string("attr ") + a + " must be 0 or a multiple of 8 in 24..256");
+      }
+      return;
+    }
     case OpCode::Load: case OpCode::Store: case OpCode::AtomicRMW: case OpCode::AtomicCAS:
     case OpCode::AddPtr: case OpCode::MakeTensorPtr: case OpCode::Advance:
       return verifyMemoryOp(op);
@@ -562,7 +577,7 @@ void Verifier::verifyOp(Operation* op) {
 void Verifier::verifyRegions(Operation* op) {
   unsigned want = 0;
   switch (op->code()) {
-    case OpCode::For: case OpCode::Reduce: case OpCode::Scan: want = 1; break;
+    case OpCode::For: case OpCode::Reduce: case OpCode::Scan: case OpCode::WarpSpecialize: want = 1; break;
     case OpCode::If: case OpCode::While: want = 2; break;
     default: break;
   }

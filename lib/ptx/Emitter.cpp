@@ -340,6 +340,7 @@ std::string Emitter::smemBase() {
 }
 
 std::string Emitter::isThreadZero() {
+  if (inProducer_) return constPred(true);
   if (threadZero_.empty()) {
     threadZero_ = reg(RegClass::Pred);
     prologue("setp.eq.u32 " + threadZero_ + ", " + threadId() + ", 0");
@@ -493,7 +494,7 @@ void Emitter::emitBlock(Block& block) {
 void Emitter::emitOp(Operation* op) {
   currentOp_ = op;
   switch (op->code()) {
-    case OpCode::For: case OpCode::If: case OpCode::While: case OpCode::Return:
+    case OpCode::For: case OpCode::If: case OpCode::While: case OpCode::Return: case OpCode::WarpSpecialize:
       return emitControlFlow(op);
     case OpCode::Yield: case OpCode::Condition: case OpCode::ReduceReturn: case OpCode::ScanReturn:
       return;  // handled by the parent op
@@ -536,6 +537,7 @@ void Emitter::emitControlFlow(Operation* op) {
     case OpCode::For: return emitFor(op);
     case OpCode::If: return emitIf(op);
     case OpCode::While: return emitWhile(op);
+    case OpCode::WarpSpecialize: return emitWarpSpecialize(op);
     case OpCode::Return: ins("ret"); return;
     default: return;
   }
@@ -714,6 +716,44 @@ void Emitter::emitWhile(Operation* op) {
   for (unsigned i = 0; i < op->numResults(); ++i) bind(op->result(i), forwarded[i]);
 }
 
+/// The producer warpgroup (warps num_warps .. num_warps + 3) gives up
+/// registers, leaves all but its first thread, and that thread runs the
+/// region; the kernel's warps take the registers and go on with the body,
+/// whose barriers from here on count only them.
+void Emitter::emitWarpSpecialize(Operation* op) {
+  if (specialized_) fail(op, "a kernel has at most one ttng.warp_specialize");
+  std::string consumers = std::to_string(32 * options_.numWarps);
+  std::string isProducer = reg(RegClass::Pred), notFirst = reg(RegClass::Pred), body = newLabel("consumers");
+  ins("setp.ge.u32 " + isProducer + ", " + threadId() + ", " + consumers);
+  ins("@!" + isProducer + " bra " + body);
+  // A register limit asked for explicitly (maxnreg) leaves the pool as it
+  // is: setmaxnreg.inc would wait forever for registers the launch lacks.
+  bool moveRegisters = options_.maxNumRegisters == 0 && op->intAttr("consumer_registers", 0) > 0;
+  if (moveRegisters) ins("setmaxnreg.dec.sync.aligned.u32 " + std::to_string(op->intAttr("producer_registers")));
+  ins("setp.ne.u32 " + notFirst + ", " + threadId() + ", " + consumers);
+  ins("@" + notFirst + " exit");
+  inProducer_ = true;
+  emitBlock(op->region(0).front());
+  flushDeferred();
+  inProducer_ = false;
+  ins("exit");
+  raw(body + ":");
+  if (moveRegisters) ins("setmaxnreg.inc.sync.aligned.u32 " + std::to_string(op->intAttr("consumer_registers")));
+  specialized_ = true;
+  producerWarps_ = static_cast<int>(op->intAttr("producer_warps"));
+  // The registers per thread the launch gives, which setmaxnreg moves
+  // between the warpgroups (ptxas compiles the kernel to it).
+  if (int64_t r = op->intAttr("consumer_registers", 0); moveRegisters)
+    launchRegisters_ = static_cast<int>((op->intAttr("producer_registers", 0) * 32 * producerWarps_ +
+                                         r * 32 * options_.numWarps) /
+                                        (32 * (producerWarps_ + options_.numWarps)) / 8 * 8);
+}
+
+void Emitter::barrier() {
+  if (inProducer_) fail(currentOp_, "needs a barrier of every thread, which the producer warpgroup cannot have");
+  ins(specialized_ ? "bar.sync 1, " + std::to_string(32 * options_.numWarps) : std::string("bar.sync 0"));
+}
+
 //===----------------------------------------------------------------------===//
 // The module
 //===----------------------------------------------------------------------===//
@@ -755,6 +795,7 @@ gpu::PtxKernel Emitter::emit() {
     bind(arg, {r});
   }
   emitBlock(entry);
+  out.numWarps = options_.numWarps + producerWarps_;
   if (tmaSlots_) {
     std::string name = out.name + "_param_scratch";
     params += std::string(entry.numArguments() ? ",\n" : "") + "\t.param .u64 " + name;
@@ -800,9 +841,10 @@ gpu::PtxKernel Emitter::emit() {
   }
   ptx << globals_;
   ptx << ".extern .shared .align 1024 .b8 global_smem[];\n\n";
-  ptx << ".visible .entry " << out.name << "(\n" << params << "\n)\n.maxntid " << 32 * options_.numWarps
+  ptx << ".visible .entry " << out.name << "(\n" << params << "\n)\n.maxntid " << 32 * out.numWarps
       << ", 1, 1\n";
   if (options_.maxNumRegisters > 0) ptx << ".maxnreg " << options_.maxNumRegisters << "\n";
+  else if (launchRegisters_ > 0) ptx << ".maxnreg " << launchRegisters_ << "\n";
   ptx << "{\n";
   ptx << "\t.reg .pred %p<" << counters_[0] + 1 << ">;\n";
   ptx << "\t.reg .b16 %h<" << counters_[1] + 1 << ">;\n";

@@ -135,7 +135,13 @@ class Emitter {
   std::string sharedBase();
   /// The op being emitted uses `bytes` of the scratch area.
   void needScratch(int64_t bytes);
-  void barrier() { ins("bar.sync 0"); }
+  /// A barrier of every thread that runs the kernel body: all of them, or
+  /// after a ttng.warp_specialize the kernel's num_warps warps (named
+  /// barrier 1; the producer warpgroup never joins).
+  void barrier();
+  /// Emitting the producer region of a ttng.warp_specialize: one thread
+  /// runs it (isThreadZero() is true there).
+  bool inProducer() const { return inProducer_; }
 
   const gpu::AxisInfoAnalysis& axisInfo() const { return *axis_; }
   const gpu::GpuOptions& options() const { return options_; }
@@ -163,6 +169,7 @@ class Emitter {
   void emitFor(Operation* op);
   void emitIf(Operation* op);
   void emitWhile(Operation* op);
+  void emitWarpSpecialize(Operation* op);
 
   Operation* func_;
   gpu::GpuOptions options_;
@@ -191,6 +198,9 @@ class Emitter {
   bool usesPrintf_ = false;
   bool usesAssert_ = false;
   int64_t localBytes_ = 0;
+  bool inProducer_ = false, specialized_ = false;
+  int producerWarps_ = 0;  ///< launched beyond num_warps (ttng.warp_specialize)
+  int launchRegisters_ = 0;  ///< .maxnreg that setmaxnreg's targets add up to
 };
 
 // Families (each in its own file).

@@ -211,7 +211,7 @@ void emitTmaOp(Emitter& e, Operation* op) {
       return;
     case OpCode::WaitBarrier: {
       std::string bar = barrierAt(e, op->operand(0), op->operand(1));
-      if (!op->boolAttr("thread0")) return waitBarrier(e, bar, e.regs(op->operand(2))[0]);
+      if (!op->boolAttr("thread0") || e.inProducer()) return waitBarrier(e, bar, e.regs(op->operand(2))[0]);
       std::string skip = e.newLabel("tma_wait_skip");
       e.ins("@!" + e.isThreadZero() + " bra " + skip);
       waitBarrier(e, bar, e.regs(op->operand(2))[0]);

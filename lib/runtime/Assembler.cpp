@@ -310,13 +310,20 @@ bool wantsPtxas() {
   throw Error("TESSERA_ASSEMBLER must be 'nvjitlink' or 'ptxas', got '" + want + "'");
 }
 
-/// The toolkit's ptxas program (an error when there is none).
-std::string ptxasProgram() {
+/// The toolkit's ptxas program and where it was looked for (empty path:
+/// none).
+const std::pair<std::string, std::string>& ptxasSearch() {
   static const std::pair<std::string, std::string> found = [] {
     std::string searched;
     std::string path = findToolkitProgram({"ptxas"}, &searched);
     return std::make_pair(path, searched);
   }();
+  return found;
+}
+
+/// The toolkit's ptxas program (an error when there is none).
+std::string ptxasProgram() {
+  const auto& found = ptxasSearch();
   if (found.first.empty())
     throw Error("TESSERA_ASSEMBLER=ptxas, but no ptxas program was found in " + found.second);
   return found.first;
@@ -437,8 +444,14 @@ int occupancyRegisterCap(int registers, int threads, int64_t sharedBytesPerCta, 
 Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& ptxTarget) {
   gpu::Target target = sassTarget(ptxTarget);
   if (wantsPtxas()) return assembleWithPtxas(kernel, target, ptxasProgram());
+  // A warp-specialized kernel moves registers from its producer warpgroup
+  // to the others (setmaxnreg). Relocatable code does not give the
+  // consumers those registers: attention at head_dim 128 spilled 104 bytes
+  // through nvJitLink and none through whole-program ptxas (CUDA 13.0).
+  bool movesRegisters = kernel.ptx.find("setmaxnreg") != std::string::npos;
+  if (movesRegisters && !ptxasSearch().first.empty()) return assembleWithPtxas(kernel, target, ptxasSearch().first);
   Cubin cubin = assembleWithJitLink(kernel, target);
-  if (kernel.ptx.find("\n.maxnreg") != std::string::npos || cubin.registers <= 0) return cubin;
+  if (kernel.ptx.find("\n.maxnreg") != std::string::npos || movesRegisters || cubin.registers <= 0) return cubin;
   int threads = 32 * std::max(kernel.numWarps, 1);
   int cap = occupancyRegisterCap(cubin.registers, threads, int64_t{kernel.sharedBytes} + cubin.staticSharedBytes,
                                  target);
