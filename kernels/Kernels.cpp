@@ -358,11 +358,12 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
   Tensor o = device.empty(q.dtype(), shape);
   if (seq == 0 || heads == 0) return o;
   double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
-  // On sm_90a, head_dim 128 without the causal mask runs the
-  // tensor-descriptor form (TMA) on 128-key blocks with 2 stages: 475
-  // TFLOP/s against 449 for the pointer form on the H200; with the mask
-  // both are at 403-407 (performance.md).
-  bool descriptor = device.arch() == "sm_90a" && dim == 128 && !causal;
+  // On sm_90a the tensor-descriptor form (TMA, with a producer
+  // warpgroup) runs head_dim 64, and 128 without the causal mask on
+  // 128-key blocks with 2 stages: on the H100, 413 / 363 / 541 TFLOP/s at
+  // d=64 / d=64 causal / d=128 against 386 / 350 / 484 for the pointer
+  // form; at d=128 causal both are at 427-435 (performance.md).
+  bool descriptor = device.arch() == "sm_90a" && (dim == 64 || (dim == 128 && !causal));
   const int64_t blockM = 128, blockN = descriptor ? 128 : 64;
   LaunchOptions options;
   options.num_warps = dim <= 64 ? 4 : 8;

@@ -447,7 +447,7 @@ std::vector<Builtin> makeTable() {
          return a[0];
        }},
       {"tl.range", {R("arg1"), O("arg2", None()), O("step", None()), O("num_stages", None()), O("loop_unroll_factor", None()),
-                    O("disallow_acc_multi_buffer", False()), O("flatten", False()), O("warp_specialize", False()),
+                    O("disallow_acc_multi_buffer", False()), O("flatten", False()), O("warp_specialize", None()),
                     O("disable_licm", False())},
        [](CodeGen& cg, BoundArgs&) -> Val { cg.fail("tl.range can only be used as the iterator of a for loop"); }},
       {"tl.static_range", {R("arg1"), O("arg2", None()), O("step", None())},

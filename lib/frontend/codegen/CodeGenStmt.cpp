@@ -437,7 +437,8 @@ struct StmtGen {
       if (!a[4].isNone()) attrs["loop_unroll_factor"] = cg.constInt(a[4], "loop_unroll_factor");
       if (cg.constBool(a[5], "disallow_acc_multi_buffer")) attrs["disallow_acc_multi_buffer"] = true;
       if (cg.constBool(a[6], "flatten")) attrs["flatten"] = true;
-      if (cg.constBool(a[7], "warp_specialize")) attrs["warp_specialize"] = true;
+      // Unset: the compiler decides (pipeline-dot-loops); False keeps it off.
+      if (!a[7].isNone()) attrs["warp_specialize"] = cg.constBool(a[7], "warp_specialize");
       if (cg.constBool(a[8], "disable_licm")) attrs["disable_licm"] = true;
     }
     std::vector<ir::Type> resultTypes;
