@@ -138,18 +138,32 @@ struct Staged {
   bool tma() const { return load->is(OpCode::DescriptorLoad); }
 };
 
+/// The stages, barriers and producer of a warp-specialized pipeline. A
+/// later loop of the kernel's entry block that stages the same tiles
+/// continues it (the two loops of Triton's tutorial attention): its copies
+/// go on in the same ring of stages, so the producer fills the second
+/// loop's first stages while the consumers finish the first loop.
+struct ProducerPipeline {
+  Operation* producer = nullptr;  ///< the ttng.warp_specialize (none yet)
+  std::vector<Type> tiles;        ///< a stage of each staged tile, in order
+  std::vector<Value> buffers;     ///< their stage buffers
+  int numBuffers = 0;
+  Value full, empty;                     ///< the stages' mbarriers
+  Value producerStage, producerParity;   ///< the producer's ring after its last loop
+  Value readStage, readPhase;            ///< the consumers' ring after their last loop
+  std::vector<Operation*> invals;        ///< after the last loop
+};
+
 class LoopPipeliner {
  public:
-  LoopPipeliner(Operation* loop, int stages, AxisInfoAnalysis& axis, bool specialize)
+  LoopPipeliner(Operation* loop, int stages, AxisInfoAnalysis& axis, bool specialize, ProducerPipeline& chain)
       : loop_(loop),
         body_(loop->region(0).front()),
         specialize_(specialize),
+        chain_(chain),
         stages_(stages),
         axis_(axis),
         iterations_(loop) {}
-
-  /// Whether run() gave the loop a producer warpgroup.
-  bool specialized() const { return specialized_; }
 
   void run() {
     std::vector<Staged> staged;
@@ -408,13 +422,21 @@ class LoopPipeliner {
     OpBuilder b;
     b.setLoc(loop_->loc());
     for (Staged& s : staged) (s.tma() ? tma_ : cpAsync_) = true;
-    specialized_ = specialize_ && tma_ && !cpAsync_ && producerCanRun(staged, args);
+    specialized_ = specialize_ && tma_ && !cpAsync_ && producerCanRun(staged, args) &&
+                   (!chain_.producer || continuesChain(staged));
+    bool continued = specialized_ && chain_.producer;
 
     // Buffers, barriers and the prologue (iterations 0 .. S-2), or the
-    // producer that copies every iteration's tiles from the kernel's start.
+    // producer that copies every iteration's tiles from the kernel's start
+    // (the one of an earlier loop whose ring of stages this loop goes on).
     if (specialized_) b.setInsertionPointToStart(&loop_->parentOp()->region(0).front());
     else b.setInsertionPoint(loop_);
-    for (Staged& s : staged) {
+    for (size_t i = 0; i < staged.size(); ++i) {
+      Staged& s = staged[i];
+      if (continued) {
+        s.buffer = chain_.buffers[i];
+        continue;
+      }
       Type view = s.tile;
       std::vector<int64_t> shape = view.shape();
       shape.insert(shape.begin(), buffers_);
@@ -426,7 +448,10 @@ class LoopPipeliner {
       if (!s.desc)
         throw Error("pipeline-dot-loops: a ttng.descriptor_load whose descriptor is not a ttng.tensormap_create");
     }
-    if (tma_) {
+    if (continued) {
+      barriers_ = chain_.full;
+      empty_ = chain_.empty;
+    } else if (tma_) {
       Encoding plain = Encoding::swizzledShared(1, 1, 1, {0});
       barriers_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
       b.create(OpCode::InitBarriers, {}, {barriers_});
@@ -449,9 +474,9 @@ class LoopPipeliner {
     // stage to release at the end of the body (-1: none yet).
     bool releaseLate = specialized_ && (asyncDot_ || deferredDot_);
     std::vector<Value> operands = loop_->operands();
-    operands.push_back(constI32(b, 0));
+    operands.push_back(continued ? chain_.readStage : constI32(b, 0));
     if (!specialized_) operands.push_back(constI32(b, stages_ - 1));
-    if (tma_) operands.push_back(constI32(b, 0));
+    if (tma_) operands.push_back(continued ? chain_.readPhase : constI32(b, 0));
     if (releaseLate) operands.push_back(constI32(b, -1));
     int added = static_cast<int>(operands.size() - loop_->operands().size());
     loop_->setOperands(operands);
@@ -501,11 +526,38 @@ class LoopPipeliner {
 
     b.setInsertionPointAfter(loop_);
     if (cpAsync_) b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
-    if (tma_) b.create(OpCode::InvalBarriers, {}, {barriers_});
-    if (specialized_) b.create(OpCode::InvalBarriers, {}, {empty_});
+    std::vector<Operation*> invals;
+    if (tma_) invals.push_back(b.create(OpCode::InvalBarriers, {}, {barriers_}));
+    if (specialized_) invals.push_back(b.create(OpCode::InvalBarriers, {}, {empty_}));
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
     if (specialized_) releaseStages(readStage, releaseStage);
+    if (specialized_) {
+      // The stage the last iteration's dot held is free after the waits
+      // above: released there, for a later loop's copies into it.
+      int first = static_cast<int>(loop_->numResults()) - added;
+      if (releaseLate) {
+        b.setInsertionPoint(invals.front());
+        Value held = loop_->result(first + 2);
+        Value any = b.create(OpCode::CmpI, {Type::i1()}, {held, constI32(b, 0)}, {{"predicate", std::string("sge")}})
+                        ->result();
+        b.create(OpCode::ArriveBarrier, {}, {empty_, held, any});
+      }
+      // Only the last loop of the ring invalidates its barriers.
+      for (Operation* old : chain_.invals) old->erase();
+      chain_.invals = invals;
+      chain_.readStage = loop_->result(first);
+      chain_.readPhase = loop_->result(first + 1);
+      chain_.tiles.clear();
+      chain_.buffers.clear();
+      for (Staged& s : staged) {
+        chain_.tiles.push_back(s.tile);
+        chain_.buffers.push_back(s.buffer);
+      }
+      chain_.numBuffers = buffers_;
+      chain_.full = barriers_;
+      chain_.empty = empty_;
+    }
 
     for (Staged& s : staged) {
       Operation* create = s.tma() ? s.load->operand(0).definingOp() : nullptr;
@@ -562,21 +614,26 @@ class LoopPipeliner {
   /// counts as complete, so the first write of each stage does not wait),
   /// then arming the stage's barrier and copying the iteration's tiles.
   void buildProducer(std::vector<Staged>& staged, const std::set<unsigned>& args, OpBuilder& b) {
-    auto [producerRegs, consumerRegs] = producerConsumerRegisters(numWarps());
-    producer_ = b.create(OpCode::WarpSpecialize, {}, {},
-                         {{"producer_warps", int64_t{4}}, {"producer_registers", producerRegs},
-                          {"consumer_registers", consumerRegs}},
-                         1);
-    Block* region = producer_->region(0).addBlock();
-    OpBuilder p(region);
+    OpBuilder p;
     p.setLoc(loop_->loc());
+    if (chain_.producer) {  // a later loop: its iterations go after the earlier loops'
+      producer_ = chain_.producer;
+      p.setInsertionPoint(producer_->region(0).front().terminator());
+    } else {
+      auto [producerRegs, consumerRegs] = producerConsumerRegisters(numWarps());
+      producer_ = b.create(OpCode::WarpSpecialize, {}, {},
+                           {{"producer_warps", int64_t{4}}, {"producer_registers", producerRegs},
+                            {"consumer_registers", consumerRegs}},
+                           1);
+      p.setInsertionPointToEnd(producer_->region(0).addBlock());
+    }
     std::vector<Value> operands = {loop_->operand(0), loop_->operand(1), loop_->operand(2)};
     std::vector<unsigned> carried;
     for (unsigned i : args)
       if (i > 0) carried.push_back(i);
     for (unsigned i : carried) operands.push_back(loop_->operand(2 + i));
-    operands.push_back(constI32(p, 0));
-    operands.push_back(constI32(p, 1));
+    operands.push_back(chain_.producer ? chain_.producerStage : constI32(p, 0));
+    operands.push_back(chain_.producer ? chain_.producerParity : constI32(p, 1));
     std::vector<Type> types;
     for (size_t k = 3; k < operands.size(); ++k) types.push_back(operands[k].type());
     Operation* loop = p.create(OpCode::For, types, operands, {}, 1);
@@ -595,7 +652,21 @@ class LoopPipeliner {
     yielded.push_back(next);
     yielded.push_back(flipOnWrap(q, next, parity));
     q.create(OpCode::Yield, {}, yielded);
-    p.create(OpCode::Yield, {}, {});
+    if (!chain_.producer) p.create(OpCode::Yield, {}, {});
+    chain_.producer = producer_;
+    chain_.producerStage = loop->result(loop->numResults() - 2);
+    chain_.producerParity = loop->result(loop->numResults() - 1);
+  }
+
+  /// This loop stages the tiles of the producer's earlier loops, in the
+  /// same order and as many stages: its copies go on in their ring.
+  bool continuesChain(const std::vector<Staged>& staged) const {
+    if (chain_.producer->block() != loop_->block() || chain_.numBuffers != buffers_ ||
+        chain_.tiles.size() != staged.size())
+      return false;
+    for (size_t i = 0; i < staged.size(); ++i)
+      if (staged[i].tile != chain_.tiles[i]) return false;
+    return true;
   }
 
   /// At the end of the body (after every wait the body has), each warp
@@ -682,6 +753,7 @@ class LoopPipeliner {
   bool specialized_ = false;   ///< ... and does (stages released on empty_)
   Value empty_;                ///< the "empty" mbarriers, one per stage
   Operation* producer_ = nullptr;  ///< the ttng.warp_specialize
+  ProducerPipeline& chain_;        ///< the kernel's producer pipeline so far
   std::map<std::tuple<Operation*, std::vector<int64_t>, int64_t>, Value> swizzled_;  ///< swizzledDescriptor's
   int stages_;
   AxisInfoAnalysis& axis_;
@@ -733,15 +805,14 @@ void pipelineDotLoops(Operation* func, int numStages) {
   // it and asks for it (tl.range(..., warp_specialize=True)), or does not
   // refuse it (warp_specialize=False) and runs more than one wgmma dot
   // (attention: the consumers' softmax between the dots is what the
-  // producer takes the copies off; a matmul loop measured 0.93-1.04x).
-  bool specialized = false;
+  // producer takes the copies off; a matmul loop measured 0.93-1.04x), and
+  // for later such loops that continue its ring of stages.
+  ProducerPipeline chain;
   for (Operation* loop : loops) {
     int dots = 0;
     for (Operation* op : loop->region(0).front().ops()) dots += isWgmmaDot(op) ? 1 : 0;
-    bool ask = !specialized && (loop->hasAttr("warp_specialize") ? loop->boolAttr("warp_specialize") : dots >= 2);
-    LoopPipeliner pipeliner(loop, numStages, axis, ask);
-    pipeliner.run();
-    specialized = specialized || pipeliner.specialized();
+    bool ask = loop->hasAttr("warp_specialize") ? loop->boolAttr("warp_specialize") : dots >= 2;
+    LoopPipeliner(loop, numStages, axis, ask, chain).run();
   }
 }
 

@@ -80,8 +80,7 @@ TEST(PtxWarpSpecialize, AttentionGetsAProducerWarpgroup) {
     EXPECT_TRUE(has(consumers, "bar.sync 1, " + std::to_string(32 * c.warps) + ";"));
     EXPECT_FALSE(has(consumers, "bar.sync 0;"));
     // The producer's copies are issued before the consumers' code; the
-    // consumers release stages, and copy only in the masked loop, which
-    // has its own pipeline.
+    // consumers release stages.
     std::string producer = k.ptx.substr(0, k.ptx.size() - consumers.size());
     EXPECT_TRUE(has(producer, "cp.async.bulk.tensor.2d"));
     EXPECT_TRUE(has(consumers, "mbarrier.arrive.shared::cta.b64"));
@@ -91,6 +90,31 @@ TEST(PtxWarpSpecialize, AttentionGetsAProducerWarpgroup) {
     EXPECT_TRUE(has(report, " 0 bytes spill stores")) << report;
     EXPECT_FALSE(has(report, "serialized")) << report;
   }
+}
+
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The causal form's two loops (whole key blocks, then the masked diagonal
+// block) stage the same tiles: the second continues the first's ring of
+// stages with the same producer, which fills it while the consumers finish
+// the first loop. One set of stages and barriers, invalidated once; each
+// loop releases the stage its last dot held after the loop.
+TEST(PtxWarpSpecialize, TheCausalLoopsShareOneRing) {
+  gpu::PtxKernel k = compileWith(librarySource("attention.py"), "attention_fwd_descriptor", attentionSig(128, 128, 1),
+                                 {8, 2, 0});
+  EXPECT_EQ(occurrences(k.ttgir, "ttng.warp_specialize"), 1);
+  EXPECT_EQ(occurrences(k.ttgir, "ttng.init_barriers"), 2);
+  EXPECT_EQ(occurrences(k.ttgir, "ttng.inval_barriers"), 2);
+  EXPECT_EQ(occurrences(k.ttgir, "ttg.local_alloc : tensor<3x128x128xbf16"), 2);
+  EXPECT_EQ(occurrences(k.ttgir, "ttng.arrive_barrier"), 4);
+  EXPECT_EQ(occurrences(k.ttgir, "{thread0 = true}"), 2);  // the producer's two loops
+  std::string consumers = consumerCode(k.ptx);
+  EXPECT_FALSE(has(consumers, "cp.async.bulk.tensor"));
+  EXPECT_FALSE(has(consumers, "mbarrier.init"));
 }
 
 const char* kMatmulLoop = R"(
