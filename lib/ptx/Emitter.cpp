@@ -722,6 +722,7 @@ void Emitter::emitWhile(Operation* op) {
 /// whose barriers from here on count only them.
 void Emitter::emitWarpSpecialize(Operation* op) {
   if (specialized_) fail(op, "a kernel has at most one ttng.warp_specialize");
+  flushDeferred();  // values bound before the split are both sides
   std::string consumers = std::to_string(32 * options_.numWarps);
   std::string isProducer = reg(RegClass::Pred), notFirst = reg(RegClass::Pred), body = newLabel("consumers");
   ins("setp.ge.u32 " + isProducer + ", " + threadId() + ", " + consumers);
@@ -743,10 +744,17 @@ void Emitter::emitWarpSpecialize(Operation* op) {
   producerWarps_ = static_cast<int>(op->intAttr("producer_warps"));
   // The registers per thread the launch gives, which setmaxnreg moves
   // between the warpgroups (ptxas compiles the kernel to it).
-  if (int64_t r = op->intAttr("consumer_registers", 0); moveRegisters)
-    launchRegisters_ = static_cast<int>((op->intAttr("producer_registers", 0) * 32 * producerWarps_ +
-                                         r * 32 * options_.numWarps) /
-                                        (32 * (producerWarps_ + options_.numWarps)) / 8 * 8);
+  if (moveRegisters) {
+    int64_t producer = op->intAttr("producer_registers") * 32 * producerWarps_;
+    int64_t consumers = op->intAttr("consumer_registers") * 32 * options_.numWarps;
+    int64_t threads = 32 * (producerWarps_ + options_.numWarps);
+    launchRegisters_ = static_cast<int>((producer + consumers) / threads / 8 * 8);
+    // setmaxnreg.inc waits until the CTA's pool has the registers: targets
+    // that add up to more than the launch gives would never run.
+    if (launchRegisters_ * threads < producer + consumers)
+      fail(op, "the setmaxnreg targets need " + std::to_string(producer + consumers) + " registers, more than the " +
+                   std::to_string(launchRegisters_ * threads) + " of the launch");
+  }
 }
 
 void Emitter::barrier() {

@@ -209,16 +209,8 @@ void emitTmaOp(Emitter& e, Operation* op) {
       e.ins("@" + threadZeroAnd(e, op->operand(2)) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" +
             barrierAt(e, op->operand(0), op->operand(1)) + "], " + std::to_string(op->intAttr("bytes")));
       return;
-    case OpCode::WaitBarrier: {
-      std::string bar = barrierAt(e, op->operand(0), op->operand(1));
-      if (!op->boolAttr("thread0") || e.inProducer()) return waitBarrier(e, bar, e.regs(op->operand(2))[0]);
-      std::string skip = e.newLabel("tma_wait_skip");
-      e.ins("@!" + e.isThreadZero() + " bra " + skip);
-      waitBarrier(e, bar, e.regs(op->operand(2))[0]);
-      e.raw(skip + ":");
-      e.ins("bar.warp.sync -1");  // warp 0 converged again before its .aligned instructions
-      return;
-    }
+    case OpCode::WaitBarrier:
+      return waitBarrier(e, barrierAt(e, op->operand(0), op->operand(1)), e.regs(op->operand(2))[0]);
     case OpCode::ArriveBarrier: {
       std::string p = e.reg(RegClass::Pred), lane0 = e.reg(RegClass::Pred);
       e.ins("setp.eq.u32 " + lane0 + ", " + e.laneId() + ", 0");

@@ -111,7 +111,7 @@ TEST(PtxWarpSpecialize, TheCausalLoopsShareOneRing) {
   EXPECT_EQ(occurrences(k.ttgir, "ttng.inval_barriers"), 2);
   EXPECT_EQ(occurrences(k.ttgir, "ttg.local_alloc : tensor<3x128x128xbf16"), 2);
   EXPECT_EQ(occurrences(k.ttgir, "ttng.arrive_barrier"), 4);
-  EXPECT_EQ(occurrences(k.ttgir, "{thread0 = true}"), 2);  // the producer's two loops
+  EXPECT_EQ(occurrences(k.ttgir, "scf.for"), 4);  // the producer's two loops, the consumers' two
   std::string consumers = consumerCode(k.ptx);
   EXPECT_FALSE(has(consumers, "cp.async.bulk.tensor"));
   EXPECT_FALSE(has(consumers, "mbarrier.init"));
@@ -166,6 +166,29 @@ TEST(PtxWarpSpecialize, OnlyWhenAskedAndAtTheTopLevel) {
   if (ptxtest::ptxasPath().empty()) return;
   EXPECT_EQ(ptxtest::assemble(asked, "sm_90a"), "");
   EXPECT_EQ(ptxtest::assemble(nested, "sm_90a"), "");
+}
+
+// The producer copies from the kernel's start: a loop after a global
+// write (which its tiles might read) keeps its copies on the kernel's warps.
+TEST(PtxWarpSpecialize, NotAfterAGlobalWrite) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K):
+    tl.store(a_ptr + tl.arange(0, 32), tl.zeros([32], dtype=tl.float16))
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [64, 32])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [32, 128])
+    acc = tl.zeros([64, 128], dtype=tl.float32)
+    for k in tl.range(0, K, 32, warp_specialize=True):
+        acc = tl.dot(a_desc.load([0, k]), b_desc.load([k, 0]), acc)
+    tl.store(c_ptr + tl.arange(0, 64)[:, None] * 128 + tl.arange(0, 128)[None, :], acc)
+)";
+  gpu::PtxKernel k = compileWith(src, "mm", "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16", {});
+  EXPECT_EQ(k.numWarps, 4);
+  EXPECT_FALSE(has(k.ptx, "setmaxnreg"));
+  EXPECT_TRUE(has(k.ptx, "cp.async.bulk.tensor.2d"));
 }
 
 // warp_specialize=False keeps a two-dot loop (attention's shape) on the
