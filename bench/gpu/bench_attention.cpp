@@ -24,8 +24,11 @@
 // causal mask, the pointer form otherwise.
 //
 //   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
-//                   [--warmup MS] [--rep MS] [--interpreter]
+//                   [--warmup MS] [--rep MS] [--block-n N] [--stages N] [--warps N] [--interpreter]
 //
+// --block-n, --stages, --warps launch with those parameters instead of the
+// library's, for sweeps (bench_attention.py takes the same); the JSON
+// records the ones used.
 // --interpreter checks small problems on the CPU (use --seq 100 --batch 1
 // --heads 2): the quick test of this program.
 //
@@ -61,6 +64,9 @@ struct Options {
   int warmupMs = 25, repMs = 100;
   bool interpreter = false;
   std::string form = "pointer";  ///< --form
+  /// --block-n, --stages, --warps: launch parameters instead of the
+  /// library's (launchFor), for sweeps; 0 keeps the library's.
+  int64_t blockN = 0, stages = 0, warps = 0;
 };
 
 bool positive(const char* text, int64_t& out) {
@@ -77,7 +83,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     std::string a = argv[i];
     bool hasValue = i + 1 < argc;
     int64_t v = 0;
-    if ((a == "--seq" || a == "--batch" || a == "--heads" || a == "--warmup" || a == "--rep") && hasValue) {
+    if ((a == "--seq" || a == "--batch" || a == "--heads" || a == "--warmup" || a == "--rep" || a == "--block-n" ||
+         a == "--stages" || a == "--warps") &&
+        hasValue) {
       if (!positive(argv[++i], v)) {
         std::fprintf(stderr, "bench_attention: %s expects a positive integer, got '%s'\n", a.c_str(), argv[i]);
         return std::nullopt;
@@ -86,6 +94,9 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       else if (a == "--batch") o.batch = v;
       else if (a == "--heads") o.heads = v;
       else if (a == "--warmup") o.warmupMs = static_cast<int>(v);
+      else if (a == "--block-n") o.blockN = v;
+      else if (a == "--stages") o.stages = v;
+      else if (a == "--warps") o.warps = v;
       else o.repMs = static_cast<int>(v);
     } else if (a == "--json" && hasValue) {
       o.jsonPath = argv[++i];
@@ -97,7 +108,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]"
-                   " [--warmup MS] [--rep MS] [--interpreter]\n");
+                   " [--warmup MS] [--rep MS] [--block-n N] [--stages N] [--warps N] [--interpreter]\n");
       return std::nullopt;
     }
   }
@@ -151,13 +162,22 @@ LaunchParams launchFor(const std::string& form, int64_t D) {
   return {64, 3, D <= 64 ? 4 : 8};
 }
 
+/// launchFor, with what the command line sets instead.
+LaunchParams launchParams(const Options& o, int64_t D) {
+  LaunchParams p = launchFor(o.form, D);
+  if (o.blockN) p.blockN = o.blockN;
+  if (o.stages) p.stages = static_cast<int>(o.stages);
+  if (o.warps) p.warps = static_cast<int>(o.warps);
+  return p;
+}
+
 /// O for one row: the form's kernel with launchFor's parameters.
 Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
   static tessera::Program program = tessera::Program::from_file(TESSERA_KERNELS_DIR "/attention.py");
   tessera::Kernel kernel = program.kernel(o.form == "descriptor" ? "attention_fwd_descriptor" : "attention_fwd");
   const std::vector<int64_t>& shape = q.shape();
   int64_t S = shape[2], D = shape[3], blockM = 128;
-  LaunchParams p = launchFor(o.form, D);
+  LaunchParams p = launchParams(o, D);
   Tensor out = dev.empty(q.dtype(), shape);
   tessera::LaunchOptions options;
   options.num_warps = p.warps;
@@ -179,7 +199,8 @@ int run(const Options& o) {
     const int64_t Z = o.batch, H = o.heads, S = o.seq, D = r.D, n = Z * H * S * D;
     Json rec;
     rec.str("kind", "attention").str("provider", "tessera").str("dtype", "bf16");
-    rec.str("form", o.form);
+    LaunchParams p = launchParams(o, D);
+    rec.str("form", o.form).integer("block_n", p.blockN).integer("stages", p.stages).integer("warps", p.warps);
     rec.integer("Z", Z).integer("H", H).integer("S", S).integer("D", D).boolean("causal", r.causal);
     try {
       std::vector<uint16_t> q = randomBits(DType::bf16, n, 11 + D), k = randomBits(DType::bf16, n, 12 + D),

@@ -79,6 +79,9 @@ def main():
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
     ap.add_argument("--warmup", type=int, default=25)
     ap.add_argument("--rep", type=int, default=100)
+    ap.add_argument("--block-n", type=int, default=0, help="BLOCK_N instead of the library's (sweeps)")
+    ap.add_argument("--stages", type=int, default=0, help="num_stages instead of the library's")
+    ap.add_argument("--warps", type=int, default=0, help="num_warps instead of the library's")
     ap.add_argument("--form", choices=["pointer", "descriptor"], default="pointer",
                     help="attention_fwd, or attention_fwd_descriptor (tensor descriptors; SDPA is then skipped)")
     args = ap.parse_args()
@@ -99,10 +102,13 @@ def main():
         flop = 4.0 * z * h * s * s * d * (0.5 if causal else 1.0)
         scale = 1.0 / math.sqrt(d)
 
+        params = launch_params(args.form, d)
+        params = (args.block_n or params[0], args.stages or params[1], args.warps or params[2])
+
         def triton_run():
             o = torch.empty_like(q)
             grid = (triton.cdiv(s, 128), z * h)
-            block_n, stages, warps = launch_params(args.form, d)
+            block_n, stages, warps = params
             kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=128, BLOCK_N=block_n, CAUSAL=causal,
                          num_warps=warps, num_stages=stages)
             return o
@@ -114,6 +120,8 @@ def main():
         for provider, fn in providers:
             rec = {"kind": "attention", "provider": provider, "dtype": "bf16", "form": args.form, "Z": z, "H": h,
                    "S": s, "D": d, "causal": causal}
+            if provider == "triton":
+                rec.update(block_n=params[0], stages=params[1], warps=params[2])
             try:
                 out = fn()
                 torch.cuda.synchronize()
