@@ -729,7 +729,14 @@ void Emitter::emitWarpSpecialize(Operation* op) {
   ins("@!" + isProducer + " bra " + body);
   // A register limit asked for explicitly (maxnreg) leaves the pool as it
   // is: setmaxnreg.inc would wait forever for registers the launch lacks.
-  bool moveRegisters = options_.maxNumRegisters == 0 && op->intAttr("consumer_registers", 0) > 0;
+  // At 4 warps the consumers' share is planned for two CTAs per
+  // multiprocessor; when the buffers alone keep the second CTA out (each
+  // CTA also takes 1 KiB of the 228), the launch gives every thread up to
+  // 255 and nothing moves (attention d=64 on 128-key blocks spilled 1.2 KB
+  // at 216).
+  bool secondCtaFits = 2 * (sharedPlan_->buffersEnd() + 1024) <= 228 * 1024;
+  bool moveRegisters = options_.maxNumRegisters == 0 && op->intAttr("consumer_registers", 0) > 0 &&
+                       (options_.numWarps >= 8 || secondCtaFits);
   if (moveRegisters) ins("setmaxnreg.dec.sync.aligned.u32 " + std::to_string(op->intAttr("producer_registers")));
   ins("setp.ne.u32 " + notFirst + ", " + threadId() + ", " + consumers);
   ins("@" + notFirst + " exit");

@@ -92,6 +92,18 @@ TEST(PtxWarpSpecialize, AttentionGetsAProducerWarpgroup) {
   }
 }
 
+// At 4 warps the consumers' 216 registers are for two CTAs per
+// multiprocessor; stages that keep the second CTA out of shared memory
+// (d=64 on 128-key blocks: 146 KiB) leave every thread the launch's 255.
+TEST(PtxWarpSpecialize, OneCtaOfFourWarpsKeepsItsRegisters) {
+  gpu::PtxKernel k = compileWith(librarySource("attention.py"), "attention_fwd_descriptor", attentionSig(64, 128, 0),
+                                 {4, 3, 0});
+  EXPECT_EQ(k.numWarps, 8);
+  EXPECT_GT(k.sharedBytes, 114 * 1024);
+  EXPECT_FALSE(has(k.ptx, "setmaxnreg"));
+  EXPECT_FALSE(has(k.ptx, ".maxnreg"));
+}
+
 int occurrences(const std::string& text, const std::string& what) {
   int n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
