@@ -358,12 +358,12 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
   Tensor o = device.empty(q.dtype(), shape);
   if (seq == 0 || heads == 0) return o;
   double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
-  // On sm_90a the tensor-descriptor form (TMA, with a producer
-  // warpgroup) runs head_dim 64, and 128 without the causal mask on
-  // 128-key blocks with 2 stages: on the H100, 413 / 363 / 541 TFLOP/s at
-  // d=64 / d=64 causal / d=128 against 386 / 350 / 484 for the pointer
-  // form; at d=128 causal both are at 427-435 (performance.md).
-  bool descriptor = device.arch() == "sm_90a" && (dim == 64 || (dim == 128 && !causal));
+  // On sm_90a head_dim 64 and 128 run the tensor-descriptor form (TMA,
+  // with a producer warpgroup), at 128 on 128-key blocks with 2 stages:
+  // on the H100, 417 / 374 / 561 / 461 TFLOP/s at d=64 / d=64 causal /
+  // d=128 / d=128 causal against 386 / 350 / 480 / 428 for the pointer
+  // form (performance.md).
+  bool descriptor = device.arch() == "sm_90a" && (dim == 64 || dim == 128);
   const int64_t blockM = 128, blockN = descriptor ? 128 : 64;
   LaunchOptions options;
   options.num_warps = dim <= 64 ? 4 : 8;

@@ -20,8 +20,8 @@
 // --form pointer (default) times attention_fwd; --form descriptor
 // attention_fwd_descriptor (tensor descriptors, TMA on sm_90a), on 128-key
 // blocks with 2 stages at head_dim 128 ("form" in the JSON). The library
-// runs the descriptor form on sm_90a at head_dim 64, and 128 without the
-// causal mask, the pointer form otherwise.
+// runs the descriptor form on sm_90a at head_dim 64 and 128, the pointer
+// form otherwise.
 //
 //   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
 //                   [--warmup MS] [--rep MS] [--block-n N] [--stages N] [--warps N] [--interpreter]

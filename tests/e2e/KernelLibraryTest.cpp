@@ -298,8 +298,10 @@ TEST(KernelLibrary, Attention) {
     bool causal;
   } cases[] = {{DType::fp16, {2, 3, 77, 64}, true}, {DType::fp16, {2, 3, 77, 64}, false},
                {DType::bf16, {2, 130, 32}, true}, {DType::fp16, {1, 50, 128}, false},
-               // The descriptor form on sm_90a (128-key blocks, 2 stages).
-               {DType::bf16, {2, 2, 300, 128}, false}};
+               // The descriptor form on sm_90a (128-key blocks, 2 stages,
+               // a producer warpgroup; causal: the diagonal block's loop
+               // goes on in the producer's ring).
+               {DType::bf16, {2, 2, 300, 128}, false}, {DType::bf16, {1, 2, 333, 128}, true}};
   for (const Case& c : cases) {
     int64_t seq = c.shape[c.shape.size() - 2], dim = c.shape.back(), numel = 1;
     for (int64_t d : c.shape) numel *= d;
