@@ -109,6 +109,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -544,6 +545,7 @@ class LoopPipeliner {
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
     if (specialized_) releaseStages(readStage, releaseStage);
+    if (specialized_ && numWarps() == 8 && std::getenv("TESSERA_EXPERIMENT_PINGPONG")) takeTurns(continued);
     if (specialized_) {
       // The stage the last iteration's dot held is free after the waits
       // above: released there, for a later loop's copies into it.
@@ -693,6 +695,27 @@ class LoopPipeliner {
     for (size_t i = 0; i < staged.size(); ++i)
       if (staged[i].tile != chain_.tiles[i]) return false;
     return true;
+  }
+
+  /// The two consumer warpgroups take turns at the loop's first wgmma
+  /// dot (Q K^T): a warpgroup waits for its turn before it, and passes
+  /// the turn after it, so one warpgroup's softmax runs under the other's
+  /// dot. Warpgroup 0 goes first (before the ring's first loop).
+  void takeTurns(bool continued) {
+    Operation* first = nullptr;
+    for (Operation* op : body_.ops())
+      if (!first && isWgmmaDot(op)) first = op;
+    if (!first) return;
+    OpBuilder b;
+    b.setLoc(loop_->loc());
+    if (!continued) {
+      b.setInsertionPoint(loop_);
+      b.create(OpCode::PingPong, {}, {}, {{"step", std::string("start")}});
+    }
+    b.setInsertionPoint(first);
+    b.create(OpCode::PingPong, {}, {}, {{"step", std::string("wait")}});
+    b.setInsertionPointAfter(first);
+    b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
   }
 
   /// At the end of the body (after every wait the body has), each warp

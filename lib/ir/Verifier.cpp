@@ -538,6 +538,12 @@ void Verifier::verifyOp(Operation* op) {
     case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
     case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
       return verifyTmaOp(op);
+    case OpCode::PingPong: {
+      verifyCounts(op, 0, 0, 0);
+      std::string step = op->hasAttr("step") ? op->strAttr("step") : "";
+      VERIFY(op, step == "wait" || step == "pass" || step == "start", "attr step must be \"wait\", \"pass\" or \"start\"");
+      return;
+    }
     case OpCode::WarpSpecialize: {
       verifyCounts(op, 0, 0, 0);
       Operation* parent = op->parentOp();

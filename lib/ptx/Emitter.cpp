@@ -523,6 +523,8 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
     case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
       return emitTmaOp(*this, op);
+    case OpCode::PingPong:
+      return emitPingPong(op);
     case OpCode::Call: case OpCode::Func:
       fail(op, "calls must be inlined before PTX emission");
     default:
@@ -761,6 +763,26 @@ void Emitter::emitWarpSpecialize(Operation* op) {
     if (launchRegisters_ * threads < producer + consumers)
       fail(op, "the setmaxnreg targets need " + std::to_string(producer + consumers) + " registers, more than the " +
                    std::to_string(launchRegisters_ * threads) + " of the launch");
+  }
+}
+
+/// Warpgroup wg (0 or 1) of the consumers takes its turn on named barrier
+/// 2 + wg, which the other warpgroup's 128 threads arrive at to give it.
+void Emitter::emitPingPong(Operation* op) {
+  if (!specialized_ || inProducer_ || options_.numWarps != 8)
+    fail(op, "ping-pong needs the two consumer warpgroups of a warp-specialized kernel of 8 warps");
+  std::string wg = reg(RegClass::B32), id = reg(RegClass::B32), step = op->strAttr("step");
+  ins("shr.u32 " + wg + ", " + warpId() + ", 2");
+  if (step == "start") {
+    std::string second = reg(RegClass::Pred);
+    ins("setp.ne.u32 " + second + ", " + wg + ", 0");
+    ins("@" + second + " bar.arrive 2, 256");
+  } else if (step == "wait") {
+    ins("add.u32 " + id + ", " + wg + ", 2");
+    ins("bar.sync " + id + ", 256");
+  } else {
+    ins("sub.u32 " + id + ", 3, " + wg);
+    ins("bar.arrive " + id + ", 256");
   }
 }
 

@@ -170,6 +170,7 @@ class Emitter {
   void emitIf(Operation* op);
   void emitWhile(Operation* op);
   void emitWarpSpecialize(Operation* op);
+  void emitPingPong(Operation* op);
 
   Operation* func_;
   gpu::GpuOptions options_;
