@@ -715,7 +715,13 @@ class LoopPipeliner {
     b.setInsertionPoint(first);
     b.create(OpCode::PingPong, {}, {}, {{"step", std::string("wait")}});
     b.setInsertionPointAfter(first);
-    b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
+    Operation* pass = b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
+    if (std::string(std::getenv("TESSERA_EXPERIMENT_PINGPONG")) == "issue") {
+      // The turn passes once the dot is issued; its wait comes after.
+      first->setAttr("is_async", true);
+      b.setInsertionPointAfter(pass);
+      waitFor(b, first->result(), 0);
+    }
   }
 
   /// At the end of the body (after every wait the body has), each warp

@@ -415,8 +415,10 @@ void emitWgmma(Emitter& e, Operation* op) {
   // An asynchronous dot that is not in place accumulates in the registers
   // of the iteration argument its result is carried to (PipelineLoops.cpp,
   // deferDotWait): no copy may read them while it runs.
+  // One into a zero accumulator writes fresh registers nothing else
+  // reads before its wait (ping-pong's Q K^T).
   const Regs* carriedTarget = nullptr;
-  if (op->boolAttr("is_async") && !inPlace) {
+  if (op->boolAttr("is_async") && !inPlace && !transforms::isZeroConstant(c)) {
     carriedTarget = carriedRegisters(e, op);
     if (!carriedTarget)
       e.fail(op, "tt.dot {is_async}: the accumulator must be a loop-carried value used only by this dot, or the "
