@@ -712,11 +712,33 @@ class LoopPipeliner {
       b.setInsertionPoint(loop_);
       b.create(OpCode::PingPong, {}, {}, {{"step", std::string("start")}});
     }
+    std::string variant = std::getenv("TESSERA_EXPERIMENT_PINGPONG");
+    if (variant == "pair") {
+      // The turn covers P V of iteration j and Q K^T of j + 1: wait before
+      // the last dot, pass after the first one's issue; held into the loop
+      // and given back after it.
+      Operation* last = nullptr;
+      for (Operation* op : body_.ops())
+        if (isWgmmaDot(op)) last = op;
+      if (last == first) return;
+      b.setInsertionPoint(loop_);
+      b.create(OpCode::PingPong, {}, {}, {{"step", std::string("wait")}});
+      b.setInsertionPointAfter(first);
+      Operation* pass = b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
+      first->setAttr("is_async", true);
+      b.setInsertionPointAfter(pass);
+      waitFor(b, first->result(), 0);
+      b.setInsertionPoint(last);
+      b.create(OpCode::PingPong, {}, {}, {{"step", std::string("wait")}});
+      b.setInsertionPointAfter(loop_);
+      b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
+      return;
+    }
     b.setInsertionPoint(first);
     b.create(OpCode::PingPong, {}, {}, {{"step", std::string("wait")}});
     b.setInsertionPointAfter(first);
     Operation* pass = b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
-    if (std::string(std::getenv("TESSERA_EXPERIMENT_PINGPONG")) == "issue") {
+    if (variant == "issue") {
       // The turn passes once the dot is issued; its wait comes after.
       first->setAttr("is_async", true);
       b.setInsertionPointAfter(pass);
