@@ -6,7 +6,8 @@
 // with warp_specialize=False or in a nested loop. The PTX launches 4 more
 // warps, moves registers to the consumers with setmaxnreg (within the
 // launch's .maxnreg), and the consumers' barriers are named barrier 1 of
-// their own threads. On the GPU: tests/gpu/run (KernelLibrary attention,
+// their own threads; at 8 warps the two consumer warpgroups take turns
+// on named barriers 2 and 3 (ping-pong). On the GPU: tests/gpu/run (KernelLibrary attention,
 // descriptor form) and bench_attention.
 //
 //===----------------------------------------------------------------------===//
@@ -81,6 +82,11 @@ TEST(PtxWarpSpecialize, AttentionGetsAProducerWarpgroup) {
     EXPECT_FALSE(has(consumers, "bar.sync 0;"));
     // The producer's copies are issued before the consumers' code; the
     // consumers release stages.
+    // Ping-pong at 8 warps: warpgroup 1 gives warpgroup 0 the first turn
+    // on named barrier 2; each loop takes turns (bar.sync of its own
+    // barrier, bar.arrive of the other's).
+    EXPECT_EQ(has(consumers, "bar.arrive 2, 256;"), c.warps == 8);
+    EXPECT_EQ(has(consumers, "bar.arrive %r"), c.warps == 8);
     std::string producer = k.ptx.substr(0, k.ptx.size() - consumers.size());
     EXPECT_TRUE(has(producer, "cp.async.bulk.tensor.2d"));
     EXPECT_TRUE(has(consumers, "mbarrier.arrive.shared::cta.b64"));
