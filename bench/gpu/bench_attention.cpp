@@ -171,7 +171,7 @@ LaunchParams launchParams(const Options& o, int64_t D) {
   return p;
 }
 
-/// O for one row: the form's kernel with launchFor's parameters.
+/// O for one row: the form's kernel with launchParams's parameters.
 Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
   static tessera::Program program = tessera::Program::from_file(TESSERA_KERNELS_DIR "/attention.py");
   tessera::Kernel kernel = program.kernel(o.form == "descriptor" ? "attention_fwd_descriptor" : "attention_fwd");

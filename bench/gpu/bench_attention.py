@@ -1,7 +1,8 @@
 """kernels/attention.py under Triton 3.6, and PyTorch SDPA, timed.
 
     python3 bench_attention.py [--seq S] [--batch Z] [--heads H] [--json FILE]
-                               [--warmup MS] [--rep MS]
+                               [--warmup MS] [--rep MS] [--form pointer|descriptor]
+                               [--block-n N] [--stages N] [--warps N]
 
 The Triton side of bench_attention.cpp: the same kernel source (loaded by
 path with importlib) launched with the parameters tessera::kernels::attention
@@ -85,6 +86,8 @@ def main():
     ap.add_argument("--form", choices=["pointer", "descriptor"], default="pointer",
                     help="attention_fwd, or attention_fwd_descriptor (tensor descriptors; SDPA is then skipped)")
     args = ap.parse_args()
+    if min(args.block_n, args.stages, args.warps) < 0:
+        ap.error("--block-n, --stages and --warps must be positive (0: the library's)")
 
     import torch
     import triton

@@ -212,6 +212,13 @@ const std::vector<PassInfo>& gpuPasses() {
          return std::make_unique<FunctionPass>([stages](Operation* f) { pipelineDotLoops(f, stages); },
                                                /*kernelsOnly=*/false);
        }},
+      {"ping-pong-warpgroups",
+       "In a warp-specialized kernel of 8 warps, the two consumer warpgroups take turns at their loops' "
+       "wgmma dots (ttng.ping_pong). Runs after pipeline-dot-loops and licm.",
+       {},
+       [](const Options&) {
+         return std::make_unique<FunctionPass>([](Operation* f) { pingPongWarpgroups(f); }, /*kernelsOnly=*/false);
+       }},
       {"prefetch-dot-operands",
        "Loads that feed tt.dot in an scf.for are issued one iteration ahead (the first before the loop), "
        "their tiles carried as iteration arguments.",

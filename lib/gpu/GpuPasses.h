@@ -24,7 +24,10 @@
 //                            layout stay in registers (no shared copy)
 //   sinkWideningCasts, rematerializeAtUses (SinkCasts.cpp)
 //   pipelineDotLoops         cp.async stages and asynchronous wgmma for the
-//                            loops feeding wgmma dots (num_stages >= 2)
+//                            loops feeding wgmma dots (num_stages >= 2), a
+//                            producer warpgroup for TMA-only ones
+//   (licm, dce)
+//   pingPongWarpgroups       two consumer warpgroups take turns at the dots
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -54,6 +57,13 @@ void upcastFp8Dots(ir::Operation* func, const Target& target, int numWarps);
 /// Multi-stage cp.async pipelines for loops with wgmma dots, `numStages`
 /// >= 2 (PipelineLoops.cpp).
 void pipelineDotLoops(ir::Operation* func, int numStages);
+
+/// A tt.dot the tensor cores run as wgmma (an nvidia_mma v3 result).
+bool isWgmmaDot(ir::Operation* op);
+
+/// The two consumer warpgroups of a warp-specialized kernel of 8 warps take
+/// turns at their loops' dots (PingPong.cpp). Runs after licm.
+void pingPongWarpgroups(ir::Operation* func);
 /// Pointer tiles a loop advances by a splat scalar are carried as a scalar
 /// offset (LoopPointerOffsets.cpp).
 void carryPointerOffsets(ir::Operation* func);

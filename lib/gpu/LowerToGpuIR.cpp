@@ -57,6 +57,9 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   // H200). No cse: rematerializeAtUses copied index math to each use on
   // purpose.
   transforms::runPasses(*gpu, "licm,dce");
+  // After licm, which could hoist a layout change between a turn's wait and
+  // its loop.
+  pingPongWarpgroups(kernel);
   return gpu;
 }
 

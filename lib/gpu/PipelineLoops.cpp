@@ -123,14 +123,14 @@ namespace tessera::gpu {
 
 using namespace ir;
 
-namespace {
-
-/// A tt.dot the tensor cores run as wgmma (an nvidia_mma v3 result).
 bool isWgmmaDot(Operation* op) {
   if (!op->is(OpCode::Dot)) return false;
   Encoding enc = op->result().type().encoding();
   return enc.isNvidiaMma() && enc.versionMajor() == 3;
 }
+
+namespace {
+
 
 /// A tt.dot on mma.sync (an nvidia_mma v2 result).
 bool isMmaV2Dot(Operation* op) {
@@ -164,7 +164,6 @@ struct ProducerPipeline {
   Value producerStage, producerParity;   ///< the producer's ring after its last loop
   Value readStage, readPhase;            ///< the consumers' ring after their last loop
   std::vector<Operation*> invals;        ///< after the last loop
-  bool turnsStarted = false;             ///< ping-pong's first turn given
 };
 
 class LoopPipeliner {
@@ -545,7 +544,6 @@ class LoopPipeliner {
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
     if (specialized_) releaseStages(readStage, releaseStage);
-    if (specialized_ && numWarps() == 8) takeTurns();
     if (specialized_) {
       // The stage the last iteration's dot held is free after the waits
       // above: released there, for a later loop's copies into it.
@@ -695,42 +693,6 @@ class LoopPipeliner {
     for (size_t i = 0; i < staged.size(); ++i)
       if (staged[i].tile != chain_.tiles[i]) return false;
     return true;
-  }
-
-  /// Ping-pong (8 warps: two consumer warpgroups, 64 rows each): the
-  /// warpgroups take turns on the tensor cores, one turn being P V of
-  /// iteration j (the loop's last wgmma dot) and Q K^T of iteration j + 1
-  /// (its first), so one warpgroup's softmax runs under the other's dots.
-  /// A warpgroup waits for its turn before the last dot and passes it once
-  /// the first dot is issued (that dot goes asynchronous, its wait after
-  /// the pass); it holds the turn into the loop and passes it after. The
-  /// first time, warpgroup 1 gives warpgroup 0 the turn. Measured on the
-  /// H100 at head_dim 128: 540 -> 597 TFLOP/s, causal 457 -> 513.
-  /// (Turns around Q K^T alone gave +1-5% when passed at its issue and
-  /// -2-10% when passed after its wait.)
-  void takeTurns() {
-    Operation *first = nullptr, *last = nullptr;
-    for (Operation* op : body_.ops())
-      if (isWgmmaDot(op)) {
-        first = first ? first : op;
-        last = op;
-      }
-    if (!first || first == last || first->boolAttr("is_async")) return;
-    OpBuilder b;
-    b.setLoc(loop_->loc());
-    b.setInsertionPoint(loop_);
-    if (!chain_.turnsStarted) b.create(OpCode::PingPong, {}, {}, {{"step", std::string("start")}});
-    chain_.turnsStarted = true;
-    b.create(OpCode::PingPong, {}, {}, {{"step", std::string("wait")}});
-    b.setInsertionPointAfter(first);
-    Operation* pass = b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
-    first->setAttr("is_async", true);
-    b.setInsertionPointAfter(pass);
-    waitFor(b, first->result(), 0);
-    b.setInsertionPoint(last);
-    b.create(OpCode::PingPong, {}, {}, {{"step", std::string("wait")}});
-    b.setInsertionPointAfter(loop_);
-    b.create(OpCode::PingPong, {}, {}, {{"step", std::string("pass")}});
   }
 
   /// At the end of the body (after every wait the body has), each warp

@@ -415,12 +415,12 @@ void emitWgmma(Emitter& e, Operation* op) {
   // An asynchronous dot that is not in place accumulates in the registers
   // of the iteration argument its result is carried to (PipelineLoops.cpp,
   // deferDotWait): no copy may read them while it runs.
-  // One into a zero accumulator writes fresh registers nothing else
-  // reads before its wait (ping-pong's Q K^T).
+  // One into a zero accumulator that is not carried writes fresh registers
+  // nothing reads before its wait (ping-pong's Q K^T).
   const Regs* carriedTarget = nullptr;
-  if (op->boolAttr("is_async") && !inPlace && !transforms::isZeroConstant(c)) {
+  if (op->boolAttr("is_async") && !inPlace) {
     carriedTarget = carriedRegisters(e, op);
-    if (!carriedTarget)
+    if (!carriedTarget && !transforms::isZeroConstant(c))
       e.fail(op, "tt.dot {is_async}: the accumulator must be a loop-carried value used only by this dot, or the "
                  "result only carried to the next iteration and read there before this dot");
   }

@@ -130,6 +130,11 @@ TEST(PtxWarpSpecialize, TheCausalLoopsShareOneRing) {
   EXPECT_EQ(occurrences(k.ttgir, "ttg.local_alloc : tensor<3x128x128xbf16"), 2);
   EXPECT_EQ(occurrences(k.ttgir, "ttng.arrive_barrier"), 4);
   EXPECT_EQ(occurrences(k.ttgir, "scf.for"), 4);  // the producer's two loops, the consumers' two
+  // Ping-pong: one first turn, then for each loop a wait before it and
+  // before P V, a pass after Q K^T's issue and after the loop.
+  EXPECT_EQ(occurrences(k.ttgir, "ttng.ping_pong {step = \"start\"}"), 1);
+  EXPECT_EQ(occurrences(k.ttgir, "ttng.ping_pong {step = \"wait\"}"), 4);
+  EXPECT_EQ(occurrences(k.ttgir, "ttng.ping_pong {step = \"pass\"}"), 4);
   std::string consumers = consumerCode(k.ptx);
   EXPECT_FALSE(has(consumers, "cp.async.bulk.tensor"));
   EXPECT_FALSE(has(consumers, "mbarrier.init"));
