@@ -36,6 +36,7 @@
 
 #include "tessera/gpu/Backend.h"
 #include "tessera/gpu/LinearLayout.h"
+#include "tessera/ir/Builder.h"
 #include "tessera/ir/IR.h"
 
 namespace tessera::gpu {
@@ -60,6 +61,10 @@ void pipelineDotLoops(ir::Operation* func, int numStages);
 
 /// A tt.dot the tensor cores run as wgmma (an nvidia_mma v3 result).
 bool isWgmmaDot(ir::Operation* op);
+
+/// ttng.warp_group_dot_wait {pendings} of `v` at b's insertion point;
+/// every other use of `v` reads the wait's result instead.
+void waitFor(ir::OpBuilder& b, ir::Value v, int64_t pendings);
 
 /// The two consumer warpgroups of a warp-specialized kernel of 8 warps take
 /// turns at their loops' dots (PingPong.cpp). Runs after licm.

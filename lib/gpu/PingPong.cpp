@@ -102,10 +102,7 @@ void pingPongWarpgroups(Operation* func) {
     b.setInsertionPointAfter(first);
     pingPong(b, "pass");
     first->setAttr("is_async", true);
-    Value result = first->result();
-    Operation* wait = b.create(OpCode::WarpGroupDotWait, {result.type()}, {result}, {{"pendings", int64_t{0}}});
-    result.replaceAllUsesWith(wait->result());
-    wait->setOperand(0, result);
+    waitFor(b, first->result(), 0);
     b.setInsertionPoint(last);
     pingPong(b, "wait");
     b.setInsertionPointAfter(loop);

@@ -130,8 +130,13 @@ bool isWgmmaDot(Operation* op) {
   return enc.isNvidiaMma() && enc.versionMajor() == 3;
 }
 
-namespace {
+void waitFor(OpBuilder& b, Value v, int64_t pendings) {
+  Operation* wait = b.create(OpCode::WarpGroupDotWait, {v.type()}, {v}, {{"pendings", pendings}});
+  v.replaceAllUsesWith(wait->result());
+  wait->setOperand(0, v);
+}
 
+namespace {
 
 /// A tt.dot on mma.sync (an nvidia_mma v2 result).
 bool isMmaV2Dot(Operation* op) {
@@ -158,9 +163,7 @@ struct Staged {
 /// loop's first stages while the consumers finish the first loop.
 struct ProducerPipeline {
   Operation* producer = nullptr;  ///< the ttng.warp_specialize (none yet)
-  std::vector<Type> tiles;        ///< a stage of each staged tile, in order
-  std::vector<Value> buffers;     ///< their stage buffers
-  int numBuffers = 0;
+  std::vector<Value> buffers;     ///< the stage buffers of each staged tile, in order
   Value full, empty;                     ///< the stages' mbarriers
   Value producerStage, producerParity;   ///< the producer's ring after its last loop
   Value readStage, readPhase;            ///< the consumers' ring after their last loop
@@ -544,30 +547,24 @@ class LoopPipeliner {
     if (specialized_) invals.push_back(b.create(OpCode::InvalBarriers, {}, {empty_}));
     if (asyncDot_) makeDotAsync(b);
     if (deferredDot_) deferDotWait(b);
-    if (specialized_) releaseStages(readStage, releaseStage);
     if (specialized_) {
-      // The stage the last iteration's dot held is free after the waits
-      // above: released there, for a later loop's copies into it.
+      // Each iteration releases the stage it is done reading: its own, or
+      // the previous iteration's when a dot reading it finished at this
+      // iteration's wait (none in the first). The stage the last
+      // iteration's dot held is free after the waits above: released
+      // there, for a later loop's copies into it.
+      b.setInsertionPoint(body_.terminator());
+      release(b, releaseStage ? releaseStage : readStage, releaseLate);
       int first = static_cast<int>(loop_->numResults()) - added;
-      if (releaseLate) {
-        b.setInsertionPoint(invals.front());
-        Value held = loop_->result(first + 2);
-        Value any = b.create(OpCode::CmpI, {Type::i1()}, {held, constI32(b, 0)}, {{"predicate", std::string("sge")}})
-                        ->result();
-        b.create(OpCode::ArriveBarrier, {}, {empty_, held, any});
-      }
+      b.setInsertionPoint(invals.front());
+      if (releaseLate) release(b, loop_->result(first + 2), true);
       // Only the last loop of the ring invalidates its barriers.
       for (Operation* old : chain_.invals) old->erase();
       chain_.invals = invals;
       chain_.readStage = loop_->result(first);
       chain_.readPhase = loop_->result(first + 1);
-      chain_.tiles.clear();
       chain_.buffers.clear();
-      for (Staged& s : staged) {
-        chain_.tiles.push_back(s.tile);
-        chain_.buffers.push_back(s.buffer);
-      }
-      chain_.numBuffers = buffers_;
+      for (Staged& s : staged) chain_.buffers.push_back(s.buffer);
       chain_.full = barriers_;
       chain_.empty = empty_;
     }
@@ -688,26 +685,22 @@ class LoopPipeliner {
   /// This loop stages the tiles of the producer's earlier loops, in the
   /// same order and as many stages: its copies go on in their ring.
   bool continuesChain(const std::vector<Staged>& staged) const {
-    if (chain_.producer->block() != loop_->block() || chain_.numBuffers != buffers_ ||
-        chain_.tiles.size() != staged.size())
-      return false;
-    for (size_t i = 0; i < staged.size(); ++i)
-      if (staged[i].tile != chain_.tiles[i]) return false;
+    if (chain_.producer->block() != loop_->block() || chain_.buffers.size() != staged.size()) return false;
+    for (size_t i = 0; i < staged.size(); ++i) {
+      Type ring = chain_.buffers[i].type();  // [stages, tile...]
+      std::vector<int64_t> tile(ring.shape().begin() + 1, ring.shape().end());
+      if (ring.shape()[0] != buffers_ || Type::tensor(tile, ring.elementType(), ring.encoding()) != staged[i].tile)
+        return false;
+    }
     return true;
   }
 
-  /// At the end of the body (after every wait the body has), each warp
-  /// releases the stage it is done reading: this iteration's, or with
-  /// `releaseStage` the previous iteration's (its asynchronous dot
-  /// finished at this iteration's wait), none in the first iteration.
-  void releaseStages(Value readStage, Value releaseStage) {
-    OpBuilder b;
-    b.setLoc(loop_->loc());
-    b.setInsertionPoint(body_.terminator());
-    Value stage = releaseStage ? releaseStage : readStage;
-    Value any = releaseStage ? b.create(OpCode::CmpI, {Type::i1()}, {releaseStage, constI32(b, 0)},
-                                        {{"predicate", std::string("sge")}})->result()
-                             : b.constantInt(Type::i1(), 1);
+  /// Every warp arrives on the empty barrier of `stage` at b's insertion
+  /// point (not when `mayBeNone` and the stage is -1).
+  void release(OpBuilder& b, Value stage, bool mayBeNone) {
+    Value any = mayBeNone ? b.create(OpCode::CmpI, {Type::i1()}, {stage, constI32(b, 0)},
+                                     {{"predicate", std::string("sge")}})->result()
+                          : b.constantInt(Type::i1(), 1);
     b.create(OpCode::ArriveBarrier, {}, {empty_, stage, any});
   }
 
@@ -719,14 +712,6 @@ class LoopPipeliner {
     if (!f || !f->hasAttr("num_warps"))
       throw Error("pipeline-dot-loops: a kernel with TMA stages needs its num_warps attribute (run convert-to-gpu first)");
     return f->intAttr("num_warps");
-  }
-
-  /// ttng.warp_group_dot_wait {pendings} of `v` at b's insertion point;
-  /// every other use of `v` reads the wait's result instead.
-  static void waitFor(OpBuilder& b, Value v, int64_t pendings) {
-    Operation* wait = b.create(OpCode::WarpGroupDotWait, {v.type()}, {v}, {{"pendings", pendings}});
-    v.replaceAllUsesWith(wait->result());
-    wait->setOperand(0, v);
   }
 
   /// acc = dot {is_async}; wait {pendings = 1} before the yield, wait

@@ -142,18 +142,13 @@ void Verifier::verifyTmaOp(Operation* op) {
       VERIFY(op, isBarriers(op->operand(0)), "operand must be a shared buffer of i64 barriers");
       VERIFY(op, op->intAttr("count", 1) > 0, "attr count must be positive");
       return;
-    case OpCode::ArriveBarrier:
+    case OpCode::ArriveBarrier: case OpCode::BarrierExpect:
       verifyCounts(op, 3, 3, 0);
       VERIFY(op, isBarriers(op->operand(0)), "operand 0 must be a shared buffer of i64 barriers");
       VERIFY(op, op->operand(2).type().isInteger(1) && !op->operand(2).type().isTensor(), "pred must be an i1 scalar");
       VERIFY(op, op->operand(1).type().isInteger(32) && !op->operand(1).type().isTensor(), "index must be an i32 scalar");
-      return;
-    case OpCode::BarrierExpect:
-      verifyCounts(op, 3, 3, 0);
-      VERIFY(op, isBarriers(op->operand(0)), "operand 0 must be a shared buffer of i64 barriers");
-      VERIFY(op, op->operand(2).type().isInteger(1) && !op->operand(2).type().isTensor(), "pred must be an i1 scalar");
-      VERIFY(op, op->operand(1).type().isInteger(32) && !op->operand(1).type().isTensor(), "index must be an i32 scalar");
-      VERIFY(op, op->hasAttr("bytes") && op->intAttr("bytes") > 0, "needs attr bytes > 0");
+      if (op->is(OpCode::BarrierExpect))
+        VERIFY(op, op->hasAttr("bytes") && op->intAttr("bytes") > 0, "needs attr bytes > 0");
       return;
     case OpCode::AsyncTmaCopyGlobalToLocal: {
       VERIFY(op, op->numOperands() >= 6 && op->numResults() == 0, "takes desc, dst, barriers, index, pred, coords...");
