@@ -85,6 +85,8 @@ def unmasked_end(block_m, seq_len, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     # Keys below this are inside the sequence and visible to every row of
     # the program (Triton's tutorial splits the loop the same way): with
     # CAUSAL those before the program's first row, else the whole blocks.
+    # The causal split must fall on a key block's start.
+    tl.static_assert(not CAUSAL or BLOCK_M % BLOCK_N == 0, "causal attention needs BLOCK_M a multiple of BLOCK_N")
     if CAUSAL:
         return block_m * BLOCK_M
     return seq_len // BLOCK_N * BLOCK_N

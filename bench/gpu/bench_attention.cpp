@@ -24,9 +24,10 @@
 // form otherwise.
 //
 //   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
-//                   [--warmup MS] [--rep MS] [--block-n N] [--stages N] [--warps N] [--interpreter]
+//                   [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N]
+//                   [--interpreter]
 //
-// --block-n, --stages, --warps launch with those parameters instead of the
+// --block-m, --block-n, --stages, --warps launch with those parameters instead of the
 // library's, for sweeps (bench_attention.py takes the same); the JSON
 // records the ones used.
 // --interpreter checks small problems on the CPU (use --seq 100 --batch 1
@@ -64,9 +65,9 @@ struct Options {
   int warmupMs = 25, repMs = 100;
   bool interpreter = false;
   std::string form = "pointer";  ///< --form
-  /// --block-n, --stages, --warps: launch parameters instead of the
+  /// --block-m, --block-n, --stages, --warps: launch parameters instead of the
   /// library's (launchFor), for sweeps; 0 keeps the library's.
-  int64_t blockN = 0, stages = 0, warps = 0;
+  int64_t blockM = 0, blockN = 0, stages = 0, warps = 0;
 };
 
 bool positive(const char* text, int64_t& out) {
@@ -83,8 +84,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     std::string a = argv[i];
     bool hasValue = i + 1 < argc;
     int64_t v = 0;
-    if ((a == "--seq" || a == "--batch" || a == "--heads" || a == "--warmup" || a == "--rep" || a == "--block-n" ||
-         a == "--stages" || a == "--warps") &&
+    if ((a == "--seq" || a == "--batch" || a == "--heads" || a == "--warmup" || a == "--rep" || a == "--block-m" ||
+         a == "--block-n" || a == "--stages" || a == "--warps") &&
         hasValue) {
       if (!positive(argv[++i], v)) {
         std::fprintf(stderr, "bench_attention: %s expects a positive integer, got '%s'\n", a.c_str(), argv[i]);
@@ -94,6 +95,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       else if (a == "--batch") o.batch = v;
       else if (a == "--heads") o.heads = v;
       else if (a == "--warmup") o.warmupMs = static_cast<int>(v);
+      else if (a == "--block-m") o.blockM = v;
       else if (a == "--block-n") o.blockN = v;
       else if (a == "--stages") o.stages = v;
       else if (a == "--warps") o.warps = v;
@@ -108,7 +110,7 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]"
-                   " [--warmup MS] [--rep MS] [--block-n N] [--stages N] [--warps N] [--interpreter]\n");
+                   " [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N] [--interpreter]\n");
       return std::nullopt;
     }
   }
@@ -150,21 +152,22 @@ double sampledRelError(const Options& o, const Row& r, const std::vector<uint16_
   return std::sqrt(errSq / refSq);
 }
 
-/// BLOCK_N, num_stages and num_warps of a form at head_dim D, as
+/// BLOCK_M, BLOCK_N, num_stages and num_warps of a form at head_dim D, as
 /// tessera::kernels::attention launches it (bench_attention.py's
 /// launch_params are the same).
 struct LaunchParams {
-  int64_t blockN;
+  int64_t blockM, blockN;
   int stages, warps;
 };
 LaunchParams launchFor(const std::string& form, int64_t D) {
-  if (form == "descriptor" && D == 128) return {128, 2, 8};
-  return {64, 3, D <= 64 ? 4 : 8};
+  if (form == "descriptor" && D == 128) return {128, 128, 2, 8};
+  return {128, 64, 3, D <= 64 ? 4 : 8};
 }
 
 /// launchFor, with what the command line sets instead.
 LaunchParams launchParams(const Options& o, int64_t D) {
   LaunchParams p = launchFor(o.form, D);
+  if (o.blockM) p.blockM = o.blockM;
   if (o.blockN) p.blockN = o.blockN;
   if (o.stages) p.stages = static_cast<int>(o.stages);
   if (o.warps) p.warps = static_cast<int>(o.warps);
@@ -176,14 +179,14 @@ Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k
   static tessera::Program program = tessera::Program::from_file(TESSERA_KERNELS_DIR "/attention.py");
   tessera::Kernel kernel = program.kernel(o.form == "descriptor" ? "attention_fwd_descriptor" : "attention_fwd");
   const std::vector<int64_t>& shape = q.shape();
-  int64_t S = shape[2], D = shape[3], blockM = 128;
+  int64_t S = shape[2], D = shape[3];
   LaunchParams p = launchParams(o, D);
   Tensor out = dev.empty(q.dtype(), shape);
   tessera::LaunchOptions options;
   options.num_warps = p.warps;
   options.num_stages = p.stages;
-  kernel.launch(dev, {(S + blockM - 1) / blockM, shape[0] * shape[1]}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S},
-                {{"HEAD_DIM", D}, {"BLOCK_M", blockM}, {"BLOCK_N", p.blockN}, {"CAUSAL", causal}}, options);
+  kernel.launch(dev, {(S + p.blockM - 1) / p.blockM, shape[0] * shape[1]}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S},
+                {{"HEAD_DIM", D}, {"BLOCK_M", p.blockM}, {"BLOCK_N", p.blockN}, {"CAUSAL", causal}}, options);
   return out;
 }
 
@@ -200,7 +203,7 @@ int run(const Options& o) {
     Json rec;
     rec.str("kind", "attention").str("provider", "tessera").str("dtype", "bf16");
     LaunchParams p = launchParams(o, D);
-    rec.str("form", o.form).integer("block_n", p.blockN).integer("stages", p.stages).integer("warps", p.warps);
+    rec.str("form", o.form).integer("block_m", p.blockM).integer("block_n", p.blockN).integer("stages", p.stages).integer("warps", p.warps);
     rec.integer("Z", Z).integer("H", H).integer("S", S).integer("D", D).boolean("causal", r.causal);
     try {
       std::vector<uint16_t> q = randomBits(DType::bf16, n, 11 + D), k = randomBits(DType::bf16, n, 12 + D),

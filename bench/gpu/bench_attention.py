@@ -2,7 +2,7 @@
 
     python3 bench_attention.py [--seq S] [--batch Z] [--heads H] [--json FILE]
                                [--warmup MS] [--rep MS] [--form pointer|descriptor]
-                               [--block-n N] [--stages N] [--warps N]
+                               [--block-m N] [--block-n N] [--stages N] [--warps N]
 
 The Triton side of bench_attention.cpp: the same kernel source (loaded by
 path with importlib) launched with the parameters tessera::kernels::attention
@@ -80,14 +80,15 @@ def main():
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
     ap.add_argument("--warmup", type=int, default=25)
     ap.add_argument("--rep", type=int, default=100)
+    ap.add_argument("--block-m", type=int, default=0, help="BLOCK_M instead of the library's 128 (sweeps)")
     ap.add_argument("--block-n", type=int, default=0, help="BLOCK_N instead of the library's (sweeps)")
     ap.add_argument("--stages", type=int, default=0, help="num_stages instead of the library's")
     ap.add_argument("--warps", type=int, default=0, help="num_warps instead of the library's")
     ap.add_argument("--form", choices=["pointer", "descriptor"], default="pointer",
                     help="attention_fwd, or attention_fwd_descriptor (tensor descriptors; SDPA is then skipped)")
     args = ap.parse_args()
-    if min(args.block_n, args.stages, args.warps) < 0:
-        ap.error("--block-n, --stages and --warps must be positive (0: the library's)")
+    if min(args.block_m, args.block_n, args.stages, args.warps) < 0:
+        ap.error("--block-m, --block-n, --stages and --warps must be positive (0: the library's)")
 
     import torch
     import triton
@@ -107,12 +108,13 @@ def main():
 
         params = launch_params(args.form, d)
         params = (args.block_n or params[0], args.stages or params[1], args.warps or params[2])
+        block_m = args.block_m or 128
 
         def triton_run():
             o = torch.empty_like(q)
-            grid = (triton.cdiv(s, 128), z * h)
+            grid = (triton.cdiv(s, block_m), z * h)
             block_n, stages, warps = params
-            kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=128, BLOCK_N=block_n, CAUSAL=causal,
+            kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
                          num_warps=warps, num_stages=stages)
             return o
 
@@ -124,7 +126,7 @@ def main():
             rec = {"kind": "attention", "provider": provider, "dtype": "bf16", "form": args.form, "Z": z, "H": h,
                    "S": s, "D": d, "causal": causal}
             if provider == "triton":
-                rec.update(block_n=params[0], stages=params[1], warps=params[2])
+                rec.update(block_m=block_m, block_n=params[0], stages=params[1], warps=params[2])
             try:
                 out = fn()
                 torch.cuda.synchronize()

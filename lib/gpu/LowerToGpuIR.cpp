@@ -32,7 +32,10 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   for (Operation* f : others) gpu->eraseFunction(f);
   kernel->setAttr("num_warps", int64_t{options.numWarps});
   carryBlockPointerOffsets(kernel);
-  transforms::runPasses(*gpu, "dce");
+  // An advance by 0 along a dim (a matmul's A rows) leaves that offset
+  // invariant: folded here, the rows' offsets, masks and address terms
+  // become loop-invariant and licm hoists them after pipelining.
+  transforms::runPasses(*gpu, "canonicalize,dce");
   tmaDescriptorLoads(kernel, options.target, options.numWarps);
   rewriteBlockPointers(kernel);
   combineDotAdd(kernel, options.target, options.numWarps);

@@ -17,7 +17,9 @@
 //   - uniform values: a pure elementwise op on splats only -> the scalar op
 //     and one splat of its result;
 //   - control flow: scf.if on a constant condition -> the taken region
-//     inlined; scf.for with constant bounds and lb >= ub -> its inits;
+//     inlined; scf.for with constant bounds and lb >= ub -> its inits; an
+//     scf.for iteration argument yielded unchanged (itself or its init)
+//     -> its init, in the body and for the loop's result;
 //   - ops without side effects whose results became unused are erased.
 // tt.hint is never folded away (its attributes are information). Dead
 // loop-carried values are left to DCE.
@@ -165,6 +167,8 @@ class Canonicalizer {
     }
     if (op->is(OpCode::If)) return options_.regions && simplifyIf(op);
     if (op->is(OpCode::For)) return options_.regions && simplifyFor(op);
+    // A changed yield may make an iteration argument invariant.
+    if (op->is(OpCode::Yield) && op->parentOp() && op->parentOp()->is(OpCode::For)) push(op->parentOp());
     if (op->numResults() != 1 || op->is(OpCode::Constant) || op->is(OpCode::Hint)) return false;
     if (options_.fold && foldConstants(op)) return true;
     return simplifyIdentity(op) || simplifyShape(op) || scalarizeUniform(op);
@@ -389,8 +393,11 @@ class Canonicalizer {
     return true;
   }
 
-  /// scf.for with constant bounds and lb >= ub never runs its body.
+  /// scf.for with constant bounds and lb >= ub never runs its body; an
+  /// iteration argument the body yields unchanged (itself, or its init)
+  /// is its init throughout, and so is the loop's result for it.
   bool simplifyFor(Operation* op) {
+    if (dropInvariantIterArgs(op)) return true;
     std::optional<int64_t> lb = intConstantOf(op->operand(0));
     std::optional<int64_t> ub = intConstantOf(op->operand(1));
     if (!lb || !ub || *lb < *ub) return false;
@@ -399,6 +406,26 @@ class Canonicalizer {
     if (inits.size() != op->numResults()) return false;
     replaceOp(op, inits);
     return true;
+  }
+
+  bool dropInvariantIterArgs(Operation* op) {
+    Block& body = op->region(0).front();
+    Operation* yield = body.terminator();
+    if (!yield || !yield->is(OpCode::Yield) || yield->numOperands() != op->numResults() ||
+        op->numOperands() != 3 + op->numResults())
+      return false;
+    bool changed = false;
+    for (unsigned i = 0; i < op->numResults(); ++i) {
+      Value arg = body.argument(i + 1), init = op->operand(3 + i), yielded = yield->operand(i);
+      if ((yielded != arg && yielded != init) || (!arg.hasUses() && !op->result(i).hasUses())) continue;
+      // The yield is a use of arg: it then yields init, and arg is unused.
+      pushUsers(arg);
+      pushUsers(op->result(i));
+      arg.replaceAllUsesWith(init);
+      op->result(i).replaceAllUsesWith(init);
+      changed = true;
+    }
+    return changed;
   }
 
   Operation* func_;
