@@ -31,11 +31,12 @@
 // A row that fails prints {..., "error": "..."} instead and a FAIL line on
 // stderr; the exit status is then 1 (2 for bad options or no GPU).
 //
-//   bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,4096]
+//   bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,2048x2048x64]
 //                [--json FILE] [--kernel-file PATH] [--warmup MS] [--rep MS]
 //                [--fresh-cache] [--interpreter]
 //
-// --sizes takes any sizes (odd ones test the masked edges). --fresh-cache
+// --sizes takes any sizes (odd ones test the masked edges), square (N) or
+// MxNxK. --fresh-cache
 // points TESSERA_CACHE_DIR at a new empty directory (removed at exit), so
 // that tune_ms includes compiling every config: otherwise a second run
 // finds the chosen config in the disk cache and sweeps nothing.
@@ -49,6 +50,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -104,7 +106,7 @@ struct Options {
   std::string jsonPath;  ///< empty: stdout
   std::vector<std::string> only;
   std::vector<std::string> forms = {"pointer", "descriptor", "block_ptr"};
-  std::vector<int64_t> sizes;
+  std::vector<std::array<int64_t, 3>> shapes;  ///< --sizes: M, N, K of each
   int warmupMs = 25;
   int repMs = 100;
   bool freshCache = false;
@@ -112,7 +114,7 @@ struct Options {
 };
 
 const char* kUsage =
-    "usage: bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,4096]\n"
+    "usage: bench_matmul [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,2048x2048x64]\n"
     "                    [--json FILE] [--kernel-file PATH] [--warmup MS] [--rep MS] [--fresh-cache]\n"
     "                    [--interpreter]\n";
 
@@ -133,13 +135,24 @@ std::optional<Options> parseOptions(int argc, char** argv) {
         }
     } else if (a == "--sizes" && hasValue) {
       for (const std::string& s : splitCommas(argv[++i])) {
-        char* end = nullptr;
-        long long v = std::strtoll(s.c_str(), &end, 10);
-        if (*end || v <= 0) {
-          std::fprintf(stderr, "bench_matmul: --sizes expects positive integers, got '%s'\n", s.c_str());
+        // N (square) or MxNxK.
+        std::vector<int64_t> dims;
+        const char* at = s.c_str();
+        for (;;) {
+          char* end = nullptr;
+          long long v = std::strtoll(at, &end, 10);
+          if (end == at || v <= 0) break;
+          dims.push_back(v);
+          at = end;
+          if (*at != 'x') break;
+          ++at;
+        }
+        if (*at || (dims.size() != 1 && dims.size() != 3)) {
+          std::fprintf(stderr, "bench_matmul: --sizes expects positive integers or MxNxK, got '%s'\n", s.c_str());
           return std::nullopt;
         }
-        o.sizes.push_back(v);
+        if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
+        o.shapes.push_back({dims[0], dims[1], dims[2]});
       }
     } else if (a == "--json" && hasValue) {
       o.jsonPath = argv[++i];
@@ -180,10 +193,12 @@ std::vector<Row> selectRows(const Options& o) {
       if ((!o.only.empty() && !has(o.only, tessera::dtype_name(dt))) ||
           (dt == DType::fp8e4nv && std::string(form) != "pointer"))
         continue;
-      std::vector<int64_t> sizes = o.sizes;
-      if (sizes.empty() && dt == DType::fp8e4nv) sizes.assign(std::begin(kFp8Sizes), std::end(kFp8Sizes));
-      if (sizes.empty()) sizes.assign(std::begin(kSizes), std::end(kSizes));
-      for (int64_t s : sizes) rows.push_back({dt, s, s, s, form});
+      std::vector<std::array<int64_t, 3>> shapes = o.shapes;
+      if (shapes.empty())
+        for (int64_t s : dt == DType::fp8e4nv ? std::vector<int64_t>(std::begin(kFp8Sizes), std::end(kFp8Sizes))
+                                              : std::vector<int64_t>(std::begin(kSizes), std::end(kSizes)))
+          shapes.push_back({s, s, s});
+      for (const auto& [m, n, k] : shapes) rows.push_back({dt, m, n, k, form});
     }
   }
   return rows;

@@ -1,6 +1,6 @@
 """kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
 
-    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,4096]
+    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,2048x2048x64]
                             [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
                             [--fresh-cache] [--skip-cublas]
@@ -60,7 +60,7 @@ def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16,fp8e4nv")
     ap.add_argument("--forms", default=",".join(FORMS), help="kernel forms: pointer, descriptor, block_ptr")
-    ap.add_argument("--sizes", default="", help="M = N = K values, e.g. 1024,4096 (default: %s)" %
+    ap.add_argument("--sizes", default="", help="M = N = K values or MxNxK, e.g. 1024,2048x2048x64 (default: %s)" %
                     ",".join(map(str, SIZES)))
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
     ap.add_argument("--kernel-file", default=DEFAULT_KERNEL_FILE)
@@ -78,11 +78,13 @@ def parse_args():
         if d not in DTYPES:
             ap.error(f"--only takes {' and '.join(DTYPES)}, not '{d}'")
     try:
-        args.sizes = [int(s) for s in args.sizes.split(",") if s]
+        # N (square) or MxNxK.
+        args.sizes = [tuple(int(d) for d in s.split("x")) for s in args.sizes.split(",") if s]
     except ValueError:
-        ap.error("--sizes expects integers, e.g. 1024,4096")
-    if any(s <= 0 for s in args.sizes):
-        ap.error("--sizes expects positive integers")
+        ap.error("--sizes expects integers or MxNxK, e.g. 1024,2048x2048x64")
+    args.sizes = [s * 3 if len(s) == 1 else s for s in args.sizes]
+    if any(len(s) != 3 or min(s) <= 0 for s in args.sizes):
+        ap.error("--sizes expects positive integers or MxNxK")
     return args
 
 
@@ -118,8 +120,8 @@ def main():
         kernel = (module.matmul_kernel_fp8 if fp8 else
                   module.matmul_kernel if form == "pointer" else getattr(module, "matmul_kernel_" + form))
         out_dtype = torch.float16 if fp8 else dtype
-        for size in args.sizes or (FP8_SIZES if fp8 else SIZES):
-            M = N = K = size
+        for M, N, K in args.sizes or [(s, s, s) for s in (FP8_SIZES if fp8 else SIZES)]:
+            size = M
             gen = torch.Generator(device="cuda").manual_seed(size)
             a = (torch.rand(M, K, device="cuda", generator=gen) * 2 - 1).to(dtype)
             b = (torch.rand(K, N, device="cuda", generator=gen) * 2 - 1).to(dtype)

@@ -72,7 +72,10 @@ bool dotUsesWgmma(Operation* dot, const Target& target, int numWarps) {
   int64_t kBytes = kDim * a.elementType().bitWidth() / 8;
   if (m % 64 != 0 || (kBytes != 32 && kBytes != 64 && kBytes % 128 != 0)) return false;
   auto [wm, wn] = wgmmaWarps(m, numWarps);
-  return m % (16 * wm) == 0 && n % (64 * wn) == 0;
+  // Tile dims are powers of two: N per warpgroup from 8 (a 64 x 32 score
+  // tile of attention on 32-key blocks is one m64n32 instruction), in
+  // instructions of at most 256 columns (wgmmaEncoding).
+  return m % (16 * wm) == 0 && n % (8 * wn) == 0;
 }
 
 Encoding wgmmaEncoding(const std::vector<int64_t>& shape, int numWarps) {

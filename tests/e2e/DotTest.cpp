@@ -166,13 +166,16 @@ TEST_F(Dot, GroupedMatmulFp16) { runGroupedMatmul(DType::fp16, DType::fp16, 2e-3
 // The tile shapes matmuls use, on 4 and 8 warps, with M, N, K that are not
 // multiples of them. On sm_90a these run on wgmma (64-row warpgroup tiles,
 // K steps of 16 within 32/64/128-byte swizzled rows of A, B in 64-column
-// atoms; K = 128 as two 64-column atoms of A), elsewhere on mma.sync; fp32 output, so the check sees the
-// accumulation itself.
+// atoms; K = 128 as two 64-column atoms of A; narrow N down to one n16
+// instruction per warpgroup, as attention's scores on 32-key blocks),
+// elsewhere on mma.sync; fp32 output, so the check sees the accumulation
+// itself.
 TEST_F(Dot, TensorCoreTileShapes) {
   struct Config {
     int64_t bm, bn, bk;
     int warps;
-  } configs[] = {{64, 64, 32, 4}, {128, 64, 64, 4}, {64, 128, 16, 4}, {128, 128, 32, 8}, {64, 256, 64, 8}, {128, 64, 128, 4}};
+  } configs[] = {{64, 64, 32, 4},  {128, 64, 64, 4}, {64, 128, 16, 4}, {128, 128, 32, 8}, {64, 256, 64, 8},
+                 {128, 64, 128, 4}, {64, 32, 64, 4},  {64, 16, 32, 4},  {128, 32, 64, 8},  {64, 32, 32, 8}};
   for (DType dtype : {DType::fp16, DType::bf16}) {
     E2E_RNG(rng);
     int64_t M = 150, N = 197, K = 211;
@@ -218,7 +221,7 @@ TEST_F(Dot, TensorCoreOperandMajorness) {
   struct Config {
     int64_t bm, bn, bk;
     int warps, stages;
-  } configs[] = {{64, 128, 32, 4, 4}, {128, 256, 64, 8, 3}, {128, 64, 128, 4, 2}};
+  } configs[] = {{64, 128, 32, 4, 4}, {128, 256, 64, 8, 3}, {128, 64, 128, 4, 2}, {64, 32, 64, 4, 3}};
   for (DType dtype : {DType::fp16, DType::bf16}) {
     E2E_RNG(rng);
     int64_t M = 150, N = 197, K = 211;
