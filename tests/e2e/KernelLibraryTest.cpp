@@ -325,7 +325,9 @@ TEST(KernelLibrary, AttentionDescriptorForm) {
   static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/attention.py");
   for (auto [heads, seq, dim, causal, blockN] :
        {std::tuple<int64_t, int64_t, int64_t, bool, int64_t>{3, 200, 64, false, 64},
-        {2, 131, 64, true, 64}, {2, 77, 128, false, 64}, {1, 300, 128, true, 64}, {2, 333, 128, true, 128}}) {
+        {2, 131, 64, true, 64}, {2, 77, 128, false, 64}, {1, 300, 128, true, 64}, {2, 333, 128, true, 128},
+        // 32-key blocks: scores of N 32 per warpgroup, on wgmma too.
+        {2, 97, 64, true, 32}, {1, 150, 128, false, 32}}) {
     SCOPED_TRACE("heads " + std::to_string(heads) + " seq " + std::to_string(seq) + " dim " + std::to_string(dim) +
                  (causal ? " causal" : "") + " BLOCK_N " + std::to_string(blockN));
     int64_t numel = heads * seq * dim;
