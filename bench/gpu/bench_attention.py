@@ -43,12 +43,12 @@ def load_kernel(form):
 
 
 def launch_params(form, d):
-    """(BLOCK_N, num_stages, num_warps) of a form at head_dim d, as
+    """(BLOCK_M, BLOCK_N, num_stages, num_warps) of a form at head_dim d, as
     tessera::kernels::attention launches it (bench_attention.cpp's
     launchFor)."""
     if form == "descriptor" and d == 128:
-        return 128, 2, 8
-    return 64, 3, 4 if d <= 64 else 8
+        return 128, 128, 2, 8
+    return 128, 64, 3, 4 if d <= 64 else 8
 
 
 def sampled_rel_error(torch, q, k, v, out, causal, seed):
@@ -106,14 +106,12 @@ def main():
         flop = 4.0 * z * h * s * s * d * (0.5 if causal else 1.0)
         scale = 1.0 / math.sqrt(d)
 
-        params = launch_params(args.form, d)
-        params = (args.block_n or params[0], args.stages or params[1], args.warps or params[2])
-        block_m = args.block_m or 128
+        block_m, block_n, stages, warps = [given or default for given, default in zip(
+            (args.block_m, args.block_n, args.stages, args.warps), launch_params(args.form, d))]
 
         def triton_run():
             o = torch.empty_like(q)
             grid = (triton.cdiv(s, block_m), z * h)
-            block_n, stages, warps = params
             kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
                          num_warps=warps, num_stages=stages)
             return o
@@ -126,7 +124,7 @@ def main():
             rec = {"kind": "attention", "provider": provider, "dtype": "bf16", "form": args.form, "Z": z, "H": h,
                    "S": s, "D": d, "causal": causal}
             if provider == "triton":
-                rec.update(block_m=block_m, block_n=params[0], stages=params[1], warps=params[2])
+                rec.update(block_m=block_m, block_n=block_n, stages=stages, warps=warps)
             try:
                 out = fn()
                 torch.cuda.synchronize()

@@ -767,22 +767,24 @@ void Emitter::emitWarpSpecialize(Operation* op) {
 }
 
 /// Warpgroup wg (0 or 1) of the consumers takes its turn on named barrier
-/// 2 + wg, which the other warpgroup's 128 threads arrive at to give it.
+/// 2 + wg, which the other warpgroup's 128 threads arrive at to give it
+/// (both warpgroups' threads count).
 void Emitter::emitPingPong(Operation* op) {
   if (!specialized_ || inProducer_ || options_.numWarps != 8)
     fail(op, "ping-pong needs the two consumer warpgroups of a warp-specialized kernel of 8 warps");
   std::string wg = reg(RegClass::B32), id = reg(RegClass::B32), step = op->strAttr("step");
+  std::string threads = std::to_string(32 * options_.numWarps);
   ins("shr.u32 " + wg + ", " + warpId() + ", 2");
   if (step == "start") {
     std::string second = reg(RegClass::Pred);
     ins("setp.ne.u32 " + second + ", " + wg + ", 0");
-    ins("@" + second + " bar.arrive 2, 256");
+    ins("@" + second + " bar.arrive 2, " + threads);
   } else if (step == "wait") {
     ins("add.u32 " + id + ", " + wg + ", 2");
-    ins("bar.sync " + id + ", 256");
+    ins("bar.sync " + id + ", " + threads);
   } else {
     ins("sub.u32 " + id + ", 3, " + wg);
-    ins("bar.arrive " + id + ", 256");
+    ins("bar.arrive " + id + ", " + threads);
   }
 }
 
