@@ -77,7 +77,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   std::vector<Param> params;
   std::shared_ptr<detail::GpuBinary> firstBinary = detail::gpuBinary(first, first.target, true);
   for (size_t i = 0; i < firstBinary->ptx.params.size(); ++i) {
-    if (firstBinary->ptx.params[i].globalScratch) break;  // refused below
+    if (firstBinary->ptx.params[i].globalScratch || firstBinary->ptx.params[i].tensorMap >= 0) break;  // refused below
     int p = first.argToParam[i];
     const frontend::ParamSpec& spec = first.specs[p];
     Param param;
@@ -102,6 +102,10 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
       throw Error("AOT: kernel '" + name + "' for " + k.target.name() +
                   " makes TMA descriptors on the device (tl.make_tensor_descriptor), which need per-launch global "
                   "scratch; ahead-of-time launchers do not allocate it yet");
+    if (!b->ptx.tensorMaps.empty())
+      throw Error("AOT: kernel '" + name + "' for " + k.target.name() +
+                  " takes TMA descriptors that the launch encodes (tl.make_tensor_descriptor or tl.make_block_ptr of "
+                  "its arguments); ahead-of-time launchers do not encode them yet");
     const std::vector<char>& cubin = b->cubin->bytes;
     blobs << "alignas(8) const unsigned char kCubin" << index << "[" << cubin.size() << "] = {";
     for (size_t i = 0; i < cubin.size(); ++i) {

@@ -347,11 +347,12 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
   std::shared_ptr<GpuBinary> binary = gpuBinary(k, cuda.target(), /*needCubin=*/true);
   profile::Span span("compile", "load ", k.name);
   size_t scratchParams = binary->ptx.globalScratchBytes > 0 ? 1 : 0;
-  if (binary->ptx.params.size() != k.argToParam.size() + scratchParams)
+  size_t mapParams = binary->ptx.tensorMaps.size();
+  if (binary->ptx.params.size() != k.argToParam.size() + scratchParams + mapParams)
     throw Error("kernel '" + k.name + "': internal error: the PTX entry has " +
                 std::to_string(binary->ptx.params.size()) + " parameters (" + std::to_string(scratchParams) +
-                " of them global scratch) but the kernel passes " + std::to_string(k.argToParam.size()) +
-                " arguments");
+                " of them global scratch, " + std::to_string(mapParams) + " tensor maps) but the kernel passes " +
+                std::to_string(k.argToParam.size()) + " arguments");
   auto dk = std::make_shared<DeviceKernel>();
   dk->binary = binary;
   dk->device = &cuda;
@@ -543,12 +544,14 @@ static int64_t descriptorComponent(const TensorDescriptor& d, int component) {
 
 static void packParams(const detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
                        const detail::DeviceKernel& dk, const detail::DeviceImpl& device,
-                       const std::vector<BoundParam>& bound, uint64_t* slots, void** ptrs) {
+                       const std::vector<BoundParam>& bound, uint64_t* slots, void** ptrs,
+                       std::vector<detail::TensorMapBytes>& maps) {
   const frontend::JitFunction& fn = *kernel.fn;
   const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
   for (size_t i = 0; i < params.size(); ++i) {
     ptrs[i] = &slots[i];
-    if (params[i].globalScratch) {  // CudaDevice::launch fills it in
+    // The global scratch: CudaDevice::launch fills it in; tensor maps: below.
+    if (params[i].globalScratch || params[i].tensorMap >= 0) {
       slots[i] = 0;
       continue;
     }
@@ -568,6 +571,9 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
     bool isFloatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
     detail::packScalarParam(params[i], b.intValue, b.floatValue, isFloatArg, slots[i]);
   }
+  if (!dk.binary->ptx.tensorMaps.empty())
+    detail::encodeHostTensorMaps(dk.binary->ptx, slots, ptrs, maps,
+                                 [&](int p) { return fn.params[static_cast<size_t>(compiled.argToParam[p])].name; });
 }
 
 static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
@@ -587,7 +593,8 @@ static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernel
     slots = heapSlots.data();
     ptrs = heapPtrs.data();
   }
-  packParams(kernel, compiled, dk, device, bound, slots, ptrs);
+  std::vector<detail::TensorMapBytes> maps;
+  packParams(kernel, compiled, dk, device, bound, slots, ptrs, maps);
   detail::profile::GpuMark mark = detail::profile::beginGpu(*dk.device, stream);
   dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs);
   if (mark.device)
@@ -732,6 +739,7 @@ struct PreparedLaunch::Impl {
   detail::DeviceKernel* dk = nullptr;
   std::vector<uint64_t> slots;
   std::vector<void*> ptrs;
+  std::vector<detail::TensorMapBytes> maps;  ///< host tensor maps, encoded once
   int64_t dims[3] = {0, 0, 0};
 };
 
@@ -792,7 +800,7 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
   size_t n = p->dk->binary->ptx.params.size();
   p->slots.resize(n);
   p->ptrs.resize(n);
-  packParams(*impl_, *r.compiled, *p->dk, *device.impl(), r.bound, p->slots.data(), p->ptrs.data());
+  packParams(*impl_, *r.compiled, *p->dk, *device.impl(), r.bound, p->slots.data(), p->ptrs.data(), p->maps);
   return PreparedLaunch(std::move(p));
 }
 

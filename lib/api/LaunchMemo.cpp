@@ -122,6 +122,7 @@ struct LaunchMemoEntry {
     bool pointer = false;
     bool floatArg = false;
     bool scratch = false;  ///< the global scratch: CudaDevice::launch fills it in
+    bool tensorMap = false;  ///< a host tensor map: encoded from the others
     gpu::KernelParam param;
   };
   std::vector<Slot> slots;
@@ -178,7 +179,7 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   for (size_t i = 0; i < n; ++i) {
     const LaunchMemoEntry::Slot& s = entry->slots[i];
     ptrs[i] = &slots[i];
-    if (s.scratch) {
+    if (s.scratch || s.tensorMap) {
       slots[i] = 0;
       continue;
     }
@@ -194,6 +195,13 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     packScalarParam(s.param, intValue, floatValue, s.floatArg, slots[i]);
   }
   const DeviceKernel& dk = *entry->kernel;
+  std::vector<TensorMapBytes> maps;
+  if (!dk.binary->ptx.tensorMaps.empty()) {
+    const CompiledKernelImpl& compiled = *entry->compiled;
+    encodeHostTensorMaps(dk.binary->ptx, slots.data(), ptrs.data(), maps, [&](int p) {
+      return kernel.fn->params[static_cast<size_t>(compiled.argToParam[p])].name;
+    });
+  }
   profile::GpuMark mark = profile::beginGpu(*dk.device, options.stream);
   dk.device->launch(dk.loaded, dims, dk.blockThreads, dk.sharedBytes, options.stream, ptrs.data());
   if (mark.device)
@@ -222,9 +230,10 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
   if (params.size() > kMaxArgs) return;
   for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].globalScratch) {
+    if (params[i].globalScratch || params[i].tensorMap >= 0) {
       LaunchMemoEntry::Slot s;
-      s.scratch = true;
+      s.scratch = params[i].globalScratch;
+      s.tensorMap = params[i].tensorMap >= 0;
       entry->slots.push_back(s);
       continue;
     }

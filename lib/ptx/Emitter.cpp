@@ -10,6 +10,7 @@
 
 #include "ptx/Emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -346,6 +347,23 @@ std::string Emitter::isThreadZero() {
     prologue("setp.eq.u32 " + threadZero_ + ", " + threadId() + ", 0");
   }
   return threadZero_;
+}
+
+int Emitter::paramIndex(Value v) {
+  Block& entry = funcBody(func_);
+  if (v.definingOp() || v.parentBlock() != &entry) return -1;
+  return static_cast<int>(v.index());
+}
+
+std::string Emitter::hostTensorMapAddress(const gpu::HostTensorMap& map) {
+  size_t k = std::find(tensorMaps_.begin(), tensorMaps_.end(), map) - tensorMaps_.begin();
+  if (k == tensorMaps_.size()) tensorMaps_.push_back(map);
+  // The parameter's own address (param space) made generic: TMA reads
+  // the descriptor from there (a __grid_constant__ CUtensorMap in CUDA).
+  std::string addr = reg(RegClass::B64);
+  ins("mov.u64 " + addr + ", " + funcName(func_) + "_param_tmap" + std::to_string(k));
+  ins("cvta.param.u64 " + addr + ", " + addr);
+  return addr;
 }
 
 std::string Emitter::newTmaDescriptorSlot() {
@@ -835,9 +853,18 @@ gpu::PtxKernel Emitter::emit() {
   }
   emitBlock(entry);
   out.numWarps = options_.numWarps + producerWarps_;
+  for (size_t k = 0; k < tensorMaps_.size(); ++k) {
+    std::string name = out.name + "_param_tmap" + std::to_string(k);
+    params += std::string(params.empty() ? "" : ",\n") + "\t.param .align 64 .b8 " + name + "[" +
+              std::to_string(gpu::kTmaDescriptorBytes) + "]";
+    gpu::KernelParam p{Type::pointer(Type::i8()), gpu::kTmaDescriptorBytes};
+    p.tensorMap = static_cast<int>(k);
+    out.params.push_back(p);
+  }
+  out.tensorMaps = tensorMaps_;
   if (tmaSlots_) {
     std::string name = out.name + "_param_scratch";
-    params += std::string(entry.numArguments() ? ",\n" : "") + "\t.param .u64 " + name;
+    params += std::string(params.empty() ? "" : ",\n") + "\t.param .u64 " + name;
     out.params.push_back({Type::pointer(Type::i8()), 8, /*globalScratch=*/true});
     out.globalScratchBytes = gpu::kTmaDescriptorBytes * tmaSlots_;
     size_t at = prologue_.find(kGlobalScratchBytes);

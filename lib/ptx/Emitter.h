@@ -124,6 +124,12 @@ class Emitter {
   std::string newTmaDescriptorSlot();
   /// %tid.x == 0: the thread that makes descriptors and issues TMA copies.
   std::string isThreadZero();
+  /// The generic address (b64) of the 128-byte kernel parameter the launch
+  /// encodes `map` into: one parameter per distinct map, declared after the
+  /// kernel's arguments.
+  std::string hostTensorMapAddress(const gpu::HostTensorMap& map);
+  /// The PTX parameter an entry-block argument of the kernel is, or -1.
+  int paramIndex(Value v);
 
   // ---- shared memory ---------------------------------------------------------
   /// The 32-bit shared address of the scratch buffer (offset 0); every op
@@ -193,6 +199,7 @@ class Emitter {
   static constexpr const char* kScratchOffset = "__tessera_scratch_offset__";
   std::string globalScratch_, threadZero_;  ///< this program's TMA descriptor slots; %tid.x == 0
   int tmaSlots_ = 0;
+  std::vector<gpu::HostTensorMap> tensorMaps_;  ///< hostTensorMapAddress's, in parameter order
   static constexpr const char* kGlobalScratchBytes = "__tessera_global_scratch_bytes__";
   std::vector<gpu::ExternFunction> externs_;
   std::map<std::string, std::string> strings_;

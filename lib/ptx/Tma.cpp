@@ -23,6 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <optional>
+
 #include "ptx/Emitter.h"
 
 namespace tessera::ptx {
@@ -48,7 +50,65 @@ std::string replace(const std::string& field, const std::string& type, const std
   return "tensormap.replace.tile." + field + ".global.b1024." + type + " [" + addr + "], ";
 }
 
+/// CUtensorMapDataType of the elements TMA copies (bits only matter to a
+/// copy; floats keep their type so that NaN fill knows them).
+int driverDataType(Type elem) {
+  switch (elem.bitWidth()) {
+    case 8: return 0;                                                        // UINT8
+    case 16: return elem == Type::bf16() ? 9 : elem == Type::f16() ? 6 : 1;  // BFLOAT16 / FLOAT16 / UINT16
+    case 32: return elem == Type::f32() ? 7 : 2;                             // FLOAT32 / UINT32
+    default: return elem == Type::f64() ? 8 : 4;                             // FLOAT64 / UINT64
+  }
+}
+
+/// What the launch computes `v` from: a kernel argument, possibly sign- or
+/// zero-extended, or an integer constant. Nothing for a value the kernel
+/// computes (a per-program base such as attention's q_ptr + offset).
+std::optional<gpu::HostScalar> hostScalar(Emitter& e, Value v) {
+  gpu::HostScalar s;
+  Operation* def = v.definingOp();
+  if (def && def->is(OpCode::Constant) && v.type().isInteger()) {
+    s.constant = def->intAttr("value");
+    return s;
+  }
+  if (def && (def->is(OpCode::ExtSI) || def->is(OpCode::ExtUI))) {
+    s.zeroExtend = def->is(OpCode::ExtUI);
+    v = def->operand(0);
+  }
+  s.param = e.paramIndex(v);
+  if (s.param < 0) return std::nullopt;
+  return s;
+}
+
+/// The descriptor `op` makes, when the launch can encode it: its base,
+/// shape and strides are kernel arguments or constants.
+std::optional<gpu::HostTensorMap> hostTensorMap(Emitter& e, Operation* op) {
+  gpu::HostTensorMap map;
+  map.box = op->intArrayAttr("box");
+  size_t rank = map.box.size();
+  Type elem = op->operand(0).type().pointeeType();
+  map.elementBytes = static_cast<int>(elem.bitWidth() / 8);
+  map.dataType = driverDataType(elem);
+  map.swizzle = static_cast<int>(op->intAttr("swizzle"));
+  map.nanFill = op->strAttr("padding") == "nan";
+  std::optional<gpu::HostScalar> s = hostScalar(e, op->operand(0));
+  if (!s) return std::nullopt;
+  map.base = *s;
+  for (size_t i = 0; i < 2 * rank; ++i) {
+    if (!(s = hostScalar(e, op->operand(1 + i)))) return std::nullopt;
+    (i < rank ? map.shape : map.strides).push_back(*s);
+  }
+  return map;
+}
+
 void emitTensormapCreate(Emitter& e, Operation* op) {
+  if (std::optional<gpu::HostTensorMap> map = hostTensorMap(e, op)) {
+    std::string addr = e.hostTensorMapAddress(*map);
+    // Fetched into the TMA unit's cache while the program sets up.
+    e.ins("@" + e.isThreadZero() + " prefetch.tensormap [" + addr + "]");
+    e.bind(op->result(), {addr});
+    return;
+  }
   std::vector<int64_t> box = op->intArrayAttr("box");
   int rank = static_cast<int>(box.size());
   Type elem = op->operand(0).type().pointeeType();

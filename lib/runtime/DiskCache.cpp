@@ -177,6 +177,58 @@ const std::string& compilerVersion() {
 // Kernel binaries
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// A host tensor map's fields on one line: data type, element bytes,
+/// swizzle, NaN fill, rank, box, then base, shape and strides as
+/// p<param> (sign-extended), u<param> (zero-extended) or c<constant>.
+std::string tensorMapText(const gpu::HostTensorMap& m) {
+  std::ostringstream out;
+  auto scalar = [&](const gpu::HostScalar& v) {
+    if (v.param < 0) out << " c" << v.constant;
+    else out << (v.zeroExtend ? " u" : " p") << v.param;
+  };
+  out << m.dataType << " " << m.elementBytes << " " << m.swizzle << " " << (m.nanFill ? 1 : 0) << " " << m.box.size();
+  for (int64_t b : m.box) out << " " << b;
+  scalar(m.base);
+  for (const gpu::HostScalar& v : m.shape) scalar(v);
+  for (const gpu::HostScalar& v : m.strides) scalar(v);
+  return out.str();
+}
+
+std::optional<gpu::HostTensorMap> parseTensorMap(std::istream& in) {
+  gpu::HostTensorMap m;
+  int nan = 0;
+  size_t rank = 0;
+  if (!(in >> m.dataType >> m.elementBytes >> m.swizzle >> nan >> rank) || rank < 1 || rank > 5) return std::nullopt;
+  m.nanFill = nan != 0;
+  m.box.resize(rank);
+  for (int64_t& b : m.box)
+    if (!(in >> b)) return std::nullopt;
+  auto scalar = [&](gpu::HostScalar& v) {
+    std::string word;
+    if (!(in >> word) || word.size() < 2) return false;
+    try {
+      if (word[0] == 'c') v.constant = std::stoll(word.substr(1));
+      else if (word[0] == 'p' || word[0] == 'u') v.param = std::stoi(word.substr(1)), v.zeroExtend = word[0] == 'u';
+      else return false;
+    } catch (const std::exception&) {
+      return false;
+    }
+    return true;
+  };
+  m.shape.resize(rank);
+  m.strides.resize(rank);
+  if (!scalar(m.base)) return std::nullopt;
+  for (gpu::HostScalar& v : m.shape)
+    if (!scalar(v)) return std::nullopt;
+  for (gpu::HostScalar& v : m.strides)
+    if (!scalar(v)) return std::nullopt;
+  return m;
+}
+
+}  // namespace
+
 CacheFiles serializeKernelBinary(const KernelBinary& binary) {
   const gpu::PtxKernel& k = binary.ptx;
   const Cubin& c = binary.cubin;
@@ -193,6 +245,8 @@ CacheFiles serializeKernelBinary(const KernelBinary& binary) {
        << "stack_frame_bytes " << c.stackFrameBytes << "\n"
        << "static_shared_bytes " << c.staticSharedBytes << "\n";
   for (const gpu::KernelParam& p : k.params) meta << "param " << p.bytes << " " << p.type.str() << "\n";
+  for (size_t i = 0; i < k.params.size(); ++i)
+    if (k.params[i].tensorMap >= 0) meta << "tensor_map " << i << " " << tensorMapText(k.tensorMaps[k.params[i].tensorMap]) << "\n";
   for (const gpu::ExternFunction& e : k.externs) meta << "extern " << e.symbol << " " << e.wrapper << "\n";
   return CacheFiles{{"metadata", meta.str()},
                     {"cubin", std::string(c.bytes.begin(), c.bytes.end())},
@@ -250,6 +304,14 @@ std::optional<KernelBinary> deserializeKernelBinary(const CacheFiles& files) {
       p.type = ok ? ir::Type::parse(type) : ir::Type();
       ok = ok && static_cast<bool>(p.type);
       k.params.push_back(p);
+    } else if (field == "tensor_map") {
+      size_t param = 0;
+      std::optional<gpu::HostTensorMap> m;
+      ok = (in >> param) && param < k.params.size() && (m = parseTensorMap(in));
+      if (ok) {
+        k.params[param].tensorMap = static_cast<int>(k.tensorMaps.size());
+        k.tensorMaps.push_back(*m);
+      }
     } else if (field == "extern") {
       gpu::ExternFunction e;
       ok = static_cast<bool>(in >> e.symbol >> e.wrapper);

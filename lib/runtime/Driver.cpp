@@ -82,6 +82,9 @@ struct DriverApi {
   CUresult (*cuMemAllocFromPoolAsync)(CUdeviceptr*, size_t, void*, CUstream) = nullptr;
   CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream) = nullptr;
   CUresult (*cuMemPoolTrimTo)(void*, size_t) = nullptr;
+  // Host-encoded TMA descriptors (CUDA 12.0+), optional.
+  CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const uint64_t*, const uint64_t*, const unsigned*,
+                                     const unsigned*, int, int, int, int) = nullptr;
 
   std::string error;  ///< why the driver is unusable ("" when usable)
   int deviceCount = 0;
@@ -145,7 +148,8 @@ const DriverApi& driverApi() {
                            Entry{"cuMemPoolSetAttribute", slot(a->cuMemPoolSetAttribute)},
                            Entry{"cuMemAllocFromPoolAsync", slot(a->cuMemAllocFromPoolAsync)},
                            Entry{"cuMemFreeAsync", slot(a->cuMemFreeAsync)},
-                           Entry{"cuMemPoolTrimTo", slot(a->cuMemPoolTrimTo)}})
+                           Entry{"cuMemPoolTrimTo", slot(a->cuMemPoolTrimTo)},
+                           Entry{"cuTensorMapEncodeTiled", slot(a->cuTensorMapEncodeTiled)}})
       *e.slot = lib.symbol(e.name);
     // CUDA 12.8+ has cuEventElapsedTime_v2 (same signature); prefer it.
     if (void* v2 = lib.symbol("cuEventElapsedTime_v2")) *slot(a->cuEventElapsedTime) = v2;
@@ -219,6 +223,19 @@ bool cudaAvailable(std::string* why) {
 }
 
 int cudaDeviceCount() { return usableDriver().deviceCount; }
+
+std::string encodeTiledTensorMap(void* out, int dataType, int rank, uint64_t base, const uint64_t* dims,
+                                 const uint64_t* strideBytes, const uint32_t* box, int swizzleBytes, bool nanFill) {
+  const DriverApi& api = usableDriver();
+  if (!api.cuTensorMapEncodeTiled) return "the CUDA driver lacks cuTensorMapEncodeTiled (driver too old?)";
+  const unsigned elementStrides[5] = {1, 1, 1, 1, 1};
+  int swizzle = swizzleBytes == 128 ? 3 : swizzleBytes == 64 ? 2 : swizzleBytes == 32 ? 1 : 0;
+  constexpr int kInterleaveNone = 0, kL2Promotion128B = 2;
+  CUresult r = api.cuTensorMapEncodeTiled(out, dataType, static_cast<unsigned>(rank), reinterpret_cast<void*>(base),
+                                          dims, strideBytes, box, elementStrides, kInterleaveNone, swizzle,
+                                          kL2Promotion128B, nanFill ? 1 : 0);
+  return r == kSuccess ? "" : describe(r);
+}
 
 namespace {
 

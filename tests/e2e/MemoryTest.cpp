@@ -187,6 +187,23 @@ TEST(Memory, TensorDescriptorMatmul) { expectBlockMatmul("descriptor_matmul", fa
 // pointers' offsets, so the tiles are pipelined like the descriptor form's.
 TEST(Memory, BlockPointerMatmul) { expectBlockMatmul("block_ptr_matmul", true); }
 
+// K = 0: no loop iteration runs, and C is all zeros. On sm_90a the
+// launch encodes A's and B's descriptors (gpu::HostTensorMap); TMA cannot
+// describe an empty tensor, so they are passed zeroed and never read.
+TEST(Memory, BlockMatmulsOfEmptyK) {
+  for (bool blockPtr : {false, true}) {
+    SCOPED_TRACE(blockPtr ? "block_ptr_matmul" : "descriptor_matmul");
+    int64_t M = 70, N = 208, K = 0;
+    auto c = uploadAs(DType::fp16, std::vector<float>(M * N, 3.0f), {M, N});
+    std::vector<tessera::Arg> args = {dev().zeros(DType::fp16, {M, K}), dev().zeros(DType::fp16, {K, N}), c, M, N, K};
+    if (blockPtr) args.insert(args.end(), {K, N, N});
+    kernel(kFile, blockPtr ? "block_ptr_matmul" : "descriptor_matmul")
+        .launch(dev(), {cdiv(M, 64), cdiv(N, 128)}, args,
+                {{"BLOCK_M", int64_t(64)}, {"BLOCK_N", int64_t(128)}, {"BLOCK_K", int64_t(32)}});
+    for (float v : downloadFloats(c)) ASSERT_EQ(v, 0.0f);
+  }
+}
+
 // Tensor descriptors made on the host (TensorDescriptor arguments): a
 // matmul whose A, B and C all come as descriptors (16-byte aligned rows:
 // TMA on sm_90a), and the blocks of a 37 x 92 matrix with NaN padding past

@@ -52,6 +52,33 @@ std::string libdeviceWrapperName(const std::string& symbol);
 /// scratch, and its alignment.
 constexpr int kTmaDescriptorBytes = 128;
 
+/// A scalar the launch computes for a host tensor map: a kernel parameter
+/// (sign-extended from its type, or zero-extended) or a constant.
+struct HostScalar {
+  int param = -1;  ///< the PTX parameter it reads, or -1: `constant`
+  int64_t constant = 0;
+  bool zeroExtend = false;
+  bool operator==(const HostScalar&) const = default;
+};
+
+/// A TMA descriptor (CUtensorMap) the launch encodes with
+/// cuTensorMapEncodeTiled and passes as a 128-byte kernel parameter: one
+/// whose base, shape and strides are all kernel arguments or constants (a
+/// matmul's tl.make_tensor_descriptor or tl.make_block_ptr). The kernel
+/// then makes none itself; on the H100 that saves 2-5 us of every launch
+/// (docs/decisions.md).
+struct HostTensorMap {
+  HostScalar base;
+  std::vector<HostScalar> shape;    ///< outermost dim first, as the IR's
+  std::vector<HostScalar> strides;  ///< in elements, outermost first; the last is 1
+  std::vector<int64_t> box;         ///< outermost first
+  int elementBytes = 2;
+  int dataType = 0;  ///< CUtensorMapDataType
+  int swizzle = 0;   ///< bytes: 0, 32, 64 or 128
+  bool nanFill = false;
+  bool operator==(const HostTensorMap&) const = default;
+};
+
 /// One kernel parameter of the PTX entry, in order: what the launch packs.
 struct KernelParam {
   ir::Type type;  ///< pointer, i1/i8/i16/i32/i64, f16/bf16/f32/f64 (scalars)
@@ -59,6 +86,9 @@ struct KernelParam {
   /// The kernel's global scratch (a pointer the launch allocates, not a
   /// kernel argument): always the last parameter.
   bool globalScratch = false;
+  /// A host tensor map (PtxKernel::tensorMaps[tensorMap]), 128 bytes
+  /// aligned to 64, after the kernel's arguments; -1 for the others.
+  int tensorMap = -1;
 };
 
 struct PtxKernel {
@@ -71,6 +101,7 @@ struct PtxKernel {
   /// Global memory each program needs (its TMA descriptors); the entry's
   /// last parameter (globalScratch) points at programs * this many bytes.
   int globalScratchBytes = 0;
+  std::vector<HostTensorMap> tensorMaps;  ///< their parameters follow the arguments
   int numWarps = 4;
   bool usesPrintf = false;  ///< device_print (vprintf) present
 };

@@ -39,6 +39,14 @@ bool cudaAvailable(std::string* why = nullptr);
 /// Number of CUDA devices; throws tessera::Error without a usable driver.
 int cudaDeviceCount();
 
+/// Encodes a tiled TMA descriptor (cuTensorMapEncodeTiled: no swizzle or a
+/// 32/64/128-byte one, zero or NaN fill, L2 promotion of 128 bytes) into
+/// the 128 bytes at `out`, 64-byte aligned. `dims`, `box` (rank each) and
+/// `strideBytes` (rank - 1) are innermost first. Returns "" or the
+/// driver's error.
+std::string encodeTiledTensorMap(void* out, int dataType, int rank, uint64_t base, const uint64_t* dims,
+                                 const uint64_t* strideBytes, const uint32_t* box, int swizzleBytes, bool nanFill);
+
 /// The target of device `ordinal` (as CudaDevice::target) without creating
 /// its context. Throws tessera::Error like CudaDevice::get.
 gpu::Target cudaDeviceTarget(int ordinal);

@@ -47,6 +47,16 @@ inline gpu::PtxKernel compile(const std::string& src, const std::string& kernel,
   return gpu::compileToPtx(*r.module, r.kernelName, g);
 }
 
+/// The text of kernels/<file>, the kernel library's sources.
+inline std::string librarySource(const std::string& file) {
+  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/kernels/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
 /// Runs ptxas on the PTX; returns its output on failure ("" on success).
 inline std::string assemble(const gpu::PtxKernel& k, const std::string& arch) {
   std::string ptxas = ptxasPath();

@@ -35,14 +35,8 @@ gpu::PtxKernel compileWith(const std::string& src, const std::string& kernel, co
   return gpu::compileToPtx(*r.module, r.kernelName, g);
 }
 
-std::string librarySource(const std::string& file) {
-  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/kernels/" + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using ptxtest::has;
+using ptxtest::librarySource;
 
 /// The PTX after the producer's branch: what the kernel's own warps run.
 std::string consumerCode(const std::string& ptx) {

@@ -176,4 +176,50 @@ TEST(DiskCache, KernelBinaryRoundTrip) {
   EXPECT_FALSE(runtime::deserializeKernelBinary(files));
 }
 
+// Host tensor maps (TMA descriptors the launch encodes) keep their fields
+// and their parameters across the cache.
+TEST(DiskCache, TensorMapsRoundTrip) {
+  runtime::KernelBinary b;
+  b.ptx.name = "matmul_kernel_descriptor";
+  b.ptx.params = {{ir::Type::pointer(ir::Type::bf16()), 8}, {ir::Type::i32(), 4}, {ir::Type::i64(), 8}};
+  gpu::HostTensorMap m;
+  m.base.param = 0;
+  m.shape = {gpu::HostScalar{1, 0, true}, gpu::HostScalar{-1, 4096, false}};
+  m.strides = {gpu::HostScalar{2, 0, false}, gpu::HostScalar{-1, 1, false}};
+  m.box = {128, 64};
+  m.elementBytes = 2;
+  m.dataType = 9;
+  m.swizzle = 128;
+  m.nanFill = true;
+  gpu::HostTensorMap other = m;
+  other.box = {64, 64};
+  other.nanFill = false;
+  other.base.constant = -7;  // ignored: it reads a parameter
+  b.ptx.tensorMaps = {m, other};
+  for (int k = 0; k < 2; ++k) {
+    gpu::KernelParam p{ir::Type::pointer(ir::Type::i8()), 128};
+    p.tensorMap = k;
+    b.ptx.params.push_back(p);
+  }
+  b.cubin.bytes = {'\x7f', 'E', 'L', 'F'};
+  auto back = runtime::deserializeKernelBinary(runtime::serializeKernelBinary(b));
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->ptx.params.size(), 5u);
+  EXPECT_EQ(back->ptx.params[2].tensorMap, -1);
+  EXPECT_EQ(back->ptx.params[3].tensorMap, 0);
+  EXPECT_EQ(back->ptx.params[4].tensorMap, 1);
+  EXPECT_EQ(back->ptx.params[4].bytes, 128);
+  ASSERT_EQ(back->ptx.tensorMaps.size(), 2u);
+  EXPECT_EQ(back->ptx.tensorMaps[0], m);
+  other.base.constant = 0;
+  EXPECT_EQ(back->ptx.tensorMaps[1], other);
+
+  CacheFiles files = runtime::serializeKernelBinary(b);
+  files["metadata"] += "tensor_map 9 9 2 128 0 2 64 64 p0 p1 p1 p2 c1\n";  // no such parameter
+  EXPECT_FALSE(runtime::deserializeKernelBinary(files));
+  files = runtime::serializeKernelBinary(b);
+  files["metadata"] += "tensor_map 3 9 2 128 0 2 64 64 p0 p1 x1 p2 c1\n";  // not a scalar
+  EXPECT_FALSE(runtime::deserializeKernelBinary(files));
+}
+
 }  // namespace

@@ -1,0 +1,96 @@
+//===- PtxTensorMapsTest.cpp - TMA descriptors the launch encodes -------===//
+//
+// A TMA descriptor made from kernel arguments alone (a matmul's
+// tl.make_tensor_descriptor or tl.make_block_ptr) becomes a 128-byte
+// kernel parameter the launch encodes (gpu::HostTensorMap): the PTX takes
+// its generic address (cvta.param) and makes nothing itself. One made from
+// a value the kernel computes (attention's per-head base) is still made on
+// the device, in global scratch. On the GPU: tests/gpu/run (Dot, Memory,
+// KernelLibrary) and bench_matmul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PtxTestUtil.h"
+
+namespace tessera {
+namespace {
+
+using ptxtest::has;
+using ptxtest::librarySource;
+
+// Unit strides specialize away (i32:1): the entry's parameters are a, b,
+// c, M, N, K, stride_am, stride_bk, stride_cm.
+const char* kMatmulSig = "*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, stride_ak=1, i32:16, "
+                         "stride_bn=1, i32:16, stride_cn=1, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, GROUP_M=8";
+
+gpu::HostScalar param(int p) { return gpu::HostScalar{p, 0, false}; }
+gpu::HostScalar constant(int64_t c) { return gpu::HostScalar{-1, c, false}; }
+
+void expectMatmulMaps(const gpu::PtxKernel& k) {
+  EXPECT_EQ(k.globalScratchBytes, 0);
+  EXPECT_FALSE(has(k.ptx, "tensormap.replace"));
+  ASSERT_EQ(k.tensorMaps.size(), 2u);
+  ASSERT_EQ(k.params.size(), 11u);
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(k.params[i].tensorMap, -1) << i;
+  for (int m = 0; m < 2; ++m) {
+    EXPECT_EQ(k.params[9 + m].tensorMap, m);
+    EXPECT_EQ(k.params[9 + m].bytes, 128);
+    EXPECT_TRUE(has(k.ptx, ".param .align 64 .b8 " + k.name + "_param_tmap" + std::to_string(m) + "[128]"));
+  }
+  EXPECT_TRUE(has(k.ptx, "cvta.param.u64"));
+  EXPECT_TRUE(has(k.ptx, "prefetch.tensormap"));
+  // A: a_ptr, [M, K], [stride_am, 1], one 128-byte swizzle atom of the
+  // 128x64 tile; B: b_ptr, [K, N], [stride_bk, 1], 64x64 atoms of 64x128.
+  const gpu::HostTensorMap& a = k.tensorMaps[0];
+  EXPECT_EQ(a.base, param(0));
+  EXPECT_EQ(a.shape, (std::vector<gpu::HostScalar>{param(3), param(5)}));
+  EXPECT_EQ(a.strides, (std::vector<gpu::HostScalar>{param(6), constant(1)}));
+  EXPECT_EQ(a.box, (std::vector<int64_t>{128, 64}));
+  const gpu::HostTensorMap& b = k.tensorMaps[1];
+  EXPECT_EQ(b.base, param(1));
+  EXPECT_EQ(b.shape, (std::vector<gpu::HostScalar>{param(5), param(4)}));
+  EXPECT_EQ(b.strides, (std::vector<gpu::HostScalar>{param(7), constant(1)}));
+  EXPECT_EQ(b.box, (std::vector<int64_t>{64, 64}));
+  for (const gpu::HostTensorMap& m : k.tensorMaps) {
+    EXPECT_EQ(m.elementBytes, 2);
+    EXPECT_EQ(m.dataType, 9);  // CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+    EXPECT_EQ(m.swizzle, 128);
+    EXPECT_FALSE(m.nanFill);
+  }
+}
+
+TEST(PtxTensorMaps, DescriptorMatmulTakesItsDescriptorsAsParameters) {
+  gpu::PtxKernel k = ptxtest::compile(librarySource("matmul.py"), "matmul_kernel_descriptor", kMatmulSig, 4);
+  expectMatmulMaps(k);
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+}
+
+TEST(PtxTensorMaps, BlockPointerMatmulToo) {
+  gpu::PtxKernel k = ptxtest::compile(librarySource("matmul.py"), "matmul_kernel_block_ptr", kMatmulSig, 4);
+  expectMatmulMaps(k);
+}
+
+// sm_80 has no TMA: no descriptors at all.
+TEST(PtxTensorMaps, NoneOnSm80) {
+  gpu::PtxKernel k =
+      ptxtest::compile(librarySource("matmul.py"), "matmul_kernel_descriptor", kMatmulSig, 4, "sm_80");
+  EXPECT_TRUE(k.tensorMaps.empty());
+  EXPECT_EQ(k.params.size(), 9u);
+}
+
+// Attention's descriptors start at q_ptr + the head's offset, which each
+// program computes: they are made on the device, in global scratch.
+TEST(PtxTensorMaps, PerProgramBasesAreMadeOnTheDevice) {
+  gpu::PtxKernel k = ptxtest::compile(librarySource("attention.py"), "attention_fwd_descriptor",
+                                      "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32, HEAD_DIM=64, BLOCK_M=128, "
+                                      "BLOCK_N=64, CAUSAL=0",
+                                      4);
+  EXPECT_TRUE(k.tensorMaps.empty());
+  EXPECT_GT(k.globalScratchBytes, 0);
+  EXPECT_TRUE(has(k.ptx, "tensormap.replace"));
+  EXPECT_TRUE(k.params.back().globalScratch);
+}
+
+}  // namespace
+}  // namespace tessera
