@@ -23,6 +23,7 @@ namespace {
 /// of its slot, sign- or zero-extended) or a constant.
 int64_t hostValue(const gpu::HostScalar& s, const gpu::PtxKernel& ptx, const uint64_t* slots) {
   if (s.param < 0) return s.constant;
+  if (s.scale != 1) return hostValue(gpu::HostScalar{s.param, 0, s.zeroExtend, 1}, ptx, slots) * s.scale;
   const gpu::KernelParam& p = ptx.params[static_cast<size_t>(s.param)];
   uint64_t raw = slots[s.param];
   int bits = p.type.isPointer() ? 64 : static_cast<int>(p.type.bitWidth());

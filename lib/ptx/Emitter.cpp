@@ -355,6 +355,11 @@ int Emitter::paramIndex(Value v) {
   return static_cast<int>(v.index());
 }
 
+int64_t Emitter::paramDivisibility(int param) {
+  std::string name = "arg" + std::to_string(param) + ".divisibility";
+  return func_->hasAttr(name) ? func_->intAttr(name) : 1;
+}
+
 std::string Emitter::hostTensorMapAddress(const gpu::HostTensorMap& map) {
   size_t k = std::find(tensorMaps_.begin(), tensorMaps_.end(), map) - tensorMaps_.begin();
   if (k == tensorMaps_.size()) tensorMaps_.push_back(map);

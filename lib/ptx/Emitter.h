@@ -130,6 +130,8 @@ class Emitter {
   std::string hostTensorMapAddress(const gpu::HostTensorMap& map);
   /// The PTX parameter an entry-block argument of the kernel is, or -1.
   int paramIndex(Value v);
+  /// What the launch's specialization proved parameter `param` divisible by (1: nothing).
+  int64_t paramDivisibility(int param);
 
   // ---- shared memory ---------------------------------------------------------
   /// The 32-bit shared address of the scratch buffer (offset 0); every op

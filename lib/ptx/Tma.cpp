@@ -80,9 +80,70 @@ std::optional<gpu::HostScalar> hostScalar(Emitter& e, Value v) {
   return s;
 }
 
+/// The factors of a product (arith.muli trees).
+void factors(Value v, std::vector<Value>& out) {
+  Operation* d = v.definingOp();
+  if (d && d->is(OpCode::MulI)) {
+    factors(d->operand(0), out);
+    factors(d->operand(1), out);
+    return;
+  }
+  out.push_back(v);
+}
+
+/// A base `arg + program * stride` (attention's q_ptr + head * seq_len *
+/// HEAD_DIM): `arg` a pointer argument, `program` a program id (never
+/// negative), `stride` (elements) a constant times at most one argument,
+/// proven a multiple of 16 bytes. The descriptor then starts at `arg` and
+/// gets an outermost dim of that stride, in which each program copies at
+/// its own coordinate: the same blocks, the same bounds, and one
+/// descriptor for all programs.
+struct ProgramBase {
+  gpu::HostScalar base, stride;
+  Value program;  ///< the i32 program id, the coordinate in the outer dim
+};
+
+std::optional<ProgramBase> programBase(Emitter& e, Value v, int64_t elementBytes) {
+  Operation* add = v.definingOp();
+  if (!add || !add->is(OpCode::AddPtr) || add->operand(1).type().isTensor()) return std::nullopt;
+  ProgramBase pb;
+  pb.base.param = e.paramIndex(add->operand(0));
+  if (pb.base.param < 0) return std::nullopt;
+  std::vector<Value> fs;
+  factors(add->operand(1), fs);
+  int64_t constant = 1;
+  for (Value f : fs) {
+    Operation* d = f.definingOp();
+    if (d && d->is(OpCode::Constant) && f.type().isInteger()) {
+      constant *= d->intAttr("value");
+      continue;
+    }
+    Value inner = d && (d->is(OpCode::ExtSI) || d->is(OpCode::ExtUI)) ? d->operand(0) : f;
+    Operation* id = inner.definingOp();
+    if (id && id->is(OpCode::GetProgramId) && !pb.program) {
+      pb.program = inner;
+      continue;
+    }
+    std::optional<gpu::HostScalar> s = hostScalar(e, f);
+    if (!s || s->param < 0 || pb.stride.param >= 0) return std::nullopt;
+    pb.stride = *s;
+  }
+  if (!pb.program || constant <= 0) return std::nullopt;
+  int64_t divisibility = constant * elementBytes;
+  if (pb.stride.param >= 0) {
+    pb.stride.scale = constant;
+    divisibility *= e.paramDivisibility(pb.stride.param);
+  } else {
+    pb.stride.constant = constant;
+  }
+  if (divisibility % 16 != 0) return std::nullopt;
+  return pb;
+}
+
 /// The descriptor `op` makes, when the launch can encode it: its base,
-/// shape and strides are kernel arguments or constants.
-std::optional<gpu::HostTensorMap> hostTensorMap(Emitter& e, Operation* op) {
+/// shape and strides are kernel arguments or constants (or the base is a
+/// ProgramBase: `outer` is then the program's coordinate in the added dim).
+std::optional<gpu::HostTensorMap> hostTensorMap(Emitter& e, Operation* op, Value& outer) {
   gpu::HostTensorMap map;
   map.box = op->intArrayAttr("box");
   size_t rank = map.box.size();
@@ -92,21 +153,40 @@ std::optional<gpu::HostTensorMap> hostTensorMap(Emitter& e, Operation* op) {
   map.swizzle = static_cast<int>(op->intAttr("swizzle"));
   map.nanFill = op->strAttr("padding") == "nan";
   std::optional<gpu::HostScalar> s = hostScalar(e, op->operand(0));
-  if (!s) return std::nullopt;
-  map.base = *s;
+  std::optional<ProgramBase> pb;
+  if (!s && (rank > 4 || !(pb = programBase(e, op->operand(0), map.elementBytes)))) return std::nullopt;
+  map.base = s ? *s : pb->base;
   for (size_t i = 0; i < 2 * rank; ++i) {
     if (!(s = hostScalar(e, op->operand(1 + i)))) return std::nullopt;
     (i < rank ? map.shape : map.strides).push_back(*s);
   }
+  if (pb) {  // an outermost dim as long as a program id can be
+    map.shape.insert(map.shape.begin(), gpu::HostScalar{-1, 0x7fffffff});
+    map.strides.insert(map.strides.begin(), pb->stride);
+    map.box.insert(map.box.begin(), 1);
+    outer = pb->program;
+  }
   return map;
 }
 
+/// The descriptor's address and the coordinates of a copy through it,
+/// outermost first: `inner`, after the program's own in an outer dim the
+/// descriptor was given for its base (see ProgramBase).
+std::pair<std::string, std::vector<std::string>> descriptorCoordinates(Emitter& e, Value desc,
+                                                                        std::vector<std::string> inner) {
+  const Regs& d = e.regs(desc);
+  if (d.size() > 1) inner.insert(inner.begin(), d[1]);
+  return {d[0], inner};
+}
+
 void emitTensormapCreate(Emitter& e, Operation* op) {
-  if (std::optional<gpu::HostTensorMap> map = hostTensorMap(e, op)) {
+  Value outer;
+  if (std::optional<gpu::HostTensorMap> map = hostTensorMap(e, op, outer)) {
     std::string addr = e.hostTensorMapAddress(*map);
     // Fetched into the TMA unit's cache while the program sets up.
     e.ins("@" + e.isThreadZero() + " prefetch.tensormap [" + addr + "]");
-    e.bind(op->result(), {addr});
+    if (outer) e.bind(op->result(), {addr, e.regs(outer)[0]});
+    else e.bind(op->result(), {addr});
     return;
   }
   std::vector<int64_t> box = op->intArrayAttr("box");
@@ -184,10 +264,11 @@ void emitDescriptorLoad(Emitter& e, Operation* op) {
   e.ins(p + "mbarrier.init.shared::cta.b64 [" + bar + "], 1");
   e.ins(p + "fence.mbarrier_init.release.cluster");
   e.barrier();
-  std::vector<std::string> coords;
-  for (unsigned i = 1; i < op->numOperands(); ++i) coords.push_back(e.regs(op->operand(i))[0]);
+  std::vector<std::string> inner;
+  for (unsigned i = 1; i < op->numOperands(); ++i) inner.push_back(e.regs(op->operand(i))[0]);
+  auto [desc, coords] = descriptorCoordinates(e, op->operand(0), inner);
   e.ins(p + "mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " + std::to_string(bytes));
-  e.ins(p + bulkTensorCopy(coords.size(), smem, e.regs(op->operand(0))[0], coords, bar));
+  e.ins(p + bulkTensorCopy(coords.size(), smem, desc, coords, bar));
   waitBarrier(e, bar, "0");
   e.bind(op->result(), loadFromScratch(e, e.layout(tile), tile.shape(), tile.elementType()));
   e.barrier();
@@ -234,7 +315,8 @@ void emitAsyncTmaCopy(Emitter& e, Operation* op) {
       e.ins("add.s32 " + at + ", " + col + ", " + std::to_string(k * box[1]));
     }
     std::string dstAt = e.regs(dst)[0] + "+" + std::to_string(k * rows * box[1] * elemBytes);
-    e.ins(p + bulkTensorCopy(2, dstAt, e.regs(desc)[0], {row, at}, bar));
+    auto [address, coords] = descriptorCoordinates(e, desc, {row, at});
+    e.ins(p + bulkTensorCopy(coords.size(), dstAt, address, coords, bar));
   }
 }
 

@@ -181,12 +181,13 @@ namespace {
 
 /// A host tensor map's fields on one line: data type, element bytes,
 /// swizzle, NaN fill, rank, box, then base, shape and strides as
-/// p<param> (sign-extended), u<param> (zero-extended) or c<constant>.
+/// p<param> (sign-extended), u<param> (zero-extended), either followed by
+/// *<scale> when multiplied, or c<constant>.
 std::string tensorMapText(const gpu::HostTensorMap& m) {
   std::ostringstream out;
   auto scalar = [&](const gpu::HostScalar& v) {
     if (v.param < 0) out << " c" << v.constant;
-    else out << (v.zeroExtend ? " u" : " p") << v.param;
+    else out << (v.zeroExtend ? " u" : " p") << v.param << (v.scale != 1 ? "*" + std::to_string(v.scale) : "");
   };
   out << m.dataType << " " << m.elementBytes << " " << m.swizzle << " " << (m.nanFill ? 1 : 0) << " " << m.box.size();
   for (int64_t b : m.box) out << " " << b;
@@ -210,8 +211,14 @@ std::optional<gpu::HostTensorMap> parseTensorMap(std::istream& in) {
     if (!(in >> word) || word.size() < 2) return false;
     try {
       if (word[0] == 'c') v.constant = std::stoll(word.substr(1));
-      else if (word[0] == 'p' || word[0] == 'u') v.param = std::stoi(word.substr(1)), v.zeroExtend = word[0] == 'u';
-      else return false;
+      else if (word[0] == 'p' || word[0] == 'u') {
+        size_t star = word.find('*');
+        v.param = std::stoi(word.substr(1, star == std::string::npos ? std::string::npos : star - 1));
+        v.zeroExtend = word[0] == 'u';
+        if (star != std::string::npos) v.scale = std::stoll(word.substr(star + 1));
+      } else {
+        return false;
+      }
     } catch (const std::exception&) {
       return false;
     }

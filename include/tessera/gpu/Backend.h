@@ -58,6 +58,7 @@ struct HostScalar {
   int param = -1;  ///< the PTX parameter it reads, or -1: `constant`
   int64_t constant = 0;
   bool zeroExtend = false;
+  int64_t scale = 1;  ///< a parameter's value is multiplied by this
   bool operator==(const HostScalar&) const = default;
 };
 
@@ -66,7 +67,10 @@ struct HostScalar {
 /// whose base, shape and strides are all kernel arguments or constants (a
 /// matmul's tl.make_tensor_descriptor or tl.make_block_ptr). The kernel
 /// then makes none itself; on the H100 that saves 2-5 us of every launch
-/// (docs/decisions.md).
+/// (docs/decisions.md). A descriptor whose base is an argument plus a
+/// program's multiple of a stride (attention's q_ptr + head * seq_len *
+/// HEAD_DIM) gets one more, outermost dim of that stride instead: the
+/// program's multiple becomes its coordinate in every copy.
 struct HostTensorMap {
   HostScalar base;
   std::vector<HostScalar> shape;    ///< outermost dim first, as the IR's

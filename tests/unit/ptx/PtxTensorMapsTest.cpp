@@ -79,13 +79,38 @@ TEST(PtxTensorMaps, NoneOnSm80) {
   EXPECT_EQ(k.params.size(), 9u);
 }
 
-// Attention's descriptors start at q_ptr + the head's offset, which each
-// program computes: they are made on the device, in global scratch.
-TEST(PtxTensorMaps, PerProgramBasesAreMadeOnTheDevice) {
-  gpu::PtxKernel k = ptxtest::compile(librarySource("attention.py"), "attention_fwd_descriptor",
-                                      "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32, HEAD_DIM=64, BLOCK_M=128, "
-                                      "BLOCK_N=64, CAUSAL=0",
-                                      4);
+const char* kAttentionSig = "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32:16, HEAD_DIM=64, BLOCK_M=128, "
+                            "BLOCK_N=64, CAUSAL=0";
+
+// Attention's descriptors start at k_ptr + head * seq_len * HEAD_DIM: one
+// descriptor for every head, with an outer dim of seq_len * HEAD_DIM
+// elements in which each program copies at its head (program_id(1)).
+TEST(PtxTensorMaps, PerProgramBasesBecomeAnOuterDim) {
+  gpu::PtxKernel k = ptxtest::compile(librarySource("attention.py"), "attention_fwd_descriptor", kAttentionSig, 4);
+  EXPECT_EQ(k.globalScratchBytes, 0);
+  EXPECT_FALSE(has(k.ptx, "tensormap.replace"));
+  EXPECT_TRUE(has(k.ptx, "cp.async.bulk.tensor.3d"));
+  EXPECT_FALSE(has(k.ptx, "cp.async.bulk.tensor.2d"));
+  ASSERT_EQ(k.tensorMaps.size(), 2u);  // K and V (Q is read once, without TMA)
+  for (int m = 0; m < 2; ++m) {
+    const gpu::HostTensorMap& t = k.tensorMaps[m];
+    EXPECT_EQ(t.base, param(1 + m));
+    EXPECT_EQ(t.shape, (std::vector<gpu::HostScalar>{constant(0x7fffffff), param(5), constant(64)}));
+    EXPECT_EQ(t.strides, (std::vector<gpu::HostScalar>{gpu::HostScalar{5, 0, false, 64}, constant(64), constant(1)}));
+    EXPECT_EQ(t.box, (std::vector<int64_t>{1, 64, 64}));
+  }
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+}
+
+// A base the launch cannot compute (two arguments multiplied) is made on
+// the device, in global scratch.
+TEST(PtxTensorMaps, OtherBasesAreMadeOnTheDevice) {
+  std::string source = librarySource("attention.py");
+  std::string from = "head.to(tl.int64) * seq_len * HEAD_DIM";
+  ASSERT_NE(source.rfind(from), std::string::npos);
+  source.replace(source.rfind(from), from.size(), "head.to(tl.int64) * seq_len * seq_len");  // the descriptor form's
+  gpu::PtxKernel k = ptxtest::compile(source, "attention_fwd_descriptor", kAttentionSig, 4);
   EXPECT_TRUE(k.tensorMaps.empty());
   EXPECT_GT(k.globalScratchBytes, 0);
   EXPECT_TRUE(has(k.ptx, "tensormap.replace"));

@@ -82,7 +82,8 @@ TEST(PtxWarpSpecialize, AttentionGetsAProducerWarpgroup) {
     EXPECT_EQ(has(consumers, "bar.arrive 2, 256;"), c.warps == 8);
     EXPECT_EQ(has(consumers, "bar.arrive %r"), c.warps == 8);
     std::string producer = k.ptx.substr(0, k.ptx.size() - consumers.size());
-    EXPECT_TRUE(has(producer, "cp.async.bulk.tensor.2d"));
+    // 3-D: the descriptors of all heads, each program at its head (PtxTensorMaps).
+    EXPECT_TRUE(has(producer, "cp.async.bulk.tensor.3d"));
     EXPECT_TRUE(has(consumers, "mbarrier.arrive.shared::cta.b64"));
     if (ptxtest::ptxasPath().empty()) continue;
     std::string report = ptxtest::assemblerReport(k, "sm_90a");

@@ -185,7 +185,7 @@ TEST(DiskCache, TensorMapsRoundTrip) {
   gpu::HostTensorMap m;
   m.base.param = 0;
   m.shape = {gpu::HostScalar{1, 0, true}, gpu::HostScalar{-1, 4096, false}};
-  m.strides = {gpu::HostScalar{2, 0, false}, gpu::HostScalar{-1, 1, false}};
+  m.strides = {gpu::HostScalar{2, 0, false, 64}, gpu::HostScalar{-1, 1, false}};
   m.box = {128, 64};
   m.elementBytes = 2;
   m.dataType = 9;
