@@ -3,7 +3,13 @@
 // The sm_90a ops of Ops.def that move blocks of a strided tensor with the
 // Tensor Memory Accelerator:
 //
-//  * ttng.tensormap_create: thread 0 writes the 128-byte descriptor into
+//  * ttng.tensormap_create of kernel arguments and constants (a matmul's
+//    descriptors and block pointers), or of an argument plus a program id
+//    times such a stride (attention's per-head bases: one more, outer dim,
+//    the program id its coordinate): a 128-byte parameter the launch
+//    encodes (gpu::HostTensorMap, lib/api/TensorMaps.cpp); thread 0
+//    prefetches it.
+//  * any other ttng.tensormap_create: thread 0 writes the 128-byte descriptor into
 //    this program's slot of the kernel's global scratch (zeros, then
 //    tensormap.replace of every field: dims innermost first, strides in
 //    bytes, rank - 1), then fence.proxy.tensormap release + acquire, so
