@@ -62,6 +62,43 @@ struct Param {
   bool pointer = false;
 };
 
+/// The C++ expression of a host tensor map's scalar over the launcher's
+/// parameters (gpu::HostScalar: sign- or zero-extended, times its scale).
+std::string scalarExpr(const gpu::HostScalar& s, const std::vector<Param>& params) {
+  if (s.param < 0) return "int64_t(" + std::to_string(s.constant) + "LL)";
+  const Param& p = params.at(static_cast<size_t>(s.param));
+  std::string v = p.pointer ? "int64_t(" + p.name + ")"
+                  : s.zeroExtend ? "int64_t(std::make_unsigned_t<" + p.type + ">(" + p.name + "))"
+                                 : "int64_t(" + p.name + ")";
+  return s.scale == 1 ? v : "(" + v + " * " + std::to_string(s.scale) + "LL)";
+}
+
+/// Statements that encode binary `b`'s tensor maps into tessera_map<k>
+/// (returning the driver's error), for the launch to pass after the
+/// arguments.
+std::string encodeMaps(const gpu::PtxKernel& b, const std::vector<Param>& params) {
+  std::ostringstream c;
+  for (size_t k = 0; k < b.tensorMaps.size(); ++k) {
+    const gpu::HostTensorMap& m = b.tensorMaps[k];
+    size_t rank = m.box.size();
+    std::string dims, strides, box;
+    for (size_t ord = 0; ord < rank; ++ord) {  // innermost first
+      size_t d = rank - 1 - ord;
+      dims += (ord ? ", " : "") + std::string("cuuint64_t(") + scalarExpr(m.shape[d], params) + ")";
+      box += (ord ? ", " : "") + std::to_string(m.box[d]) + "u";
+      if (ord + 1 < rank)
+        strides += (ord ? ", " : "") + std::string("cuuint64_t(") + scalarExpr(m.strides[d - 1], params) + " * " +
+                   std::to_string(m.elementBytes) + ")";
+    }
+    c << "    {\n      const cuuint64_t dims[] = {" << dims << "};\n      const cuuint64_t strides[] = {"
+      << (strides.empty() ? "0" : strides) << "};\n      const cuuint32_t box[] = {" << box << "};\n"
+      << "      CUresult r = encode(&tessera_map" << k << ", " << m.dataType << ", " << rank << ", "
+      << scalarExpr(m.base, params) << ", dims, strides, box, " << m.swizzle << ", " << (m.nanFill ? 1 : 0)
+      << ");\n      if (r != CUDA_SUCCESS) return r;\n    }\n";
+  }
+  return c.str();
+}
+
 }  // namespace
 
 Files generate(const std::string& name, const std::vector<CompiledKernel>& perTarget) {
@@ -91,7 +128,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   for (size_t p = 0; p < first.specs.size(); ++p)
     signatureNote += (p ? ", " : "") + first.paramNames[p] + " " + specText(first.specs[p]);
 
-  std::ostringstream table, blobs;
+  std::ostringstream table, blobs, launches;
   int index = 0;
   for (const CompiledKernel& ck : perTarget) {
     const detail::CompiledKernelImpl& k = *ck.impl();
@@ -102,10 +139,17 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
       throw Error("AOT: kernel '" + name + "' for " + k.target.name() +
                   " makes TMA descriptors on the device (tl.make_tensor_descriptor), which need per-launch global "
                   "scratch; ahead-of-time launchers do not allocate it yet");
-    if (!b->ptx.tensorMaps.empty())
-      throw Error("AOT: kernel '" + name + "' for " + k.target.name() +
-                  " takes TMA descriptors that the launch encodes (tl.make_tensor_descriptor or tl.make_block_ptr of "
-                  "its arguments); ahead-of-time launchers do not encode them yet");
+    if (!b->ptx.tensorMaps.empty()) {  // this binary's launch: its arguments, then its tensor maps
+      launches << "  case " << index << ": {\n";
+      for (size_t m = 0; m < b->ptx.tensorMaps.size(); ++m)
+        launches << "    alignas(64) CUtensorMap tessera_map" << m << ";\n";
+      launches << encodeMaps(b->ptx, params) << "    void* tessera_params[] = {";
+      for (size_t i = 0; i < params.size(); ++i) launches << "&" << params[i].name << ", ";
+      for (size_t m = 0; m < b->ptx.tensorMaps.size(); ++m)
+        launches << (m ? ", " : "") << "&tessera_map" << m;
+      launches << "};\n    return launch(tessera_loaded, tessera_stream, tessera_grid_x, tessera_grid_y, "
+                  "tessera_grid_z, tessera_params);\n  }\n";
+    }
     const std::vector<char>& cubin = b->cubin->bytes;
     blobs << "alignas(8) const unsigned char kCubin" << index << "[" << cubin.size() << "] = {";
     for (size_t i = 0; i < cubin.size(); ++i) {
@@ -118,7 +162,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     std::sscanf(arch.c_str(), "sm_%d", &digits);  // sm_90a -> 90, sm_100 -> 100
     int major = digits / 10, minor = digits % 10;
     bool archSpecific = !arch.empty() && arch.back() == 'a';
-    table << "    {" << major << ", " << minor << ", " << (archSpecific ? "true" : "false") << ", kCubin" << index
+    table << "    {" << index << ", " << major << ", " << minor << ", " << (archSpecific ? "true" : "false") << ", kCubin" << index
           << ", " << b->ptx.sharedBytes << ", " << b->ptx.numWarps * 32 << ", \"" << arch << "\"},\n";
     ++index;
   }
@@ -139,8 +183,8 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
 
   std::ostringstream c;
   c << "// Generated by Tessera (tessera compile --emit cpp). Do not edit.\n#include \"" << name << ".h\"\n\n"
-    << "#include <mutex>\n\nnamespace tessera_aot {\n\nnamespace {\n\n"
-    << blobs.str() << "\nstruct Binary {\n  int major, minor;\n  bool archSpecific;\n  const unsigned char* cubin;\n"
+    << "#include <cstring>\n#include <mutex>\n#include <type_traits>\n\nnamespace tessera_aot {\n\nnamespace {\n\n"
+    << blobs.str() << "\nstruct Binary {\n  int index, major, minor;\n  bool archSpecific;\n  const unsigned char* cubin;\n"
     << "  unsigned sharedBytes, threads;\n  const char* arch;\n};\n\nconst Binary kBinaries[] = {\n" << table.str()
     << "};\n\n/// The module loaded in one context.\nstruct Loaded {\n  CUcontext context;\n  CUmodule module;\n"
     << "  CUfunction function;\n  const Binary* binary;\n};\nstd::mutex gMutex;\nLoaded gLoaded[16];\n"
@@ -164,7 +208,26 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "      (r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(pick->sharedBytes))) !=\n"
     << "          CUDA_SUCCESS)\n    return r;\n"
     << "  gLoaded[gCount] = Loaded{ctx, module, fn, pick};\n  *out = &gLoaded[gCount++];\n  return CUDA_SUCCESS;\n}\n\n"
-    << "}  // namespace\n\n"
+    << "CUresult launch(const Loaded* loaded, CUstream stream, unsigned x, unsigned y, unsigned z, void** params) {\n"
+    << "  return cuLaunchKernel(loaded->function, x, y, z, loaded->binary->threads, 1, 1, loaded->binary->sharedBytes,\n"
+    << "                        stream, params, nullptr);\n}\n\n";
+  if (!launches.str().empty())
+    c << "/// A TMA descriptor (cuTensorMapEncodeTiled; dims, strides in bytes and box innermost first). An\n"
+      << "/// empty dim gets a zeroed one: no copy reads it (the kernel's loop over it does not run).\n"
+      << "CUresult encode(CUtensorMap* map, int type, unsigned rank, int64_t base, const cuuint64_t* dims,\n"
+      << "                const cuuint64_t* strides, const cuuint32_t* box, int swizzleBytes, int nanFill) {\n"
+      << "  for (unsigned i = 0; i < rank; ++i)\n"
+      << "    if (int64_t(dims[i]) <= 0) {\n      std::memset(map, 0, sizeof *map);\n      return CUDA_SUCCESS;\n    }\n"
+      << "  const cuuint32_t ones[5] = {1, 1, 1, 1, 1};\n"
+      << "  CUtensorMapSwizzle swizzle = swizzleBytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B\n"
+      << "                               : swizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B\n"
+      << "                               : swizzleBytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B : CU_TENSOR_MAP_SWIZZLE_NONE;\n"
+      << "  return cuTensorMapEncodeTiled(map, CUtensorMapDataType(type), rank, reinterpret_cast<void*>(base), dims,\n"
+      << "                                strides, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,\n"
+      << "                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B,\n"
+      << "                                nanFill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA\n"
+      << "                                        : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n";
+  c << "}  // namespace\n\n"
     << "CUresult " << name << "(CUstream tessera_stream, unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args
     << ") {\n";
   for (const Param& p : params)
@@ -173,12 +236,14 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
         << " % 16 != 0) return CUDA_ERROR_INVALID_VALUE;  // compiled as divisible by 16\n";
   c << "  const Loaded* tessera_loaded = nullptr;\n  {\n    std::lock_guard<std::mutex> tessera_lock(gMutex);\n"
     << "    CUresult tessera_r = load(&tessera_loaded);\n    if (tessera_r != CUDA_SUCCESS) return tessera_r;\n  }\n";
+  if (!launches.str().empty())
+    c << "  switch (tessera_loaded->binary->index) {  // binaries that take TMA descriptors\n" << launches.str()
+      << "  default:\n    break;\n  }\n";
   c << "  void* tessera_params[] = {";
   for (size_t i = 0; i < params.size(); ++i) c << (i ? ", " : "") << "&" << params[i].name;
   if (params.empty()) c << "nullptr";
-  c << "};\n  return cuLaunchKernel(tessera_loaded->function, tessera_grid_x, tessera_grid_y, tessera_grid_z,\n"
-    << "                        tessera_loaded->binary->threads, 1, 1, tessera_loaded->binary->sharedBytes,\n"
-    << "                        tessera_stream, tessera_params, nullptr);\n}\n\n"
+  c << "};\n  return launch(tessera_loaded, tessera_stream, tessera_grid_x, tessera_grid_y, tessera_grid_z, "
+       "tessera_params);\n}\n\n"
     << "CUresult " << name << "_unload() {\n  std::lock_guard<std::mutex> lock(gMutex);\n"
     << "  CUcontext ctx = nullptr;\n  cuCtxGetCurrent(&ctx);\n  CUresult r = CUDA_SUCCESS;\n"
     << "  for (int i = 0; i < gCount; ++i)\n    if (gLoaded[i].context == ctx) {\n"
