@@ -8,7 +8,10 @@
 // the same major and a lower minor without the arch-specific "a"), raises
 // the dynamic shared-memory limit when the kernel needs more than 48 KiB,
 // packs the parameters as the PTX entry declares them and launches with
-// num_warps * 32 threads.
+// num_warps * 32 threads. A binary that takes TMA descriptors the launch
+// encodes (gpu::HostTensorMap; the sm_90a one of a descriptor matmul, not
+// its sm_80 one) gets them encoded from the launcher's arguments with
+// cuTensorMapEncodeTiled, as lib/api/TensorMaps.cpp does for the JIT.
 //
 //===----------------------------------------------------------------------===//
 
