@@ -97,6 +97,10 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
                   HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                   CAUSAL: tl.constexpr):
     block_m = tl.program_id(0)
+    if CAUSAL:
+        # The query blocks with the most keys first (the last ones see every
+        # key before them), so the short ones fill the machine at the end.
+        block_m = tl.num_programs(0) - 1 - block_m
     head = tl.program_id(1)
     base = head.to(tl.int64) * seq_len * HEAD_DIM
     rows = block_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -127,6 +131,10 @@ def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
                              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                              CAUSAL: tl.constexpr):
     block_m = tl.program_id(0)
+    if CAUSAL:
+        # The query blocks with the most keys first (the last ones see every
+        # key before them), so the short ones fill the machine at the end.
+        block_m = tl.num_programs(0) - 1 - block_m
     head = tl.program_id(1)
     base = head.to(tl.int64) * seq_len * HEAD_DIM
     q_desc = tl.make_tensor_descriptor(q_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
