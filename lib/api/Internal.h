@@ -257,13 +257,14 @@ void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double flo
 struct alignas(64) TensorMapBytes {
   unsigned char bytes[128];
 };
-/// Encodes the host tensor maps of `ptx` from the packed values of the
-/// other parameters (`slots`, as packParams wrote them) into `maps` (resized
-/// to one per map) and points each map parameter's `ptrs` entry at its
-/// bytes. `argName(p)` names PTX parameter p for errors. Throws Error when
-/// the driver refuses a descriptor (a zero dim, a misaligned base...).
-void encodeHostTensorMaps(const gpu::PtxKernel& ptx, const uint64_t* slots, void** ptrs,
-                          std::vector<TensorMapBytes>& maps, const std::function<std::string(int)>& argName);
+/// Encodes the host tensor maps of `ptx` (compiled from `fn` as
+/// `compiled`) from the packed values of the other parameters (`slots`, as
+/// packParams wrote them) into `maps` (resized to one per map) and points
+/// each map parameter's `ptrs` entry at its bytes. Throws Error, naming the
+/// argument, when the driver refuses a descriptor (a misaligned base...).
+void encodeHostTensorMaps(const frontend::JitFunction& fn, const CompiledKernelImpl& compiled,
+                          const gpu::PtxKernel& ptx, const uint64_t* slots, void** ptrs,
+                          std::vector<TensorMapBytes>& maps);
 /// The error for a tensor argument that does not live on the launch's device.
 std::string wrongDeviceMessage(const frontend::JitFunction& fn, int paramIndex, const TensorStorage* storage,
                                int deviceOrdinal);

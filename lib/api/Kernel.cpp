@@ -571,9 +571,7 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
     bool isFloatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
     detail::packScalarParam(params[i], b.intValue, b.floatValue, isFloatArg, slots[i]);
   }
-  if (!dk.binary->ptx.tensorMaps.empty())
-    detail::encodeHostTensorMaps(dk.binary->ptx, slots, ptrs, maps,
-                                 [&](int p) { return fn.params[static_cast<size_t>(compiled.argToParam[p])].name; });
+  if (!dk.binary->ptx.tensorMaps.empty()) detail::encodeHostTensorMaps(fn, compiled, dk.binary->ptx, slots, ptrs, maps);
 }
 
 static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,

@@ -196,12 +196,8 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   }
   const DeviceKernel& dk = *entry->kernel;
   std::vector<TensorMapBytes> maps;
-  if (!dk.binary->ptx.tensorMaps.empty()) {
-    const CompiledKernelImpl& compiled = *entry->compiled;
-    encodeHostTensorMaps(dk.binary->ptx, slots.data(), ptrs.data(), maps, [&](int p) {
-      return kernel.fn->params[static_cast<size_t>(compiled.argToParam[p])].name;
-    });
-  }
+  if (!dk.binary->ptx.tensorMaps.empty())
+    encodeHostTensorMaps(*kernel.fn, *entry->compiled, dk.binary->ptx, slots.data(), ptrs.data(), maps);
   profile::GpuMark mark = profile::beginGpu(*dk.device, options.stream);
   dk.device->launch(dk.loaded, dims, dk.blockThreads, dk.sharedBytes, options.stream, ptrs.data());
   if (mark.device)

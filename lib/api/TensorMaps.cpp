@@ -23,21 +23,22 @@ namespace {
 /// of its slot, sign- or zero-extended) or a constant.
 int64_t hostValue(const gpu::HostScalar& s, const gpu::PtxKernel& ptx, const uint64_t* slots) {
   if (s.param < 0) return s.constant;
-  if (s.scale != 1) return hostValue(gpu::HostScalar{s.param, 0, s.zeroExtend, 1}, ptx, slots) * s.scale;
   const gpu::KernelParam& p = ptx.params[static_cast<size_t>(s.param)];
   uint64_t raw = slots[s.param];
   int bits = p.type.isPointer() ? 64 : static_cast<int>(p.type.bitWidth());
-  if (bits >= 64) return static_cast<int64_t>(raw);
-  uint64_t mask = (uint64_t{1} << bits) - 1;
-  raw &= mask;
-  if (!s.zeroExtend && (raw >> (bits - 1)) & 1) raw |= ~mask;
-  return static_cast<int64_t>(raw);
+  if (bits < 64) {
+    uint64_t mask = (uint64_t{1} << bits) - 1;
+    raw &= mask;
+    if (!s.zeroExtend && (raw >> (bits - 1)) & 1) raw |= ~mask;
+  }
+  return static_cast<int64_t>(raw) * s.scale;
 }
 
 }  // namespace
 
-void encodeHostTensorMaps(const gpu::PtxKernel& ptx, const uint64_t* slots, void** ptrs,
-                          std::vector<TensorMapBytes>& maps, const std::function<std::string(int)>& argName) {
+void encodeHostTensorMaps(const frontend::JitFunction& fn, const CompiledKernelImpl& compiled,
+                          const gpu::PtxKernel& ptx, const uint64_t* slots, void** ptrs,
+                          std::vector<TensorMapBytes>& maps) {
   maps.resize(ptx.tensorMaps.size());
   for (size_t i = 0; i < ptx.params.size(); ++i) {
     int k = ptx.params[i].tensorMap;
@@ -72,7 +73,9 @@ void encodeHostTensorMaps(const gpu::PtxKernel& ptx, const uint64_t* slots, void
     std::string error =
         runtime::encodeTiledTensorMap(maps[k].bytes, m.dataType, rank, base, dims, strides, box, m.swizzle, m.nanFill);
     if (!error.empty()) {
-      std::string of = m.base.param >= 0 ? " of '" + argName(m.base.param) + "'" : "";
+      std::string of = m.base.param >= 0
+                           ? " of '" + fn.params[static_cast<size_t>(compiled.argToParam[m.base.param])].name + "'"
+                           : "";
       throw Error("kernel '" + ptx.name + "': the TMA descriptor" + of + " (shape [" + shapeText + "], strides [" +
                   strideText + ", 1]) cannot be encoded: " + error +
                   "; TMA needs a 16-byte aligned base and strides of multiples of 16 bytes");
