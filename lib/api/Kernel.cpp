@@ -255,6 +255,13 @@ static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& na
 /// file name is in device_assert messages; the compiler version covers the
 /// prelude's text too, hashed here explicitly for builds that embed a new
 /// prelude without other changes.
+/// TESSERA_POINTER_TMA=0: pointer tiles keep their cp.async copies on sm_90a
+/// (to compare with the TMA copies pointer-tiles-to-tma makes of them).
+static bool pointerTmaEnabled() {
+  const char* v = std::getenv("TESSERA_POINTER_TMA");
+  return !(v && std::string(v) == "0");
+}
+
 static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& target) {
   runtime::Sha256 h;
   h.field("tessera kernel cache key")
@@ -266,7 +273,8 @@ static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& 
       .field(k.specializationKey)
       .field("num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
              " debug=" + std::to_string(k.debug) +
-             (k.maxNumRegisters ? " maxnreg=" + std::to_string(k.maxNumRegisters) : std::string()))
+             (k.maxNumRegisters ? " maxnreg=" + std::to_string(k.maxNumRegisters) : std::string()) +
+             (pointerTmaEnabled() ? "" : " pointer_tma=0"))
       .field(target.name())
       .field(runtime::assemblerIdentity());
   return h.hexDigest();
@@ -317,6 +325,7 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
       options.maxNumRegisters = k.maxNumRegisters;
       options.target = target;
       options.debug = k.debug;
+      options.pointerTma = pointerTmaEnabled();
       b->ptx = compilePtx(*k.module, k.name, options);
     }
     dumpStage("ttgir", k.name, target.name(), b->ptx.ttgir);
@@ -359,7 +368,7 @@ static DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& devic
   dk->blockThreads = binary->ptx.numWarps * 32;
   dk->sharedBytes = binary->ptx.sharedBytes;
   cuda.loadKernel(dk->loaded, binary->cubin->bytes, binary->ptx.name, binary->ptx.sharedBytes,
-                  binary->cubin->staticSharedBytes);
+                  binary->cubin->staticSharedBytes, binary->ptx.runtimeChecks);
   if (scratchParams) {
     dk->loaded.globalScratchBytes = binary->ptx.globalScratchBytes;
     dk->loaded.globalScratchParam = static_cast<int>(binary->ptx.params.size()) - 1;

@@ -138,10 +138,11 @@ std::unique_ptr<Pass> createTargetedPass(const Options& options, const std::stri
 /// kernels (helpers are inlined into them and dropped, as for the PTX).
 class LowerToGpuPass : public Pass {
  public:
-  LowerToGpuPass(int numWarps, int numStages, Target target) {
+  LowerToGpuPass(int numWarps, int numStages, Target target, bool pointerTma) {
     options_.numWarps = numWarps;
     options_.numStages = numStages;
     options_.target = target;
+    options_.pointerTma = pointerTma;
   }
   void run(Module& module) override {
     std::vector<std::unique_ptr<Module>> lowered;
@@ -176,6 +177,14 @@ const std::vector<PassInfo>& gpuPasses() {
        "arguments, remade at the top of the body; tt.advance of a tt.make_tensor_ptr becomes a make.",
        {},
        [](const Options&) { return createFunctionPass(carryBlockPointerOffsets); }},
+      {"pointer-tiles-to-tma",
+       "sm_90a: masked pointer-tile loads of wgmma operands in a loop that are a block of a strided tensor "
+       "(base + (offset + arange) * stride per dim, one bound per dim in the mask, other = 0) become "
+       "block-pointer loads for tma-descriptor-loads; unproven non-negative offsets get a tt.assert.",
+       {{"num-warps", "4"}, {"target", "sm_90a"}},
+       [](const Options& options) {
+         return createTargetedPass(options, "pointer-tiles-to-tma", pointerTilesToTma);
+       }},
       {"tma-descriptor-loads",
        "sm_90a: loads through a tensor descriptor that TMA can copy (aligned base and strides, unit last "
        "stride) become ttng.descriptor_load of a ttng.tensormap_create made before the outermost loop.",
@@ -255,12 +264,16 @@ const std::vector<PassInfo>& gpuPasses() {
        [](const Options&) { return createFunctionPass(rematerializeAtUses); }},
       {"lower-to-gpu",
        "Runs the whole Tile IR -> Tile GPU IR pipeline (inline, simplify, layouts, converts, cse/dce, "
-       "sink-casts, rematerialize-at-uses, pipeline-dot-loops) on each kernel; other functions are dropped.",
-       {{"num-warps", "4"}, {"num-stages", "3"}, {"target", "sm_90a"}},
+       "sink-casts, rematerialize-at-uses, pipeline-dot-loops) on each kernel; other functions are dropped. "
+       "pointer-tma=0 leaves out pointer-tiles-to-tma.",
+       {{"num-warps", "4"}, {"num-stages", "3"}, {"target", "sm_90a"}, {"pointer-tma", "1"}},
        [](const Options& options) {
+         auto it = options.find("pointer-tma");
+         if (it != options.end() && it->second != "0" && it->second != "1")
+           throw Error("pass 'lower-to-gpu': option 'pointer-tma' expects 0 or 1, got '" + it->second + "'");
          return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"),
                                                  intOption(options, "lower-to-gpu", "num-stages", 3, /*pow2=*/false),
-                                                 targetOption(options));
+                                                 targetOption(options), it == options.end() || it->second == "1");
        }},
   };
   return passes;

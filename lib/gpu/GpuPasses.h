@@ -1,6 +1,11 @@
 //===- GpuPasses.h - The Tile GPU IR passes (private to lib/gpu) -*- C++ -*-===//
 //
 // Run in this order by lowerToGpuIR (LowerToGpuIR.cpp):
+//   carryBlockPointerOffsets block pointers carried by loops -> their offsets
+//   pointerTilesToTma        sm_90a: masked pointer tiles of wgmma operands
+//                            -> block-pointer loads (for the next pass)
+//   tmaDescriptorLoads       sm_90a: block-pointer and descriptor loads of
+//                            wgmma operands -> TMA descriptor loads
 //   rewriteBlockPointers     block-pointer loads/stores -> pointer tiles + masks
 //   combineDotAdd            x + dot(a, b) -> dot(a, b, acc=x) (not for fp8
 //                            wgmma dots, as in Triton)
@@ -50,6 +55,18 @@ void carryBlockPointerOffsets(ir::Operation* func);
 /// sm_90a: tensor-descriptor loads TMA can copy become
 /// ttng.descriptor_load of a ttng.tensormap_create (TmaDescriptorLoads.cpp).
 void tmaDescriptorLoads(ir::Operation* func, const Target& target, int numWarps);
+/// sm_90a: masked pointer-tile loads of wgmma operands that are blocks of a
+/// strided tensor become block-pointer loads, for tmaDescriptorLoads
+/// (PointerTilesToTma.cpp).
+void pointerTilesToTma(ir::Operation* func, const Target& target, int numWarps);
+/// Whether TMA can copy a `tile` (element size, box dims, 16-byte rows, at
+/// most 64 KiB) with that padding ("zero" or "nan").
+bool tmaCanCopyTile(ir::Type tile, const std::string& padding);
+/// Operand A or B of a wgmma dot, directly or through tt.trans, loaded in a
+/// loop: a tile the pipeliner stages (fp8: K-major only). `transposedCopy`:
+/// as if the load, which feeds the dot directly, were of the transposed
+/// tile read through tt.trans (pointerTilesToTma's copies of K^T).
+bool isStageableWgmmaOperand(ir::Operation* load, const Target& target, int numWarps, bool transposedCopy = false);
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
 void combineDotAdd(ir::Operation* func, const Target& target, int numWarps);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 unless the dot runs

@@ -36,6 +36,7 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   // invariant: folded here, the rows' offsets, masks and address terms
   // become loop-invariant and licm hoists them after pipelining.
   transforms::runPasses(*gpu, "canonicalize,dce");
+  if (options.pointerTma) pointerTilesToTma(kernel, options.target, options.numWarps);
   tmaDescriptorLoads(kernel, options.target, options.numWarps);
   rewriteBlockPointers(kernel);
   combineDotAdd(kernel, options.target, options.numWarps);

@@ -69,7 +69,7 @@ class TmaLoadRewriter {
     // TMA checks every dim; a block-pointer load may leave some unchecked
     // (read as they lie in memory), so only fully checked loads qualify.
     if (load->intArrayAttr("boundary_check").size() != static_cast<size_t>(rank)) return;
-    if (!eligible(make, tile, padding) || !stageableWgmmaOperand(load)) return;
+    if (!eligible(make, tile, padding) || !isStageableWgmmaOperand(load, target_, numWarps_)) return;
     std::vector<Value> operands = descriptorOperands(make, rank);
     Operation* at = hoistPoint(make, operands);
     if (at == make) return;  // made in the loop: the pipeliner could not stage it
@@ -86,43 +86,16 @@ class TmaLoadRewriter {
   }
 
  private:
-  /// TMA's requirements (file comment), from the element type and axis info.
+  /// TMA's requirements on the base and strides (file comment), by axis info.
   bool eligible(Operation* make, Type tile, const std::string& padding) {
     int rank = static_cast<int>(tile.rank());
-    Type elem = tile.elementType();
-    int64_t bits = elem.bitWidth();
-    if (rank > 5 || (bits != 8 && bits != 16 && bits != 32 && bits != 64)) return false;
-    if (padding == "nan" && elem != Type::f16() && elem != Type::bf16() && elem != Type::f32() && elem != Type::f64())
-      return false;
-    int64_t bytes = bits / 8;
-    for (int64_t b : tile.shape())
-      if (b > 256) return false;
-    if (tile.shape().back() * bytes % 16 != 0 || tile.numElements() * bytes > kMaxTileBytes) return false;
+    if (!tmaCanCopyTile(tile, padding)) return false;
+    int64_t bytes = tile.elementType().bitWidth() / 8;
     if (axis_.get(make->operand(0)).divisibility[0] % 16 != 0) return false;
     const AxisInfo& last = axis_.get(make->operand(2 * rank));
     if (!last.constantValue || *last.constantValue != 1) return false;
     for (int d = 0; d + 1 < rank; ++d)
       if (axis_.get(make->operand(1 + rank + d)).divisibility[0] * bytes % 16 != 0) return false;
-    return true;
-  }
-
-  /// Operand A or B of a wgmma dot, directly or through tt.trans, in a
-  /// loop: a tile the pipeliner stages (file comment).
-  bool stageableWgmmaOperand(Operation* load) {
-    Type tile = load->result().type();
-    if (tile.rank() != 2 || tile.shape()[0] % 8 != 0 || !load->parentOp() || !load->parentOp()->is(OpCode::For) ||
-        !load->result().hasOneUse())
-      return false;
-    OpOperand* use = load->result().uses().front();
-    bool transposed = use->owner->is(OpCode::Trans);
-    if (transposed) {
-      if (!use->owner->result().hasOneUse()) return false;
-      use = use->owner->result().uses().front();
-    }
-    Operation* dot = use->owner;
-    if (!dot->is(OpCode::Dot) || use->index > 1 || !dotUsesWgmma(dot, target_, numWarps_)) return false;
-    // fp8 wgmma reads K-major tiles only: A as loaded, B transposed.
-    if (isWgmmaFp8(tile.elementType().kind()) && transposed != (use->index == 1)) return false;
     return true;
   }
 
@@ -157,8 +130,6 @@ class TmaLoadRewriter {
   /// Descriptors made so far: insertion point, operands, box, padding.
   using Key = std::tuple<Operation*, std::vector<const void*>, std::vector<int64_t>, std::string>;
 
-  static constexpr int64_t kMaxTileBytes = 64 * 1024;  ///< the scratch copy when not staged
-
   AxisInfoAnalysis axis_;
   Target target_;
   int numWarps_;
@@ -166,6 +137,39 @@ class TmaLoadRewriter {
 };
 
 }  // namespace
+
+bool tmaCanCopyTile(Type tile, const std::string& padding) {
+  constexpr int64_t kMaxTileBytes = 64 * 1024;  // the scratch copy when not staged
+  int rank = static_cast<int>(tile.rank());
+  Type elem = tile.elementType();
+  int64_t bits = elem.bitWidth();
+  if (rank > 5 || (bits != 8 && bits != 16 && bits != 32 && bits != 64)) return false;
+  if (padding == "nan" && elem != Type::f16() && elem != Type::bf16() && elem != Type::f32() && elem != Type::f64())
+    return false;
+  int64_t bytes = bits / 8;
+  for (int64_t b : tile.shape())
+    if (b > 256) return false;
+  return tile.shape().back() * bytes % 16 == 0 && tile.numElements() * bytes <= kMaxTileBytes;
+}
+
+bool isStageableWgmmaOperand(Operation* load, const Target& target, int numWarps, bool transposedCopy) {
+  Type tile = load->result().type();
+  if (tile.rank() != 2 || tile.shape()[transposedCopy ? 1 : 0] % 8 != 0 || !load->parentOp() ||
+      !load->parentOp()->is(OpCode::For) || !load->result().hasOneUse())
+    return false;
+  OpOperand* use = load->result().uses().front();
+  bool transposed = use->owner->is(OpCode::Trans);
+  if (transposed) {
+    if (transposedCopy || !use->owner->result().hasOneUse()) return false;
+    use = use->owner->result().uses().front();
+  }
+  transposed = transposed || transposedCopy;
+  Operation* dot = use->owner;
+  if (!dot->is(OpCode::Dot) || use->index > 1 || !dotUsesWgmma(dot, target, numWarps)) return false;
+  // fp8 wgmma reads K-major tiles only: A as loaded, B transposed.
+  if (isWgmmaFp8(tile.elementType().kind()) && transposed != (use->index == 1)) return false;
+  return true;
+}
 
 void tmaDescriptorLoads(Operation* func, const Target& target, int numWarps) {
   // sm_90a only: newer targets have not run this path yet.

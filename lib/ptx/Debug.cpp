@@ -4,7 +4,11 @@
 // false calls CUDA's __assertfail with the message, file, line and function,
 // which prints "file:line: func: block: [..], thread: [..] Assertion `msg`
 // failed." and traps; the launch then fails with an error that names the
-// kernel. gpu.barrier is bar.sync; tt.assume emits nothing.
+// kernel. An assert marked `always` (a check the compiler added, on a
+// uniform scalar: pointer-tiles-to-tma) is emitted without debug too, as a
+// bare `trap`: a call anywhere in the kernel, even before its loops, makes
+// ptxas serialize every wgmma (C7510). The runtime names the check when
+// the kernel faults (PtxKernel::runtimeChecks). gpu.barrier is bar.sync; tt.assume emits nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +21,11 @@ using namespace ir;
 namespace {
 
 void emitAssert(Emitter& e, Operation* op) {
+  if (op->boolAttr("always")) {
+    e.ins("@!" + e.regs(op->operand(0))[0] + " trap");
+    e.addRuntimeCheck(op->strAttr("message"));
+    return;
+  }
   if (!e.options().debug) return;
   Value cond = op->operand(0);
   std::string msg = e.globalString(op->strAttr("message"));

@@ -157,6 +157,8 @@ class Emitter {
   void addExtern(const gpu::ExternFunction& f);
   void setUsesPrintf() { usesPrintf_ = true; }
   void setUsesAssert() { usesAssert_ = true; }
+  /// A check the compiler added that traps when it fails (PtxKernel::runtimeChecks).
+  void addRuntimeCheck(const std::string& what) { runtimeChecks_.push_back(what); }
   std::string globalString(const std::string& text);  ///< .global .b8 array; returns its name
   /// A per-thread .local buffer of at least `bytes` (one per kernel, reused).
   std::string localBuffer(int64_t bytes) {
@@ -207,6 +209,7 @@ class Emitter {
   std::map<std::string, std::string> strings_;
   bool usesPrintf_ = false;
   bool usesAssert_ = false;
+  std::vector<std::string> runtimeChecks_;
   int64_t localBytes_ = 0;
   bool inProducer_ = false, specialized_ = false;
   int producerWarps_ = 0;  ///< launched beyond num_warps (ttng.warp_specialize)

@@ -255,6 +255,7 @@ CacheFiles serializeKernelBinary(const KernelBinary& binary) {
   for (size_t i = 0; i < k.params.size(); ++i)
     if (k.params[i].tensorMap >= 0) meta << "tensor_map " << i << " " << tensorMapText(k.tensorMaps[k.params[i].tensorMap]) << "\n";
   for (const gpu::ExternFunction& e : k.externs) meta << "extern " << e.symbol << " " << e.wrapper << "\n";
+  for (const std::string& check : k.runtimeChecks) meta << "runtime_check " << check << "\n";
   return CacheFiles{{"metadata", meta.str()},
                     {"cubin", std::string(c.bytes.begin(), c.bytes.end())},
                     {"ptx", k.ptx},
@@ -323,6 +324,10 @@ std::optional<KernelBinary> deserializeKernelBinary(const CacheFiles& files) {
       gpu::ExternFunction e;
       ok = static_cast<bool>(in >> e.symbol >> e.wrapper);
       k.externs.push_back(e);
+    } else if (field == "runtime_check") {
+      std::string text;
+      ok = static_cast<bool>(std::getline(in >> std::ws, text));
+      k.runtimeChecks.push_back(text);
     } else if (!field.empty()) {
       ok = false;
     }

@@ -205,8 +205,8 @@ bool isKernelFault(CUresult r) {
   }
 }
 
-/// Interned kernel names: LoadedKernel and lastKernel_ point into this set,
-/// so a launch records its kernel with one atomic store.
+/// Interned kernel names (and checks notes): LoadedKernel and lastKernel_
+/// point into this set, so a launch records its kernel with one atomic store.
 const std::string* internName(const std::string& name) {
   static std::mutex mutex;
   static auto* names = new std::set<std::string>();
@@ -340,6 +340,7 @@ void CudaDevice::check(int result, const std::string& what, const std::string* k
     if (!kernel && last)
       msg += "\nnote: a kernel fault is reported by the next synchronizing call; the last kernel launched on cuda:" +
              std::to_string(ordinal_) + " was '" + *last + "'";
+    if (const std::string* note = lastChecksNote_.load(std::memory_order_relaxed)) msg += *note;
     msg += "\nnote: the CUDA context is unusable after this error; restart the process to use the GPU again";
   }
   throw Error(msg);
@@ -459,9 +460,15 @@ void CudaDevice::synchronize() {
 }
 
 void CudaDevice::loadKernel(LoadedKernel& out, const std::vector<char>& cubin, const std::string& kernelName,
-                            int dynamicSharedBytes, int staticSharedBytes) {
+                            int dynamicSharedBytes, int staticSharedBytes,
+                            const std::vector<std::string>& runtimeChecks) {
   const DriverApi& api = driverApi();
   const std::string* name = internName(kernelName);
+  if (!runtimeChecks.empty()) {
+    std::string note = "\nnote: '" + kernelName + "' stops with a trap when a check Tessera added fails:";
+    for (const std::string& check : runtimeChecks) note += "\n  - " + check;
+    out.checksNote = internName(note);
+  }
   if (staticSharedBytes + dynamicSharedBytes > maxSharedOptin_)
     throw Error("kernel '" + kernelName + "': out of resources: shared memory, required " +
                 std::to_string(staticSharedBytes + dynamicSharedBytes) + " bytes, the device (cuda:" +
@@ -488,6 +495,7 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
                 ", " + std::to_string(grid[2]) + ") exceeds the CUDA limits (2^31-1, 65535, 65535)");
   makeCurrent();
   lastKernel_.store(kernel.name, std::memory_order_relaxed);
+  lastChecksNote_.store(kernel.checksNote, std::memory_order_relaxed);
   if (stream && !userStreams_.load(std::memory_order_relaxed)) userStreams_.store(true, std::memory_order_relaxed);
   const DriverApi& api = driverApi();
   // Global scratch: this launch's own, passed through a copy of the

@@ -196,6 +196,66 @@ TEST_F(Dot, TensorCoreTileShapes) {
   }
 }
 
+// The same tiles with rows TMA can copy (N, K multiples of 16 elements: the
+// strides specialize as such). On sm_90a pointer-tiles-to-tma makes the
+// masked pointer tiles TMA copies: both, or one next to the other's cp.async
+// copies in the same loop (N = 197: B's rows are not 16-byte aligned; K =
+// 211: A's). The loop runs over tl.cdiv(K, BLOCK_K) iterations (K offset
+// k * BLOCK_K); every dim has a partial block. Elsewhere, as before.
+TEST_F(Dot, TensorCoreTilesFromAlignedPointerTiles) {
+  struct Case {
+    DType dtype;
+    int64_t M, N, K;
+    int64_t bm, bn, bk;
+    int warps;
+  } cases[] = {{DType::fp16, 150, 208, 240, 64, 64, 32, 4},   {DType::fp16, 150, 208, 240, 128, 128, 32, 8},
+               {DType::bf16, 150, 208, 240, 64, 256, 64, 8},  {DType::bf16, 150, 208, 240, 128, 64, 128, 4},
+               {DType::fp16, 150, 197, 240, 128, 64, 64, 4},  {DType::bf16, 150, 208, 211, 64, 128, 16, 4},
+               {DType::fp16, 150, 208, 211, 64, 32, 64, 4}};
+  for (const Case& t : cases) {
+    SCOPED_TRACE(std::string(tessera::dtype_name(t.dtype)) + " " + std::to_string(t.M) + "x" + std::to_string(t.N) +
+                 "x" + std::to_string(t.K) + " on " + std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" +
+                 std::to_string(t.bk) + ", " + std::to_string(t.warps) + " warps");
+    E2E_RNG(rng);
+    auto a = randomMat(rng, t.dtype, t.M, t.K, 1.0f);
+    auto b = randomMat(rng, t.dtype, t.K, t.N, 1.0f);
+    auto c = dev().zeros(DType::fp32, {t.M, t.N});
+    tessera::LaunchOptions options;
+    options.num_warps = t.warps;
+    kernel(kFile, "matmul_grouped")
+        .launch(dev(), {cdiv(t.M, t.bm) * cdiv(t.N, t.bn)},
+                {a.tensor, b.tensor, c, t.M, t.N, t.K, t.K, int64_t(1), t.N, int64_t(1), t.N, int64_t(1)},
+                {{"BLOCK_M", t.bm}, {"BLOCK_N", t.bn}, {"BLOCK_K", t.bk}, {"GROUP_M", int64_t(4)}}, options);
+    checkProduct(downloadFloats(c), a.values, b.values, t.M, t.N, t.K, 1e-4, "matmul");
+  }
+}
+
+// Row blocks that start 8 rows above A, as a halo would (the first
+// program's offset is -8). With `rm >= 0` in the mask, those rows read
+// zeros, which is what TMA reads there: the product is right. Without it,
+// the pointer load would read the 8 rows before A. On sm_90a that load is
+// a TMA copy, which cannot, so the program stops with a trap, and the
+// error names the load; the interpreter reports the out-of-bounds read.
+TEST_F(Dot, PointerTileRowsAboveTheTensor) {
+  E2E_RNG(rng);
+  const int64_t M = 100, N = 64, K = 96, BM = 64, BN = 64, SHIFT = 8;
+  auto a = randomMat(rng, DType::fp16, M, K, 1.0f);
+  auto b = randomMat(rng, DType::fp16, K, N, 1.0f);
+  auto c = dev().zeros(DType::fp32, {M, N});
+  auto launch = [&](bool checkLow) {
+    kernel(kFile, "matmul_shifted_rows")
+        .launch(dev(), {cdiv(M + SHIFT, BM), cdiv(N, BN)}, {a.tensor, b.tensor, c, M, N, K, K, N, N},
+                {{"SHIFT", SHIFT}, {"CHECK_LOW", int64_t(checkLow)}, {"BLOCK_M", BM}, {"BLOCK_N", BN},
+                 {"BLOCK_K", int64_t(32)}});
+  };
+  launch(true);
+  checkProduct(downloadFloats(c), a.values, b.values, M, N, K, 1e-4, "shifted rows");
+  if (onGpu() && dev().arch() != "sm_90a") return;  // pointer tiles are TMA copies on sm_90a only
+  expectLaunchFailure([&] { launch(false); }, {"out-of-bounds load", "matmul_shifted_rows"},
+                      {"'matmul_shifted_rows' stops with a trap when a check Tessera added fails",
+                       "whose offset along dim 0 is negative stops here"});
+}
+
 }  // namespace
 
 namespace {

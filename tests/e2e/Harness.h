@@ -166,4 +166,10 @@ std::string errorOf(const std::function<void()>& fn);
 /// each expected text is looked for.
 void expectDeviceAssertFailure(const std::function<void()>& launch, const std::vector<std::string>& expected);
 
+/// The same for a launch that fails differently on the two: every one of
+/// `onInterpreter` in the interpreter's error, every one of `onGpu` in what
+/// the GPU child process reports (its fault and the runtime's notes).
+void expectLaunchFailure(const std::function<void()>& launch, const std::vector<std::string>& onInterpreter,
+                         const std::vector<std::string>& onGpu);
+
 }  // namespace e2e

@@ -34,6 +34,9 @@ struct GpuOptions {
   Target target;
   bool debug = false;  ///< device_assert active (TESSERA_DEBUG / @jit(debug=True))
   int maxNumRegisters = 0;  ///< `.maxnreg` cap per thread (triton.Config maxnreg); 0: ptxas decides
+  /// sm_90a: masked pointer tiles of wgmma operands copied by TMA
+  /// (pointer-tiles-to-tma); off with TESSERA_POINTER_TMA=0.
+  bool pointerTma = true;
 };
 
 /// A libdevice-style function the PTX calls but does not define
@@ -108,6 +111,9 @@ struct PtxKernel {
   std::vector<HostTensorMap> tensorMaps;  ///< their parameters follow the arguments
   int numWarps = 4;
   bool usesPrintf = false;  ///< device_print (vprintf) present
+  /// Checks the compiler added that stop the kernel with a trap when they
+  /// fail (what each one means); the runtime names them when it faults.
+  std::vector<std::string> runtimeChecks;
 };
 
 /// Lowers the kernel `kernelName` of an optimized Tile IR module (after

@@ -67,6 +67,9 @@ struct LoadedKernel {
   /// value for it is ignored).
   int64_t globalScratchBytes = 0;
   int globalScratchParam = -1;
+  /// What the checks the compiler added to the kernel test (they trap
+  /// when they fail), for the message of a fault; interned, or null.
+  const std::string* checksNote = nullptr;
   LoadedKernel() = default;
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
@@ -119,7 +122,7 @@ class CudaDevice {
   /// to use it (cuFuncSetAttribute); throws tessera::Error when the device
   /// has less than `staticSharedBytes + dynamicSharedBytes`.
   void loadKernel(LoadedKernel& out, const std::vector<char>& cubin, const std::string& kernelName,
-                  int dynamicSharedBytes, int staticSharedBytes);
+                  int dynamicSharedBytes, int staticSharedBytes, const std::vector<std::string>& runtimeChecks = {});
 
   /// cuLaunchKernel. `params` points at one value per kernel parameter.
   /// A kernel with global scratch gets it allocated on `stream` for this
@@ -159,6 +162,7 @@ class CudaDevice {
   int maxSharedOptin_ = 0;
   int l2Bytes_ = 0;
   std::atomic<const std::string*> lastKernel_{nullptr};
+  std::atomic<const std::string*> lastChecksNote_{nullptr};  ///< lastKernel_'s LoadedKernel::checksNote
 };
 
 }  // namespace tessera::runtime

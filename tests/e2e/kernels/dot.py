@@ -190,3 +190,29 @@ def matmul_persistent_epilogue_descriptor(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K
         out = acc + bias[None, :]
         out = tl.where(out > 0, out, 0.125 * out)
         c_desc.store([m0, n0], out.to(c_desc.dtype))
+
+
+@triton.jit
+def matmul_shifted_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                        SHIFT: tl.constexpr, CHECK_LOW: tl.constexpr,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Row blocks start SHIFT rows early (the first one at -SHIFT), as a
+    # halo would: with CHECK_LOW the masks skip the rows above 0, without
+    # it the first program reads SHIFT rows before A.
+    rm = tl.program_id(0) * BLOCK_M - SHIFT + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    row_ok = rm[:, None] < M
+    if CHECK_LOW:
+        row_ok = row_ok & (rm[:, None] >= 0)
+    a_tile = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_tile = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_tile, mask=row_ok & (rk[None, :] < K - k0), other=0.0)
+        b = tl.load(b_tile, mask=(rk[:, None] < K - k0) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+        a_tile += BLOCK_K
+        b_tile += BLOCK_K * stride_bk
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc,
+             mask=(rm[:, None] >= 0) & (rm[:, None] < M) & (rn[None, :] < N))

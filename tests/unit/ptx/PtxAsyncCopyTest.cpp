@@ -82,6 +82,7 @@ Lowered lower(const char* src, const std::string& sig) {
   Lowered l;
   l.kernel = r.kernelName;
   l.options.target = gpu::Target::parse("sm_90a");
+  l.options.pointerTma = false;  // the cp.async copies, not TMA's (PtxTma*)
   l.gpu = gpu::lowerToGpuIR(*r.module, r.kernelName, l.options);
   return l;
 }
@@ -340,14 +341,17 @@ TEST(PtxAsyncCopy, PtxasKeepsTheWgmmaPipelines) {
 // asynchronously and its deferred wait lands right after Q K^T's own
 // wait for all groups, where the emitter drops it. So the loop body has two
 // wgmma commits and one wait, and it does no wait right after P @ V's
-// commit. exp2 is the one-instruction ex2.approx.ftz.f32 (Triton's).
+// commit. exp2 is the one-instruction ex2.approx.ftz.f32 (Triton's). With
+// its K and V tiles copied by cp.async: by TMA, the loop gets a producer
+// warpgroup (PtxWarpSpecialize*).
 TEST(PtxAsyncCopy, AttentionLoopWaitsOncePerIteration) {
   for (int d : {64, 128}) {
     int warps = d == 64 ? 4 : 8;
     SCOPED_TRACE("head_dim " + std::to_string(d));
     std::string sig = "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32, HEAD_DIM=" + std::to_string(d) +
                       ", BLOCK_M=128, BLOCK_N=64, CAUSAL=0";
-    gpu::PtxKernel k = ptxtest::compile(librarySource("attention.py"), "attention_fwd", sig, warps, "sm_90a");
+    gpu::PtxKernel k =
+        ptxtest::compile(librarySource("attention.py"), "attention_fwd", sig, warps, "sm_90a", /*pointerTma=*/false);
     std::string body = firstLoopBody(k.ptx);
     ASSERT_FALSE(body.empty()) << k.ptx;
     auto count = [&](const std::string& what) { return occurrences(body, what); };

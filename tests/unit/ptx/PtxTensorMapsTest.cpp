@@ -71,6 +71,29 @@ TEST(PtxTensorMaps, BlockPointerMatmulToo) {
   expectMatmulMaps(k);
 }
 
+// The pointer form (masked pointer tiles, pointer-tiles-to-tma): the same
+// two descriptors. Its grouped tile order divides the program id by counts
+// computed from N and M, so the row offset of A and the column offset of B
+// are not proven non-negative: each is checked once by a `trap` (a call,
+// __assertfail, would make ptxas serialize the wgmma pipeline), and the
+// kernel lists both checks for the runtime's fault message.
+TEST(PtxTensorMaps, PointerMatmulToo) {
+  gpu::PtxKernel k = ptxtest::compile(librarySource("matmul.py"), "matmul_kernel", kMatmulSig, 4);
+  expectMatmulMaps(k);
+  EXPECT_FALSE(has(k.ptx, "cp.async.cg")) << k.ptx;
+  EXPECT_FALSE(has(k.ptx, "call")) << k.ptx;
+  size_t traps = 0;
+  for (size_t at = k.ptx.find(" trap;"); at != std::string::npos; at = k.ptx.find(" trap;", at + 1)) ++traps;
+  EXPECT_EQ(traps, 2u) << k.ptx;
+  ASSERT_EQ(k.runtimeChecks.size(), 2u);
+  EXPECT_TRUE(has(k.runtimeChecks[0], "tl.load at k.py:91:")) << k.runtimeChecks[0];
+  EXPECT_TRUE(has(k.runtimeChecks[0], "whose offset along dim 0 is negative")) << k.runtimeChecks[0];
+  EXPECT_TRUE(has(k.runtimeChecks[1], "tl.load at k.py:92:")) << k.runtimeChecks[1];
+  EXPECT_TRUE(has(k.runtimeChecks[1], "whose offset along dim 1 is negative")) << k.runtimeChecks[1];
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+}
+
 // sm_80 has no TMA: no descriptors at all.
 TEST(PtxTensorMaps, NoneOnSm80) {
   gpu::PtxKernel k =

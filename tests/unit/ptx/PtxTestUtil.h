@@ -34,8 +34,9 @@ inline std::string ptxasPath() {
   return "";
 }
 
+/// `pointerTma` false: pointer tiles keep their cp.async copies on sm_90a.
 inline gpu::PtxKernel compile(const std::string& src, const std::string& kernel, const std::string& sig, int warps,
-                       const std::string& arch = "sm_90a") {
+                       const std::string& arch = "sm_90a", bool pointerTma = true) {
   auto prog = load(src);
   frontend::CompileOptions o;
   o.numWarps = warps;
@@ -44,6 +45,7 @@ inline gpu::PtxKernel compile(const std::string& src, const std::string& kernel,
   gpu::GpuOptions g;
   g.numWarps = warps;
   g.target = gpu::Target::parse(arch);
+  g.pointerTma = pointerTma;
   return gpu::compileToPtx(*r.module, r.kernelName, g);
 }
 

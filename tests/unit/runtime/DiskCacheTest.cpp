@@ -135,6 +135,8 @@ TEST(DiskCache, KernelBinaryRoundTrip) {
   b.ptx.numWarps = 8;
   b.ptx.usesPrintf = true;
   b.ptx.externs = {{"__nv_erff", "__tessera__nv_erff", {ir::Type::f32()}, ir::Type::f32()}};
+  b.ptx.runtimeChecks = {"tl.load at k.py:3:7: a program whose offset along dim 0 is negative stops here",
+                         "a second check, with `code` (and: punctuation)"};
   b.cubin.bytes = {'\x7f', 'E', 'L', 'F', '\0', '\xff'};
   b.cubin.registers = 168;
   b.cubin.spillStoreBytes = 12;
@@ -157,6 +159,7 @@ TEST(DiskCache, KernelBinaryRoundTrip) {
   EXPECT_TRUE(back->ptx.usesPrintf);
   ASSERT_EQ(back->ptx.externs.size(), 1u);
   EXPECT_EQ(back->ptx.externs[0].wrapper, "__tessera__nv_erff");
+  EXPECT_EQ(back->ptx.runtimeChecks, b.ptx.runtimeChecks);
   EXPECT_EQ(back->cubin.bytes, b.cubin.bytes);
   EXPECT_EQ(back->cubin.registers, 168);
   EXPECT_EQ(back->cubin.spillStoreBytes, 12);
