@@ -18,10 +18,11 @@
 //    "D": 64, "causal": false, "ms": ..., "tflops": ..., "rel_err": ...}
 // FLOPs: 4 Z H S^2 D (two matmuls), half of that when causal.
 // --form pointer (default) times attention_fwd; --form descriptor
-// attention_fwd_descriptor (tensor descriptors, TMA on sm_90a), on 128-key
-// blocks with 2 stages at head_dim 128 ("form" in the JSON). The library
-// runs the descriptor form on sm_90a at head_dim 64 and 128, the pointer
-// form otherwise.
+// attention_fwd_descriptor (tensor descriptors, TMA on sm_90a) ("form" in
+// the JSON); at head_dim 128 both on 128-key blocks with 2 stages, as the
+// library runs the descriptor form (on sm_90a the pointer form's tiles are
+// TMA copies too: pointer-tiles-to-tma). The library runs the descriptor
+// form on sm_90a at head_dim 64 and 128, the pointer form otherwise.
 //
 //   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
 //                   [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N]
@@ -159,14 +160,14 @@ struct LaunchParams {
   int64_t blockM, blockN;
   int stages, warps;
 };
-LaunchParams launchFor(const std::string& form, int64_t D) {
-  if (form == "descriptor" && D == 128) return {128, 128, 2, 8};
+LaunchParams launchFor(int64_t D) {
+  if (D == 128) return {128, 128, 2, 8};  // both forms: TMA copies on sm_90a
   return {128, 64, 3, D <= 64 ? 4 : 8};
 }
 
 /// launchFor, with what the command line sets instead.
 LaunchParams launchParams(const Options& o, int64_t D) {
-  LaunchParams p = launchFor(o.form, D);
+  LaunchParams p = launchFor(D);
   if (o.blockM) p.blockM = o.blockM;
   if (o.blockN) p.blockN = o.blockN;
   if (o.stages) p.stages = static_cast<int>(o.stages);
