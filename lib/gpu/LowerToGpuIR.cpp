@@ -36,7 +36,9 @@ std::unique_ptr<Module> lowerToGpuIR(const Module& module, const std::string& ke
   // invariant: folded here, the rows' offsets, masks and address terms
   // become loop-invariant and licm hoists them after pipelining.
   transforms::runPasses(*gpu, "canonicalize,dce");
-  if (options.pointerTma) pointerTilesToTma(kernel, options.target, options.numWarps);
+  // Only where the pipeliner stages the copies: one TMA copy outside a
+  // pipeline goes through scratch shared memory, slower than the loads.
+  if (options.pointerTma && options.numStages >= 2) pointerTilesToTma(kernel, options.target, options.numWarps);
   tmaDescriptorLoads(kernel, options.target, options.numWarps);
   rewriteBlockPointers(kernel);
   combineDotAdd(kernel, options.target, options.numWarps);

@@ -51,7 +51,9 @@
 // (The grouped tile order of the matmul above needs such a check: it
 // divides the program id by a count computed from N.)
 //
-// Only loads tma-descriptor-loads then takes are rewritten: an operand of a
+// Only loads tma-descriptor-loads then takes and the pipeliner stages are
+// rewritten (lower-to-gpu runs the pass only with num_stages >= 2; loops
+// that write memory are left alone): an operand of a
 // wgmma dot in the loop (directly or through tt.trans), with TMA's
 // alignment (a 16-byte aligned base, strides other than the last a
 // multiple of 16 bytes, by axis info), its box limits, and base, extents
@@ -390,6 +392,11 @@ class Raiser {
   /// head_dim 128 on the H100), and a loop of TMA copies alone can get a
   /// producer warpgroup.
   void rewriteLoop(Operation* loop, const std::vector<Operation*>& loads) {
+    // A loop that writes memory is not pipelined (its copies would move
+    // ahead of the writes); unstaged, a TMA copy is slower than the loads.
+    bool writes = false;
+    loop->walk([&](Operation* op) { writes = writes || (op != loop && op->hasTrait(MemWrite)); });
+    if (writes) return;
     Sums sums(loop);
     std::vector<Plan> plans;
     for (Operation* load : loads) {
