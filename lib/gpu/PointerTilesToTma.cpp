@@ -39,6 +39,17 @@
 // and it must be loop-invariant (the K bound above: K - k0 + k0 = K). A
 // dim without a comparison gets the extent 2^31 - 1. `other` must be 0.
 //
+// Wrapped indices. Triton's tutorial reads rows (pid_m * BLOCK_M + arange)
+// % M of A, and columns % N of B, with no mask on them: the rows past M
+// read rows r - M, whose products the store's mask drops. Such an index is
+// taken as unwrapped, in bounds below the modulus (the dim's extent M),
+// and TMA reads zeros past it. That is right where nothing keeps those
+// rows: discarded() follows the tile through elementwise ops, the dot
+// (A's rows are C's rows, B's columns C's columns), transposes and loop
+// iteration arguments to stores whose mask drops the same rows
+// (pid_m * BLOCK_M + arange < M); any other use (a reduction, an unmasked
+// store) keeps the pointer loads.
+//
 // Negative offsets. TMA reads zeros below 0 in every dim, the pointer load
 // reads memory there unless its mask says otherwise. An offset is that of
 // the first iteration, loop-invariant, plus terms in j, which must be
@@ -65,6 +76,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "gpu/GpuPasses.h"
 #include "tessera/gpu/AxisInfo.h"
@@ -82,8 +94,25 @@ struct Term {
   int64_t coeff = 0;
   std::vector<Value> factors;  ///< sorted by Sums::ordinal
   int dim = -1;
+  int wrap = -1;  ///< an arange term read modulo Sums::wraps()[wrap]
 };
 using Sum = std::vector<Term>;
+
+/// `(start + arange) % modulus`, the tutorial's wrapped rows.
+struct Wrap {
+  Sum start, modulus;
+};
+
+/// Whether two sums have the same terms.
+bool sameSum(const Sum& a, const Sum& b) {
+  if (a.size() != b.size()) return false;
+  for (const Term& t : a)
+    if (std::none_of(b.begin(), b.end(), [&](const Term& o) {
+          return o.coeff == t.coeff && o.dim == t.dim && o.wrap == t.wrap && o.factors == t.factors;
+        }))
+      return false;
+  return true;
+}
 
 constexpr size_t kMaxTerms = 64;  ///< larger expansions are given up on
 constexpr int64_t kUncheckedExtent = 0x7fffffff;
@@ -95,6 +124,7 @@ class Sums {
 
   Value iv() const { return iv_; }
   Operation* loop() const { return loop_; }
+  const std::vector<Wrap>& wraps() const { return wraps_; }
 
   /// An integer value (scalar or tensor) as a sum; nullopt when it is not
   /// affine in the aranges.
@@ -131,6 +161,27 @@ class Sums {
         for (Term& t : *s)
           if (t.dim >= axis) ++t.dim;
         return s;
+      }
+      case OpCode::RemSI: {
+        if (!v.type().isTensor()) return Sum{leaf(v)};
+        // (start + arange) % modulus: the arange term, tagged.
+        auto x = of(def->operand(0)), m = of(def->operand(1));
+        if (!x || !m || std::any_of(m->begin(), m->end(), [](const Term& t) { return t.dim >= 0; })) return std::nullopt;
+        Wrap w;
+        Term* arange = nullptr;
+        for (Term& t : *x) {
+          if (t.dim < 0) {
+            w.start.push_back(t);
+            continue;
+          }
+          if (arange || t.coeff != 1 || !t.factors.empty() || t.wrap >= 0) return std::nullopt;
+          arange = &t;
+        }
+        if (!arange) return std::nullopt;
+        w.modulus = *m;
+        arange->wrap = static_cast<int>(wraps_.size());
+        wraps_.push_back(std::move(w));
+        return x;
       }
       case OpCode::AddI: case OpCode::SubI: case OpCode::MulI: {
         auto a = of(def->operand(0)), b = of(def->operand(1));
@@ -251,6 +302,8 @@ class Sums {
         t.factors.insert(t.factors.end(), y.factors.begin(), y.factors.end());
         sortFactors(t.factors);
         t.dim = std::max(x.dim, y.dim);
+        if (x.wrap >= 0 && y.wrap >= 0) return std::nullopt;
+        t.wrap = std::max(x.wrap, y.wrap);
         out.push_back(std::move(t));
       }
     return normalized(std::move(out));
@@ -270,7 +323,7 @@ class Sums {
     Sum out;
     for (Term& t : s) {
       auto same = std::find_if(out.begin(), out.end(),
-                               [&](const Term& o) { return o.dim == t.dim && o.factors == t.factors; });
+                               [&](const Term& o) { return o.dim == t.dim && o.wrap == t.wrap && o.factors == t.factors; });
       if (same != out.end()) same->coeff += t.coeff;
       else out.push_back(std::move(t));
     }
@@ -340,6 +393,7 @@ class Sums {
   Value iv_;
   Value self_;  ///< the iteration argument being advanced, a leaf meanwhile
   std::map<ValueImpl*, int> ordinals_;
+  std::vector<Wrap> wraps_;
 };
 
 /// Whether `d` divides `t` (factors as a multiset, coefficients).
@@ -367,6 +421,7 @@ struct Dim {
   Sum offset;
   std::optional<Sum> extent;
   bool lowerChecked = false;
+  int wrap = -1;  ///< the index is read modulo this Sums::wraps() entry
 };
 
 /// How one load is copied: its block (dims in the tile's order), the
@@ -405,6 +460,9 @@ class Raiser {
       if (!p) return;
       plans.push_back(std::move(*p));
     }
+    for (const Plan& p : plans)
+      for (int d = 0; d < static_cast<int>(p.dims.size()); ++d)
+        if (p.dims[d].wrap >= 0 && !discarded(sums, p.load->result(), d, p.dims[d].wrap)) return;
     for (const Plan& p : plans) emit(sums, p);
   }
 
@@ -418,6 +476,50 @@ class Raiser {
       use = use->owner->result().uses().front();
     }
     return use->owner->is(OpCode::Dot) && use->index <= 1 && dotUsesWgmma(use->owner, target_, numWarps_);
+  }
+
+  /// Whether the rows along `dim` of `tile` (a loaded tile) where the index
+  /// wrap `wrap` wraps around never reach memory: every use keeps them in
+  /// their own rows (elementwise ops, the dot's M rows of A and N columns
+  /// of B, transposes, loop-carried values) up to stores whose mask leaves
+  /// them out (`start + arange < modulus` along that dim). Triton's
+  /// tutorial reads rows (pid_m * BLOCK_M + arange) % M of A, and stores
+  /// only rows pid_m * BLOCK_M + arange < M of C.
+  bool discarded(Sums& sums, Value tile, int dim, int wrap) {
+    const Wrap& w = sums.wraps()[wrap];
+    Sum bound = Sums::add(w.modulus, Sums::scaled(w.start, -1));  // the extent at offset 0
+    std::set<std::pair<ValueImpl*, int>> seen;
+    std::vector<std::pair<Value, int>> work = {{tile, dim}};
+    while (!work.empty()) {
+      auto [v, d] = work.back();
+      work.pop_back();
+      if (!v.type().isTensor() || v.type().rank() != 2) return false;
+      if (!seen.insert({v.impl(), d}).second) continue;
+      for (OpOperand* use : v.uses()) {
+        Operation* op = use->owner;
+        if (op->is(OpCode::Dot)) {
+          // A's rows are C's rows, B's columns C's columns; a wrapped K
+          // would mix into every element.
+          if ((use->index == 0 && d != 0) || (use->index == 1 && d != 1)) return false;
+          work.push_back({op->result(), d});
+        } else if (op->is(OpCode::Trans)) {
+          work.push_back({op->result(), 1 - d});
+        } else if (op->hasTrait(Elementwise) && op->numResults() == 1) {
+          work.push_back({op->result(), d});
+        } else if (op->is(OpCode::Yield) && op->parentOp() && op->parentOp()->is(OpCode::For)) {
+          Operation* loop = op->parentOp();
+          work.push_back({loop->region(0).front().argument(use->index + 1), d});
+          work.push_back({loop->result(use->index), d});
+        } else if (op->is(OpCode::Store) && use->index == 1 && op->numOperands() == 3) {
+          std::vector<Dim> dims(2);
+          if (!readMask(sums, op->operand(2), dims, {0, 1}) || !dims[d].extent || !sameSum(*dims[d].extent, bound))
+            return false;
+        } else {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   std::optional<Plan> plan(Sums& sums, Operation* load) {
@@ -438,6 +540,16 @@ class Raiser {
     std::vector<int> identity(rank);
     for (int d = 0; d < rank; ++d) identity[d] = d;
     if (load->numOperands() >= 2 && !readMask(sums, load->operand(1), p.dims, identity)) return std::nullopt;
+    // A wrapped index (start + arange) % modulus is in bounds where
+    // start + arange < modulus, and reads row (start + arange) - modulus
+    // past that: TMA reads zeros there, which is right only where nothing
+    // keeps those rows (discarded(), per loop).
+    for (Dim& d : p.dims) {
+      if (d.wrap < 0) continue;
+      if (d.extent) return std::nullopt;
+      const Wrap& w = sums.wraps()[d.wrap];
+      d.extent = Sums::add(Sums::add(w.modulus, d.offset), Sums::scaled(w.start, -1));
+    }
     // j at most once per term: materialize() reads it as (iv - lb) / step.
     for (const Dim& d : p.dims)
       for (const Term& t : d.offset)
@@ -480,6 +592,7 @@ class Raiser {
       if (seen[t.dim]) return false;
       seen[t.dim] = true;
       dims[t.dim].stride = Term{t.coeff, t.factors, -1};
+      dims[t.dim].wrap = t.wrap;
       if (t.coeff <= 0 || !sums.invariant(Sum{dims[t.dim].stride})) return false;
     }
     for (int d = 0; d < rank; ++d)
@@ -558,7 +671,8 @@ class Raiser {
         c.push_back(t);
         continue;
       }
-      if (dim >= 0 || t.coeff != 1 || !t.factors.empty() || t.dim >= static_cast<int>(toTile.size())) return false;
+      if (dim >= 0 || t.coeff != 1 || !t.factors.empty() || t.wrap >= 0 || t.dim >= static_cast<int>(toTile.size()))
+        return false;
       dim = toTile[t.dim];
     }
     if (dim < 0) return false;

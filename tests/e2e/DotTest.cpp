@@ -230,6 +230,56 @@ TEST_F(Dot, TensorCoreTilesFromAlignedPointerTiles) {
   }
 }
 
+// Triton's tutorial form: the edge tiles' rows and columns wrap around (%
+// M, % N) instead of being masked, and only the store's mask drops what
+// they give. On sm_90a both operands are TMA copies (pointer-tiles-to-tma
+// proves the wrapped rows never reach memory; TMA reads zeros there). With
+// ROW_SUMS the kernel also stores the first tile row's column sums over all
+// BLOCK_M rows, wrapped ones included: then the loads must stay pointer
+// loads, and the sums count rows r % M.
+TEST_F(Dot, WrappedRowsMatmul) {
+  E2E_RNG(rng);
+  const int64_t M = 100, N = 208, K = 240;
+  auto a = randomMat(rng, DType::fp16, M, K, 1.0f);
+  auto b = randomMat(rng, DType::fp16, K, N, 1.0f);
+  std::vector<double> ref(M * N, 0.0);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) ref[i * N + j] += double(a.values[i * K + k]) * b.values[k * N + j];
+  struct Config {
+    int64_t bm, bn, bk;
+    int warps;
+  } configs[] = {{64, 64, 32, 4}, {128, 128, 64, 8}};
+  for (const Config& cfg : configs)
+    for (int64_t rowSums : {0, 1}) {
+      SCOPED_TRACE(std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) + "x" + std::to_string(cfg.bk) +
+                   (rowSums ? ", column sums" : ""));
+      auto c = dev().zeros(DType::fp32, {M + 1, N});
+      tessera::LaunchOptions options;
+      options.num_warps = cfg.warps;
+      kernel(kFile, "matmul_wrapped_rows")
+          .launch(dev(), {cdiv(M, cfg.bm) * cdiv(N, cfg.bn)}, {a.tensor, b.tensor, c, M, N, K, K, N, N},
+                  {{"BLOCK_M", cfg.bm}, {"BLOCK_N", cfg.bn}, {"BLOCK_K", cfg.bk}, {"GROUP_M", int64_t(4)},
+                   {"ROW_SUMS", rowSums}},
+                  options);
+      std::vector<float> got = downloadFloats(c);
+      checkProduct(std::vector<float>(got.begin(), got.begin() + M * N), a.values, b.values, M, N, K, 1e-4,
+                   "wrapped rows");
+      if (!rowSums) continue;
+      int bad = 0;
+      for (int64_t j = 0; j < N; ++j) {
+        double want = 0, mag = 0;
+        for (int64_t r = 0; r < cfg.bm; ++r) {
+          want += ref[(r % M) * N + j];
+          mag += std::fabs(ref[(r % M) * N + j]);
+        }
+        if (!(std::fabs(got[M * N + j] - want) <= 1e-4 * mag + 1e-3) && bad++ < 8)
+          ADD_FAILURE() << "column sum " << j << ": got " << got[M * N + j] << ", want " << want;
+      }
+      EXPECT_EQ(bad, 0);
+    }
+}
+
 // Row blocks that start 8 rows above A, as a halo would (the first
 // program's offset is -8). With `rm >= 0` in the mask, those rows read
 // zeros, which is what TMA reads there: the product is right. Without it,

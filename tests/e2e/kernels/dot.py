@@ -216,3 +216,36 @@ def matmul_shifted_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stri
         b_tile += BLOCK_K * stride_bk
     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc,
              mask=(rm[:, None] >= 0) & (rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def matmul_wrapped_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                        GROUP_M: tl.constexpr, ROW_SUMS: tl.constexpr):
+    # The rows and columns of the last tiles wrap around (% M, % N) instead
+    # of being masked, as in Triton's matmul tutorial: those rows of A and
+    # columns of B are real data, and only the store's mask drops what they
+    # give. With ROW_SUMS the kernel also stores each tile's column sums of
+    # the product, which do read the wrapped rows.
+    tile_m, tile_n = grouped_tile_of(tl.program_id(0), tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N), GROUP_M)
+    rows = (tile_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    cols = (tile_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    ks = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :]
+    b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_tile, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_tile, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_tile += BLOCK_K
+        b_tile += BLOCK_K * stride_bk
+    out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :], acc,
+             mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+    if ROW_SUMS:
+        # Column sums over all BLOCK_M rows, wrapped ones included, into
+        # row M of C (C has M + 1 rows).
+        sums = tl.sum(acc, axis=0)
+        tl.store(c_ptr + M * stride_cm + out_cols, sums, mask=(out_cols < N) & (tile_m == 0))
