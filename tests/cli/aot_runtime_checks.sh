@@ -8,9 +8,8 @@
 set -uo pipefail
 tessera=$1
 src=$3
-if ! "$tessera" info 2>&1 | grep -q '^toolkit: available'; then
-  echo "no CUDA toolkit: the AOT launcher cannot be assembled"; exit 77
-fi
+source "$(dirname "$0")/lib/toolkit.sh"
+require_toolkit "$tessera" "the AOT launcher cannot be assembled"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sig="*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1"
 if ! TESSERA_CACHE_DIR=$tmp/cache "$tessera" compile "$src/kernels/matmul.py" --kernel matmul_kernel --signature "$sig" \

@@ -8,9 +8,8 @@
 set -uo pipefail
 tessera=$1
 src=$3
-if ! "$tessera" info 2>&1 | grep -q '^toolkit: available'; then
-  echo "no CUDA toolkit: nothing to assemble"; exit 77
-fi
+source "$(dirname "$0")/lib/toolkit.sh"
+require_toolkit "$tessera" "nothing to assemble"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cache=$tmp/cache
 k=$src/bench/gpu/kernels.py
