@@ -238,10 +238,17 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   c << "}  // namespace\n\n"
     << "CUresult " << name << "(CUstream tessera_stream, unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args
     << ") {\n";
-  for (const Param& p : params)
-    if (p.divisibleBy16)
-      c << "  if (" << (p.pointer ? "" : "static_cast<uint64_t>(") << p.name << (p.pointer ? "" : ")")
-        << " % 16 != 0) return CUDA_ERROR_INVALID_VALUE;  // compiled as divisible by 16\n";
+  for (const Param& p : params) {
+    if (!p.divisibleBy16) continue;
+    if (p.pointer) {
+      c << "  if (" << p.name << " % 16 != 0) return CUDA_ERROR_INVALID_VALUE;  // compiled as 16-byte aligned\n";
+      continue;
+    }
+    // A positive multiple of 16, as the JIT specializes (intDivisibleBy16).
+    bool isUnsigned = p.type.rfind("uint", 0) == 0;
+    c << "  if (" << p.name << (isUnsigned ? " == 0" : " <= 0") << " || static_cast<uint64_t>(" << p.name
+      << ") % 16 != 0) return CUDA_ERROR_INVALID_VALUE;  // compiled as a positive multiple of 16\n";
+  }
   c << "  const Loaded* tessera_loaded = nullptr;\n  {\n    std::lock_guard<std::mutex> tessera_lock(gMutex);\n"
     << "    CUresult tessera_r = load(&tessera_loaded);\n    if (tessera_r != CUDA_SUCCESS) return tessera_r;\n  }\n";
   if (!launches.str().empty())

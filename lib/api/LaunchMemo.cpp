@@ -40,7 +40,7 @@ uint32_t shapeCode(const Arg& a) {
       if (!a.tensor.defined()) return 0xffffffffu;  // an error on the full path
       return 1u | (static_cast<uint32_t>(a.tensor.dtype()) << 8) | ((a.tensor.data_ptr() % 16 == 0) ? 16u : 0u);
     case Arg::Kind::Int:
-      return 2u | (a.i == 1 ? 16u : 0u) | (static_cast<uint64_t>(a.i) % 16 == 0 ? 32u : 0u) |
+      return 2u | (a.i == 1 ? 16u : 0u) | (intDivisibleBy16(a.i, a.isUnsigned64) ? 32u : 0u) |
              (a.i >= INT32_MIN && a.i <= INT32_MAX ? 64u : 0u) | (a.isUnsigned64 ? 128u : 0u);
     case Arg::Kind::Float: return 3u;
     case Arg::Kind::Bool: return 4u;

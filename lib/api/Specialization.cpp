@@ -119,7 +119,7 @@ static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::P
       }
       s.kind = ParamSpec::Kind::Scalar;
       s.type = intTypeOf(a.i, a.isUnsigned64);
-      s.divisibleBy16 = !noAlign && (static_cast<uint64_t>(a.i) % 16 == 0);
+      s.divisibleBy16 = !noAlign && intDivisibleBy16(a.i, a.isUnsigned64);
       std::tie(b.intValue, b.floatValue) = scalarValues(a);
       break;
     case Arg::Kind::Float:

@@ -17,6 +17,15 @@
 
 namespace tessera::detail {
 
+/// Whether an integer argument specializes as divisible by 16 (":16"): a
+/// positive multiple of 16. Unlike Triton, 0 and negative multiples do not:
+/// code compiled for ":16" may copy with TMA, whose strides and extents
+/// must be positive (pointer-tiles-to-tma), and a kernel called with a
+/// zero (broadcast) or negative stride gets its own specialization.
+inline bool intDivisibleBy16(int64_t v, bool isUnsigned64) {
+  return (isUnsigned64 ? v != 0 : v > 0) && static_cast<uint64_t>(v) % 16 == 0;
+}
+
 /// One parameter after binding: its spec plus the runtime value (for Scalar
 /// and Pointer kinds).
 struct BoundParam {

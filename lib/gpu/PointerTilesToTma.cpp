@@ -60,16 +60,25 @@
 // without debug (a trap: lib/ptx/Debug.cpp): a program that would read
 // there stops with an error naming the load, instead of reading zeros.
 // (The grouped tile order of the matmul above needs such a check: it
-// divides the program id by a count computed from N.)
+// divides the program id by a count computed from N.) So is the start of a
+// wrapped index, which % reads differently below 0.
+//
+// Extents and strides must be constants or kernel arguments (the launch
+// encodes the descriptor; no program makes one), offsets 32-bit index math
+// (TMA's coordinates are i32: 64-bit math, `pid.to(tl.int64) * BLOCK`, is
+// left to the pointer loads). An argument extent is checked to be >= 1 with
+// the offsets (a descriptor cannot be empty); the checks of a load are one
+// assert, which passes when the loop does not run.
 //
 // Only loads tma-descriptor-loads then takes and the pipeliner stages are
 // rewritten (lower-to-gpu runs the pass only with num_stages >= 2; loops
-// that write memory are left alone): an operand of a
-// wgmma dot in the loop (directly or through tt.trans), with TMA's
-// alignment (a 16-byte aligned base, strides other than the last a
-// multiple of 16 bytes, by axis info), its box limits, and base, extents
-// and strides computed outside the loop. Offsets and index math are
-// assumed not to overflow 32 bits, as in the pointer form itself.
+// that write memory are left alone, and so are loops after a write to
+// global memory, which TMA's async proxy would not see without a fence):
+// an operand of a wgmma dot in the loop (directly or through tt.trans),
+// with TMA's alignment (a 16-byte aligned base, strides other than the
+// last a multiple of 16 bytes, by axis info), its box limits, and base,
+// extents and strides computed outside the loop. The 32-bit index math is
+// assumed not to overflow, as in the pointer form itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,6 +124,8 @@ bool sameSum(const Sum& a, const Sum& b) {
 }
 
 constexpr size_t kMaxTerms = 64;  ///< larger expansions are given up on
+/// Coefficients stay below this, so that sums of kMaxTerms terms cannot overflow.
+constexpr int64_t kMaxCoeff = int64_t{1} << 40;
 constexpr int64_t kUncheckedExtent = 0x7fffffff;
 
 /// Integer and pointer index math as sums of terms, in one loop.
@@ -129,9 +140,21 @@ class Sums {
   /// An integer value (scalar or tensor) as a sum; nullopt when it is not
   /// affine in the aranges.
   std::optional<Sum> of(Value v) {
+    if (self_) return ofUncached(v);  // may read self_ as a leaf
+    auto it = memo_.find(v.impl());
+    if (it != memo_.end()) return it->second;
+    std::optional<Sum> s = ofUncached(v);
+    memo_[v.impl()] = s;
+    return s;
+  }
+
+  std::optional<Sum> ofUncached(Value v) {
     if (!v.type().elementType().isInteger()) return std::nullopt;
     if (v == self_) return Sum{leaf(v)};
-    if (auto c = transforms::intConstantOf(v)) return Sum{Term{*c, {}, -1}};
+    if (auto c = transforms::intConstantOf(v)) {
+      if (*c > kMaxCoeff || *c < -kMaxCoeff) return std::nullopt;
+      return Sum{Term{*c, {}, -1}};
+    }
     if (v == iv_) {  // lb + step * j
       auto lb = of(loop_->operand(0)), step = of(loop_->operand(2));
       if (!lb || !step) return std::nullopt;
@@ -152,7 +175,7 @@ class Sums {
         if (end - start > 1) s.push_back(Term{1, {}, 0});
         return normalized(s);
       }
-      case OpCode::Splat: case OpCode::Broadcast: case OpCode::ExtSI: case OpCode::Hint:
+      case OpCode::Splat: case OpCode::Broadcast: case OpCode::Hint:
         return of(def->operand(0));
       case OpCode::ExpandDims: {
         auto s = of(def->operand(0));
@@ -254,7 +277,7 @@ class Sums {
 
   /// Whether `v` (a scalar the kernel computes) is never negative.
   bool nonNegative(Value v, int depth = 0) {
-    if (v == iv_) return true;  // the iteration number j
+    if (v == iv_ && depth == 0) return true;  // a term's factor j, the iteration number
     if (auto c = transforms::intConstantOf(v)) return *c >= 0;
     if (depth > 16) return false;
     Operation* def = v.definingOp();
@@ -297,7 +320,8 @@ class Sums {
       for (const Term& y : b) {
         if (x.dim >= 0 && y.dim >= 0) return std::nullopt;
         Term t;
-        if (__builtin_mul_overflow(x.coeff, y.coeff, &t.coeff)) return std::nullopt;
+        if (__builtin_mul_overflow(x.coeff, y.coeff, &t.coeff) || t.coeff > kMaxCoeff || t.coeff < -kMaxCoeff)
+          return std::nullopt;
         t.factors = x.factors;
         t.factors.insert(t.factors.end(), y.factors.begin(), y.factors.end());
         sortFactors(t.factors);
@@ -393,6 +417,7 @@ class Sums {
   Value iv_;
   Value self_;  ///< the iteration argument being advanced, a leaf meanwhile
   std::map<ValueImpl*, int> ordinals_;
+  std::map<ValueImpl*, std::optional<Sum>> memo_;  ///< of() outside advanced()
   std::vector<Wrap> wraps_;
 };
 
@@ -432,14 +457,27 @@ struct Plan {
   Operation* load = nullptr;
   Value base;
   std::vector<Dim> dims;
-  std::vector<Sum> unproven;
+  /// What the kernel checks before the loop, per dim: the first
+  /// iteration's offset, the start of a wrapped index (>= 0), the extent
+  /// (>= 1); empty where proven.
+  std::vector<Sum> unproven, wrapStarts, extents;
   bool transposed = false;
 };
+
+/// A constant, or a kernel argument: what the launch encodes into the
+/// descriptor (lib/ptx/Tma.cpp hostScalar), so that no program makes one.
+bool hostEncodable(const Sum& s, Operation* func) {
+  if (s.size() != 1 || s[0].dim >= 0) return false;
+  const Term& t = s[0];
+  if (t.factors.empty()) return t.coeff > 0;
+  return t.coeff == 1 && t.factors.size() == 1 && t.factors[0].isBlockArgument() &&
+         t.factors[0].ownerBlock()->parentOp() == func;
+}
 
 class Raiser {
  public:
   Raiser(Operation* func, const Target& target, int numWarps)
-      : axis_(func), target_(target), numWarps_(numWarps), kernel_(funcName(func)) {}
+      : axis_(func), target_(target), numWarps_(numWarps), func_(func), kernel_(funcName(func)) {}
 
   /// The loads of `loop` that feed a wgmma dot become TMA copies, all of
   /// them or none: next to cp.async copies in one loop, the TMA copies were
@@ -451,7 +489,7 @@ class Raiser {
     // ahead of the writes); unstaged, a TMA copy is slower than the loads.
     bool writes = false;
     loop->walk([&](Operation* op) { writes = writes || (op != loop && op->hasTrait(MemWrite)); });
-    if (writes) return;
+    if (writes || writesBefore(loop)) return;
     Sums sums(loop);
     std::vector<Plan> plans;
     for (Operation* load : loads) {
@@ -467,6 +505,27 @@ class Raiser {
   }
 
  private:
+  /// Whether global memory may be written before the loop runs (earlier
+  /// in the kernel, or in an earlier iteration of a loop around it): TMA
+  /// reads through the async proxy, and nothing fences it from those
+  /// writes. Asserts and prints write no memory the loads read.
+  static bool writesBefore(Operation* loop) {
+    auto writes = [](Operation* op) {
+      bool w = false;
+      op->walk([&](Operation* x) {
+        w = w || (x->hasTrait(MemWrite) && !x->is(OpCode::Assert) && !x->is(OpCode::Print));
+      });
+      return w;
+    };
+    for (Operation* at = loop; at && !at->is(OpCode::Func); at = at->parentOp()) {
+      for (Operation* prev = at->prevOp(); prev; prev = prev->prevOp())
+        if (writes(prev)) return true;
+      Operation* parent = at->parentOp();
+      if (parent && (parent->is(OpCode::For) || parent->is(OpCode::While)) && writes(parent)) return true;
+    }
+    return false;
+  }
+
   /// Operand A or B of a wgmma dot, directly or through tt.trans.
   bool feedsWgmmaDot(Operation* load) const {
     if (!load->result().hasOneUse()) return false;
@@ -486,7 +545,7 @@ class Raiser {
   /// tutorial reads rows (pid_m * BLOCK_M + arange) % M of A, and stores
   /// only rows pid_m * BLOCK_M + arange < M of C.
   bool discarded(Sums& sums, Value tile, int dim, int wrap) {
-    const Wrap& w = sums.wraps()[wrap];
+    const Wrap w = sums.wraps()[wrap];
     Sum bound = Sums::add(w.modulus, Sums::scaled(w.start, -1));  // the extent at offset 0
     std::set<std::pair<ValueImpl*, int>> seen;
     std::vector<std::pair<Value, int>> work = {{tile, dim}};
@@ -502,12 +561,22 @@ class Raiser {
           // would mix into every element.
           if ((use->index == 0 && d != 0) || (use->index == 1 && d != 1)) return false;
           work.push_back({op->result(), d});
-        } else if (op->is(OpCode::Trans)) {
+        } else if (op->is(OpCode::Trans) && op->intArrayAttr("order") == std::vector<int64_t>{1, 0}) {
           work.push_back({op->result(), 1 - d});
-        } else if (op->hasTrait(Elementwise) && op->numResults() == 1) {
+        } else if (op->hasTrait(Elementwise) && op->numResults() == 1 && !op->is(OpCode::InlineAsm)) {
+          // (inline asm packs several elements of a thread, of other rows)
           work.push_back({op->result(), d});
         } else if (op->is(OpCode::Yield) && op->parentOp() && op->parentOp()->is(OpCode::For)) {
+          // Into a later iteration: the same rows only while the wrap's
+          // start and modulus are the loop's invariants.
           Operation* loop = op->parentOp();
+          for (const Sum* part : {&w.start, &w.modulus})
+            for (const Term& t : *part)
+              for (Value f : t.factors) {
+                Block* block = f.parentBlock();
+                Operation* owner = block ? block->parentOp() : nullptr;
+                if (f == sums.iv() || (owner && loop->isAncestorOf(owner))) return false;
+              }
           work.push_back({loop->region(0).front().argument(use->index + 1), d});
           work.push_back({loop->result(use->index), d});
         } else if (op->is(OpCode::Store) && use->index == 1 && op->numOperands() == 3) {
@@ -547,7 +616,7 @@ class Raiser {
     for (Dim& d : p.dims) {
       if (d.wrap < 0) continue;
       if (d.extent) return std::nullopt;
-      const Wrap& w = sums.wraps()[d.wrap];
+      const Wrap w = sums.wraps()[d.wrap];
       d.extent = Sums::add(Sums::add(w.modulus, d.offset), Sums::scaled(w.start, -1));
     }
     // j at most once per term: materialize() reads it as (iv - lb) / step.
@@ -559,6 +628,27 @@ class Raiser {
     // An offset is its first iteration's (loop-invariant terms) plus terms
     // in j, which must be proven non-negative. Where the first is not, it
     // is checked, whole, before the loop.
+    // Extents and strides the launch encodes; the offsets 32-bit index math
+    // (TMA's coordinates are i32; 64-bit math would be cut).
+    p.extents.resize(rank);
+    p.wrapStarts.resize(rank);
+    for (int d = 0; d < rank; ++d) {
+      const Dim& dim = p.dims[d];
+      if ((dim.extent && !hostEncodable(*dim.extent, func_)) || !hostEncodable(Sum{dim.stride}, func_)) return std::nullopt;
+      if (dim.extent && !(*dim.extent)[0].factors.empty()) p.extents[d] = *dim.extent;
+      for (const Term& t : dim.offset)
+        for (Value f : t.factors)
+          if (f.type() != Type::i32()) return std::nullopt;
+      if (dim.wrap >= 0) {  // (start + arange) % m reads row start + arange - m only where start >= 0
+        Sum start = sums.wraps()[dim.wrap].start;
+        if (!sums.invariant(start)) return std::nullopt;
+        for (const Term& t : start) {
+          for (Value f : t.factors)
+            if (f.type() != Type::i32()) return std::nullopt;
+          if (!sums.nonNegative(t)) p.wrapStarts[d] = start;
+        }
+      }
+    }
     p.unproven.resize(rank);
     for (int d = 0; d < rank; ++d) {
       if (p.dims[d].lowerChecked) continue;
@@ -700,17 +790,42 @@ class Raiser {
     OpBuilder b;
     b.setLoc(load->loc());
     b.setInsertionPoint(loop);
+    // The checks, before the loop, when it runs (one assert per load):
+    // offsets and wrapped starts >= 0, extents >= 1.
+    Value ok;
+    std::vector<std::string> reasons;
+    auto check = [&](const Sum& value, Type type, int64_t least) {
+      if (value.empty()) return false;
+      Value v = materialize(b, sums, value, type);
+      Value c = b.create(OpCode::CmpI, {Type::i1()}, {v, b.constantInt(type, least)}, {{"predicate", "sge"}})->result();
+      ok = ok ? b.create(OpCode::AndI, {Type::i1()}, {ok, c})->result() : c;
+      return true;
+    };
+    std::string emptyDims;  // "0" or "0, 1"
     for (int d = 0; d < rank; ++d) {
-      if (p.unproven[d].empty()) continue;
-      Value off = materialize(b, sums, p.unproven[d], Type::i32());
-      Value ok = b.create(OpCode::CmpI, {Type::i1()}, {off, b.constantInt(Type::i32(), 0)}, {{"predicate", "sge"}})
-                     ->result();
+      std::string dim = std::to_string(d);
+      if (check(p.unproven[d], Type::i32(), 0))
+        reasons.push_back("its offset along dim " + dim +
+                          " is negative (TMA cannot read below 0; with `& (offs >= 0)` in the mask it would read zeros "
+                          "there)");
+      if (check(p.wrapStarts[d], Type::i32(), 0))
+        reasons.push_back("its wrapped index (%) along dim " + dim + " starts below 0");
+      if (check(p.extents[d], Type::i64(), 1)) emptyDims += (emptyDims.empty() ? "" : ", ") + dim;
+    }
+    if (!emptyDims.empty())
+      reasons.push_back("its extent along dim" + std::string(emptyDims.size() > 1 ? "s " : " ") + emptyDims +
+                        " is 0 or less while the loop runs (TMA cannot copy from an empty tensor)");
+    if (ok) {
+      Value skipped = b.create(OpCode::CmpI, {Type::i1()}, {loop->operand(0), loop->operand(1)}, {{"predicate", "sge"}})
+                          ->result();
+      ok = b.create(OpCode::OrI, {Type::i1()}, {ok, skipped})->result();
       Location l = load->loc();
-      std::string where = l.known() ? *l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) : "?";
+      std::string message = "tl.load at " +
+                             (l.known() ? *l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) : "?") +
+                             ": its tile is copied by TMA, and a program stops here where ";
+      for (size_t i = 0; i < reasons.size(); ++i) message += (i ? "; or where " : "") + reasons[i];
       b.create(OpCode::Assert, {}, {ok},
-               {{"message", "tl.load at " + where + ": its tile is copied by TMA, which cannot read below offset 0; "
-                            "a program whose offset along dim " + std::to_string(d) + " is negative stops here "
-                            "(with `& (offs >= 0)` in the mask it would read zeros there)"},
+               {{"message", message},
                 {"file", l.known() ? *l.file : std::string("<unknown>")},
                 {"func", kernel_},
                 {"line", int64_t{l.line}},
@@ -786,6 +901,7 @@ class Raiser {
   AxisInfoAnalysis axis_;
   Target target_;
   int numWarps_;
+  Operation* func_;
   std::string kernel_;
 };
 

@@ -303,7 +303,7 @@ TEST_F(Dot, PointerTileRowsAboveTheTensor) {
   if (onGpu() && dev().arch() != "sm_90a") return;  // pointer tiles are TMA copies on sm_90a only
   expectLaunchFailure([&] { launch(false); }, {"out-of-bounds load", "matmul_shifted_rows"},
                       {"'matmul_shifted_rows' stops with a trap when a check Tessera added fails",
-                       "whose offset along dim 0 is negative stops here"});
+                       "its offset along dim 0 is negative"});
 }
 
 }  // namespace

@@ -87,9 +87,9 @@ TEST(PtxTensorMaps, PointerMatmulToo) {
   EXPECT_EQ(traps, 2u) << k.ptx;
   ASSERT_EQ(k.runtimeChecks.size(), 2u);
   EXPECT_TRUE(has(k.runtimeChecks[0], "tl.load at k.py:91:")) << k.runtimeChecks[0];
-  EXPECT_TRUE(has(k.runtimeChecks[0], "whose offset along dim 0 is negative")) << k.runtimeChecks[0];
+  EXPECT_TRUE(has(k.runtimeChecks[0], "its offset along dim 0 is negative")) << k.runtimeChecks[0];
   EXPECT_TRUE(has(k.runtimeChecks[1], "tl.load at k.py:92:")) << k.runtimeChecks[1];
-  EXPECT_TRUE(has(k.runtimeChecks[1], "whose offset along dim 1 is negative")) << k.runtimeChecks[1];
+  EXPECT_TRUE(has(k.runtimeChecks[1], "its offset along dim 1 is negative")) << k.runtimeChecks[1];
   if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
   EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
 }
