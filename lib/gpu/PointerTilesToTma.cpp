@@ -189,7 +189,8 @@ class Sums {
         if (!v.type().isTensor()) return Sum{leaf(v)};
         // (start + arange) % modulus: the arange term, tagged.
         auto x = of(def->operand(0)), m = of(def->operand(1));
-        if (!x || !m || std::any_of(m->begin(), m->end(), [](const Term& t) { return t.dim >= 0; })) return std::nullopt;
+        if (!x || !m || std::any_of(m->begin(), m->end(), [](const Term& t) { return t.dim >= 0; }))
+          return std::nullopt;
         Wrap w;
         Term* arange = nullptr;
         for (Term& t : *x) {
@@ -347,7 +348,9 @@ class Sums {
     Sum out;
     for (Term& t : s) {
       auto same = std::find_if(out.begin(), out.end(),
-                               [&](const Term& o) { return o.dim == t.dim && o.wrap == t.wrap && o.factors == t.factors; });
+                               [&](const Term& o) {
+                                 return o.dim == t.dim && o.wrap == t.wrap && o.factors == t.factors;
+                               });
       if (same != out.end()) same->coeff += t.coeff;
       else out.push_back(std::move(t));
     }
@@ -625,16 +628,14 @@ class Raiser {
         if (std::count(t.factors.begin(), t.factors.end(), sums.iv()) > 1) return std::nullopt;
     for (const Dim& d : p.dims)
       if (d.extent && !sums.invariant(*d.extent)) return std::nullopt;
-    // An offset is its first iteration's (loop-invariant terms) plus terms
-    // in j, which must be proven non-negative. Where the first is not, it
-    // is checked, whole, before the loop.
     // Extents and strides the launch encodes; the offsets 32-bit index math
     // (TMA's coordinates are i32; 64-bit math would be cut).
     p.extents.resize(rank);
     p.wrapStarts.resize(rank);
     for (int d = 0; d < rank; ++d) {
       const Dim& dim = p.dims[d];
-      if ((dim.extent && !hostEncodable(*dim.extent, func_)) || !hostEncodable(Sum{dim.stride}, func_)) return std::nullopt;
+      if ((dim.extent && !hostEncodable(*dim.extent, func_)) || !hostEncodable(Sum{dim.stride}, func_))
+        return std::nullopt;
       if (dim.extent && !(*dim.extent)[0].factors.empty()) p.extents[d] = *dim.extent;
       for (const Term& t : dim.offset)
         for (Value f : t.factors)
@@ -649,6 +650,9 @@ class Raiser {
         }
       }
     }
+    // An offset is its first iteration's (loop-invariant terms) plus terms
+    // in j, which must be proven non-negative. Where the first is not, it
+    // is checked, whole, before the loop.
     p.unproven.resize(rank);
     for (int d = 0; d < rank; ++d) {
       if (p.dims[d].lowerChecked) continue;
