@@ -72,8 +72,9 @@
 //
 // Only loads tma-descriptor-loads then takes and the pipeliner stages are
 // rewritten (lower-to-gpu runs the pass only with num_stages >= 2; loops
-// that write memory are left alone, and so are loops after a write to
-// global memory, which TMA's async proxy would not see without a fence):
+// that write memory are left alone; a loop after a write to global memory
+// gets a ttng.fence_async_global before it, as TMA reads through the async
+// proxy):
 // an operand of a wgmma dot in the loop (directly or through tt.trans),
 // with TMA's alignment (a 16-byte aligned base, strides other than the
 // last a multiple of 16 bytes, by axis info), its box limits, and base,
@@ -492,7 +493,7 @@ class Raiser {
     // ahead of the writes); unstaged, a TMA copy is slower than the loads.
     bool writes = false;
     loop->walk([&](Operation* op) { writes = writes || (op != loop && op->hasTrait(MemWrite)); });
-    if (writes || writesBefore(loop)) return;
+    if (writes) return;
     Sums sums(loop);
     std::vector<Plan> plans;
     for (Operation* load : loads) {
@@ -505,18 +506,27 @@ class Raiser {
       for (int d = 0; d < static_cast<int>(p.dims.size()); ++d)
         if (p.dims[d].wrap >= 0 && !discarded(sums, p.load->result(), d, p.dims[d].wrap)) return;
     for (const Plan& p : plans) emit(sums, p);
+    // Global memory written before (earlier in the kernel, or in an earlier
+    // iteration of a loop around this one) is read by TMA through the
+    // async proxy: a proxy fence orders the writes first.
+    if (!plans.empty() && writesBefore(loop)) {
+      OpBuilder b;
+      b.setLoc(loop->loc());
+      b.setInsertionPoint(loop);
+      b.create(OpCode::FenceAsyncGlobal, {}, {});
+    }
   }
 
  private:
   /// Whether global memory may be written before the loop runs (earlier
-  /// in the kernel, or in an earlier iteration of a loop around it): TMA
-  /// reads through the async proxy, and nothing fences it from those
-  /// writes. Asserts and prints write no memory the loads read.
+  /// in the kernel, or in an earlier iteration of a loop around it).
+  /// Asserts, prints and fences write no memory the loads read.
   static bool writesBefore(Operation* loop) {
     auto writes = [](Operation* op) {
       bool w = false;
       op->walk([&](Operation* x) {
-        w = w || (x->hasTrait(MemWrite) && !x->is(OpCode::Assert) && !x->is(OpCode::Print));
+        w = w || (x->hasTrait(MemWrite) && !x->is(OpCode::Assert) && !x->is(OpCode::Print) &&
+                  !x->is(OpCode::FenceAsyncGlobal));
       });
       return w;
     };

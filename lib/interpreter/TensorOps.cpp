@@ -214,7 +214,8 @@ bool buildTensorOp(ir::Operation* op, Instr& in, PlanBuilder& b) {
     in.fn = withBytes(bytes, []<class T>(T) -> ExecFn { return &splatOp<T>; });
     return true;
   case OpCode::Assume:
-  case OpCode::DebugBarrier: in.fn = &noOp; return true;
+  case OpCode::DebugBarrier:
+  case OpCode::FenceAsyncGlobal: in.fn = &noOp; return true;
   case OpCode::ExpandDims:
   case OpCode::ConvertLayout:
   case OpCode::Reshape: in.fn = identityKernel(bytes); return true;

@@ -467,7 +467,7 @@ void Verifier::verifyOp(Operation* op) {
       verifyCounts(op, 1, 1, 0);
       VERIFY(op, op->operand(0).type().elementType().isInteger(1), "condition must be i1");
       return;
-    case OpCode::DebugBarrier:
+    case OpCode::DebugBarrier: case OpCode::FenceAsyncGlobal:
       return verifyCounts(op, 0, 0, 0);
     case OpCode::ConvertLayout:
       verifyCounts(op, 1, 1, 1);

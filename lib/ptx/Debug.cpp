@@ -203,6 +203,7 @@ void emitPrint(Emitter& e, Operation* op) {
 void emitDebugOp(Emitter& e, Operation* op) {
   switch (op->code()) {
     case OpCode::DebugBarrier: e.barrier(); return;
+    case OpCode::FenceAsyncGlobal: e.ins("fence.proxy.async.global"); return;
     case OpCode::Assume: return;
     case OpCode::Assert: return emitAssert(e, op);
     case OpCode::Print: return emitPrint(e, op);

@@ -527,6 +527,7 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::Reduce: case OpCode::Scan:
       return emitReduction(*this, op);
     case OpCode::Print: case OpCode::Assert: case OpCode::DebugBarrier: case OpCode::Assume:
+    case OpCode::FenceAsyncGlobal:
       return emitDebugOp(*this, op);
     case OpCode::MakeRange: case OpCode::Splat: case OpCode::Broadcast: case OpCode::ExpandDims:
     case OpCode::Reshape: case OpCode::Trans: case OpCode::Cat: case OpCode::Join: case OpCode::Split:

@@ -280,6 +280,25 @@ TEST_F(Dot, WrappedRowsMatmul) {
     }
 }
 
+// A kernel that doubles its rows of A in place, then multiplies them: on
+// sm_90a the product's loads are TMA copies, which read through the async
+// proxy, so the loop gets a proxy fence after the stores (and the kernel's
+// tl.debug_barrier orders the other threads' stores first).
+TEST_F(Dot, TmaCopiesSeeEarlierStores) {
+  E2E_RNG(rng);
+  const int64_t M = 100, N = 64, K = 96, BM = 64;
+  auto a = randomMat(rng, DType::fp16, M, K, 1.0f);
+  auto b = randomMat(rng, DType::fp16, K, N, 1.0f);
+  auto c = dev().zeros(DType::fp32, {M, N});
+  kernel(kFile, "matmul_after_scaling_rows")
+      .launch(dev(), {cdiv(M, BM)}, {a.tensor, b.tensor, c, M, N, K, K, N, N},
+              {{"BLOCK_M", BM}, {"BLOCK_N", N}, {"BLOCK_K", int64_t(32)}});
+  std::vector<float> doubled = a.values;
+  for (float& v : doubled) v *= 2;  // exact in fp16
+  EXPECT_EQ(downloadFloats(a.tensor), doubled);
+  checkProduct(downloadFloats(c), doubled, b.values, M, N, K, 1e-4, "product of the doubled rows");
+}
+
 // Row blocks that start 8 rows above A, as a halo would (the first
 // program's offset is -8). With `rm >= 0` in the mask, those rows read
 // zeros, which is what TMA reads there: the product is right. Without it,

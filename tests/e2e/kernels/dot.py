@@ -249,3 +249,29 @@ def matmul_wrapped_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stri
         # row M of C (C has M + 1 rows).
         sums = tl.sum(acc, axis=0)
         tl.store(c_ptr + M * stride_cm + out_cols, sums, mask=(out_cols < N) & (tile_m == 0))
+
+
+@triton.jit
+def matmul_after_scaling_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Doubles this program's rows of A in place, then multiplies them by B
+    # (one program per row block, BLOCK_N >= N): the product must see the
+    # doubled rows, also where its loads are TMA copies (sm_90a), which
+    # read through another proxy than the stores wrote.
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    row_ok = rows[:, None] < M
+    for k0 in range(0, K, BLOCK_K):
+        ptrs = a_ptr + rows[:, None] * stride_am + (k0 + ks)[None, :]
+        inside = row_ok & ((k0 + ks)[None, :] < K)
+        tl.store(ptrs, tl.load(ptrs, mask=inside) * 2, mask=inside)
+    tl.debug_barrier()
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rows[:, None] * stride_am + (k0 + ks)[None, :],
+                    mask=row_ok & ((k0 + ks)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k0 + ks)[:, None] * stride_bk + cols[None, :],
+                    mask=((k0 + ks)[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=row_ok & (cols[None, :] < N))
