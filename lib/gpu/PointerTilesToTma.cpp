@@ -72,9 +72,8 @@
 //
 // Only loads tma-descriptor-loads then takes and the pipeliner stages are
 // rewritten (lower-to-gpu runs the pass only with num_stages >= 2; loops
-// that write memory are left alone; a loop after a write to global memory
-// gets a ttng.fence_async_global before it, as TMA reads through the async
-// proxy):
+// that write memory are left alone; tma-descriptor-loads fences the async
+// proxy's reads from earlier writes):
 // an operand of a wgmma dot in the loop (directly or through tt.trans),
 // with TMA's alignment (a 16-byte aligned base, strides other than the
 // last a multiple of 16 bytes, by axis info), its box limits, and base,
@@ -506,39 +505,9 @@ class Raiser {
       for (int d = 0; d < static_cast<int>(p.dims.size()); ++d)
         if (p.dims[d].wrap >= 0 && !discarded(sums, p.load->result(), d, p.dims[d].wrap)) return;
     for (const Plan& p : plans) emit(sums, p);
-    // Global memory written before (earlier in the kernel, or in an earlier
-    // iteration of a loop around this one) is read by TMA through the
-    // async proxy: a proxy fence orders the writes first.
-    if (!plans.empty() && writesBefore(loop)) {
-      OpBuilder b;
-      b.setLoc(loop->loc());
-      b.setInsertionPoint(loop);
-      b.create(OpCode::FenceAsyncGlobal, {}, {});
-    }
   }
 
  private:
-  /// Whether global memory may be written before the loop runs (earlier
-  /// in the kernel, or in an earlier iteration of a loop around it).
-  /// Asserts, prints and fences write no memory the loads read.
-  static bool writesBefore(Operation* loop) {
-    auto writes = [](Operation* op) {
-      bool w = false;
-      op->walk([&](Operation* x) {
-        w = w || (x->hasTrait(MemWrite) && !x->is(OpCode::Assert) && !x->is(OpCode::Print) &&
-                  !x->is(OpCode::FenceAsyncGlobal));
-      });
-      return w;
-    };
-    for (Operation* at = loop; at && !at->is(OpCode::Func); at = at->parentOp()) {
-      for (Operation* prev = at->prevOp(); prev; prev = prev->prevOp())
-        if (writes(prev)) return true;
-      Operation* parent = at->parentOp();
-      if (parent && (parent->is(OpCode::For) || parent->is(OpCode::While)) && writes(parent)) return true;
-    }
-    return false;
-  }
-
   /// Operand A or B of a wgmma dot, directly or through tt.trans.
   bool feedsWgmmaDot(Operation* load) const {
     if (!load->result().hasOneUse()) return false;

@@ -29,12 +29,16 @@
 // TMA needs a 16-byte aligned base and strides (but the last) that are
 // multiples of 16 bytes, a unit last stride, box dims of at most 256 and
 // rows of at least 16 bytes; NaN padding only for f16, bf16, f32 and f64.
+// A loop of such copies after a write to global memory gets a
+// ttng.fence_async_global (fence.proxy.async.global) before it: TMA reads
+// through the async proxy.
 // Where axis info cannot prove the alignment (a stride of 37 elements),
 // the load is left to rewrite-block-pointers. The shape's dims must fit in
 // 32 bits and the strides in 40 (TMA's limits; not checked at run time).
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -171,6 +175,31 @@ bool isStageableWgmmaOperand(Operation* load, const Target& target, int numWarps
   return true;
 }
 
+namespace {
+
+/// Whether global memory may be written before `loop` runs: earlier in the
+/// kernel, or in an earlier iteration of a loop around it. Asserts, prints,
+/// fences and descriptors write no memory the loads read.
+bool writesBefore(Operation* loop) {
+  auto writes = [](Operation* op) {
+    bool w = false;
+    op->walk([&](Operation* x) {
+      w = w || (x->hasTrait(MemWrite) && !x->is(OpCode::Assert) && !x->is(OpCode::Print) &&
+                !x->is(OpCode::FenceAsyncGlobal) && !x->is(OpCode::TensormapCreate));
+    });
+    return w;
+  };
+  for (Operation* at = loop; at && !at->is(OpCode::Func); at = at->parentOp()) {
+    for (Operation* prev = at->prevOp(); prev; prev = prev->prevOp())
+      if (writes(prev)) return true;
+    Operation* parent = at->parentOp();
+    if (parent && (parent->is(OpCode::For) || parent->is(OpCode::While)) && writes(parent)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void tmaDescriptorLoads(Operation* func, const Target& target, int numWarps) {
   // sm_90a only: newer targets have not run this path yet.
   if (target.capability != 90 || !target.archSpecific) return;
@@ -181,6 +210,23 @@ void tmaDescriptorLoads(Operation* func, const Target& target, int numWarps) {
   if (loads.empty()) return;
   TmaLoadRewriter rewriter(func, target, numWarps);
   for (Operation* load : loads) rewriter.rewrite(load);
+  // TMA reads through the async proxy, which is not ordered after the
+  // generic proxy's earlier writes (a persistent kernel's stores, a
+  // kernel reading what it wrote) without fence.proxy.async.global.
+  std::vector<Operation*> loops;
+  func->walk([&](Operation* op) {
+    Operation* loop = op->parentOp();
+    if (op->is(OpCode::DescriptorLoad) && loop && loop->is(OpCode::For) &&
+        std::find(loops.begin(), loops.end(), loop) == loops.end())
+      loops.push_back(loop);
+  });
+  for (Operation* loop : loops) {
+    if (!writesBefore(loop)) continue;
+    OpBuilder b;
+    b.setLoc(loop->loc());
+    b.setInsertionPoint(loop);
+    b.create(OpCode::FenceAsyncGlobal, {}, {});
+  }
 }
 
 }  // namespace tessera::gpu
