@@ -25,14 +25,17 @@
 // How the load is read. Integer index math is taken apart into a sum of
 // terms coeff * f1 * f2 * ... (* arange along one tile dim), the f scalar
 // values the kernel computes (arguments, program ids, quotients...):
-// constants, make_range, splat, expand_dims, broadcast, addi, subi, muli,
-// extsi and hints are looked through. The loop's induction variable is
+// constants, make_range, splat, expand_dims, broadcast, addi, subi, muli
+// and hints are looked through (a scalar extsi is a value of its own). The loop's induction variable is
 // lb + step * j (j = the iteration number), and an iteration argument that
 // the loop advances by a loop-invariant amount d (a_ptrs += BLOCK_K) is its
 // initial value + j * d. The pointer tile must then be
 //   base + sum over dims d of (off_d + arange_d) * stride_d
-// with the strides loop-invariant and the last one 1; the uniform terms are
-// given to the dims whose stride divides them (the unit-stride dim last).
+// with the strides loop-invariant and the last one 1 (or the first: the
+// tile is copied transposed and read through tt.trans, as attention's K^T
+// or a K-major B); the uniform terms are given to the dims whose stride
+// divides them (the unit-stride dim last). All of a loop's wgmma operands
+// become TMA copies, or none do.
 // The mask must be an AND of one comparison per dim (none: the dim is not
 // checked), `c + arange_d < U` (or <=, or the mirrored >, >=), which is
 // `off_d + arange_d < U + off_d - c`: that right side is the dim's extent,
