@@ -240,6 +240,13 @@ void setPtxCompilerForTesting(PtxCompiler compiler) {
   ptxCompilerOverride = std::move(compiler);
 }
 
+/// TESSERA_POINTER_TMA=0: pointer tiles keep their cp.async copies on sm_90a
+/// (to compare with the TMA copies pointer-tiles-to-tma makes of them).
+static bool pointerTmaEnabled() {
+  const char* v = std::getenv("TESSERA_POINTER_TMA");
+  return !(v && std::string(v) == "0");
+}
+
 static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& name, const gpu::GpuOptions& options) {
   PtxCompiler override;
   {
@@ -255,13 +262,6 @@ static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& na
 /// file name is in device_assert messages; the compiler version covers the
 /// prelude's text too, hashed here explicitly for builds that embed a new
 /// prelude without other changes.
-/// TESSERA_POINTER_TMA=0: pointer tiles keep their cp.async copies on sm_90a
-/// (to compare with the TMA copies pointer-tiles-to-tma makes of them).
-static bool pointerTmaEnabled() {
-  const char* v = std::getenv("TESSERA_POINTER_TMA");
-  return !(v && std::string(v) == "0");
-}
-
 static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& target) {
   runtime::Sha256 h;
   h.field("tessera kernel cache key")

@@ -62,6 +62,9 @@ void pointerTilesToTma(ir::Operation* func, const Target& target, int numWarps);
 /// Whether TMA can copy a `tile` (element size, box dims, 16-byte rows, at
 /// most 64 KiB) with that padding ("zero" or "nan").
 bool tmaCanCopyTile(ir::Type tile, const std::string& padding);
+/// The use of `load`'s tile as operand A or B of a wgmma dot, directly or
+/// through tt.trans (then `*throughTrans`); null when it is not one.
+ir::OpOperand* wgmmaOperandUse(ir::Operation* load, const Target& target, int numWarps, bool* throughTrans = nullptr);
 /// Operand A or B of a wgmma dot, directly or through tt.trans, loaded in a
 /// loop: a tile the pipeliner stages (fp8: K-major only). `transposedCopy`:
 /// as if the load, which feeds the dot directly, were of the transposed

@@ -499,7 +499,7 @@ class Raiser {
     Sums sums(loop);
     std::vector<Plan> plans;
     for (Operation* load : loads) {
-      if (!feedsWgmmaDot(load)) continue;
+      if (!wgmmaOperandUse(load, target_, numWarps_)) continue;
       std::optional<Plan> p = plan(sums, load);
       if (!p) return;
       plans.push_back(std::move(*p));
@@ -511,17 +511,6 @@ class Raiser {
   }
 
  private:
-  /// Operand A or B of a wgmma dot, directly or through tt.trans.
-  bool feedsWgmmaDot(Operation* load) const {
-    if (!load->result().hasOneUse()) return false;
-    OpOperand* use = load->result().uses().front();
-    if (use->owner->is(OpCode::Trans)) {
-      if (!use->owner->result().hasOneUse()) return false;
-      use = use->owner->result().uses().front();
-    }
-    return use->owner->is(OpCode::Dot) && use->index <= 1 && dotUsesWgmma(use->owner, target_, numWarps_);
-  }
-
   /// Whether the rows along `dim` of `tile` (a loaded tile) where the index
   /// wrap `wrap` wraps around never reach memory: every use keeps them in
   /// their own rows (elementwise ops, the dot's M rows of A and N columns

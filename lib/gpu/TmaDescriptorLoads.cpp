@@ -156,20 +156,28 @@ bool tmaCanCopyTile(Type tile, const std::string& padding) {
   return tile.shape().back() * bytes % 16 == 0 && tile.numElements() * bytes <= kMaxTileBytes;
 }
 
+OpOperand* wgmmaOperandUse(Operation* load, const Target& target, int numWarps, bool* throughTrans) {
+  if (!load->result().hasOneUse()) return nullptr;
+  OpOperand* use = load->result().uses().front();
+  bool trans = use->owner->is(OpCode::Trans);
+  if (trans) {
+    if (!use->owner->result().hasOneUse()) return nullptr;
+    use = use->owner->result().uses().front();
+  }
+  if (!use->owner->is(OpCode::Dot) || use->index > 1 || !dotUsesWgmma(use->owner, target, numWarps)) return nullptr;
+  if (throughTrans) *throughTrans = trans;
+  return use;
+}
+
 bool isStageableWgmmaOperand(Operation* load, const Target& target, int numWarps, bool transposedCopy) {
   Type tile = load->result().type();
   if (tile.rank() != 2 || tile.shape()[transposedCopy ? 1 : 0] % 8 != 0 || !load->parentOp() ||
-      !load->parentOp()->is(OpCode::For) || !load->result().hasOneUse())
+      !load->parentOp()->is(OpCode::For))
     return false;
-  OpOperand* use = load->result().uses().front();
-  bool transposed = use->owner->is(OpCode::Trans);
-  if (transposed) {
-    if (transposedCopy || !use->owner->result().hasOneUse()) return false;
-    use = use->owner->result().uses().front();
-  }
+  bool transposed = false;
+  OpOperand* use = wgmmaOperandUse(load, target, numWarps, &transposed);
+  if (!use || (transposed && transposedCopy)) return false;
   transposed = transposed || transposedCopy;
-  Operation* dot = use->owner;
-  if (!dot->is(OpCode::Dot) || use->index > 1 || !dotUsesWgmma(dot, target, numWarps)) return false;
   // fp8 wgmma reads K-major tiles only: A as loaded, B transposed.
   if (isWgmmaFp8(tile.elementType().kind()) && transposed != (use->index == 1)) return false;
   return true;
