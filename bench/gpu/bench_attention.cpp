@@ -26,20 +26,24 @@
 //
 //   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
 //                   [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N]
-//                   [--interpreter]
+//                   [--rows LIST] [--interpreter]
 //
 // --block-m, --block-n, --stages, --warps launch with those parameters instead of the
 // library's, for sweeps (bench_attention.py takes the same); the JSON
-// records the ones used.
+// records the ones used. --rows d128,d128c (names d64, d64c, d128, d128c)
+// runs only those rows.
 // --interpreter checks small problems on the CPU (use --seq 100 --batch 1
 // --heads 2): the quick test of this program.
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "BenchCommon.h"
 #include "tessera/tessera.h"
@@ -69,7 +73,33 @@ struct Options {
   /// --block-m, --block-n, --stages, --warps: launch parameters instead of the
   /// library's (launchFor), for sweeps; 0 keeps the library's.
   int64_t blockM = 0, blockN = 0, stages = 0, warps = 0;
+  /// --rows d64,d128c,...: only these rows (names as rowName gives them);
+  /// empty: all of kRows.
+  std::vector<std::string> rows;
 };
+
+/// A row's name for --rows: d<head_dim>, with a trailing c when causal.
+std::string rowName(const Row& r) { return "d" + std::to_string(r.D) + (r.causal ? "c" : ""); }
+
+/// --rows's list split at commas; nullopt (with a message) for a name that
+/// is no row of kRows.
+std::optional<std::vector<std::string>> parseRows(const std::string& list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, comma - start);
+    bool known = false;
+    for (const Row& r : kRows) known = known || rowName(r) == name;
+    if (!known) {
+      std::fprintf(stderr, "bench_attention: --rows: unknown row '%s' (rows: d64, d64c, d128, d128c)\n", name.c_str());
+      return std::nullopt;
+    }
+    names.push_back(name);
+    start = comma + 1;
+  }
+  return names;
+}
 
 bool positive(const char* text, int64_t& out) {
   char* end = nullptr;
@@ -103,6 +133,10 @@ std::optional<Options> parseOptions(int argc, char** argv) {
       else o.repMs = static_cast<int>(v);
     } else if (a == "--json" && hasValue) {
       o.jsonPath = argv[++i];
+    } else if (a == "--rows" && hasValue) {
+      std::optional<std::vector<std::string>> rows = parseRows(argv[++i]);
+      if (!rows) return std::nullopt;
+      o.rows = *rows;
     } else if (a == "--interpreter") {
       o.interpreter = true;
     } else if (a == "--form" && hasValue && (std::string(argv[i + 1]) == "pointer" ||
@@ -111,7 +145,8 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]"
-                   " [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N] [--interpreter]\n");
+                   " [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N] [--rows LIST]"
+                   " [--interpreter]\n");
       return std::nullopt;
     }
   }
@@ -200,6 +235,7 @@ int run(const Options& o) {
   Device dev = o.interpreter ? Device::interpreter() : Device::cuda(0);
   int failures = 0;
   for (const Row& r : kRows) {
+    if (!o.rows.empty() && std::find(o.rows.begin(), o.rows.end(), rowName(r)) == o.rows.end()) continue;
     const int64_t Z = o.batch, H = o.heads, S = o.seq, D = r.D, n = Z * H * S * D;
     Json rec;
     rec.str("kind", "attention").str("provider", "tessera").str("dtype", "bf16");

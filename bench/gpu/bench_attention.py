@@ -3,6 +3,7 @@
     python3 bench_attention.py [--seq S] [--batch Z] [--heads H] [--json FILE]
                                [--warmup MS] [--rep MS] [--form pointer|descriptor]
                                [--block-m N] [--block-n N] [--stages N] [--warps N]
+                               [--rows d64,d64c,d128,d128c]
 
 The Triton side of bench_attention.cpp: the same kernel source (loaded by
 path with importlib) launched with bench_attention.cpp's parameters
@@ -86,7 +87,13 @@ def main():
     ap.add_argument("--warps", type=int, default=0, help="num_warps instead of the library's")
     ap.add_argument("--form", choices=["pointer", "descriptor"], default="pointer",
                     help="attention_fwd, or attention_fwd_descriptor (tensor descriptors; SDPA is then skipped)")
+    ap.add_argument("--rows", default="", help="only these rows, e.g. d128,d128c (default: all)")
     args = ap.parse_args()
+    wanted = [r for r in args.rows.split(",") if r]
+    names = {"d%d%s" % (d, "c" if c else ""): (d, c) for d, c in ROWS}
+    for r in wanted:
+        if r not in names:
+            ap.error("--rows: unknown row %r (rows: %s)" % (r, ", ".join(names)))
     if min(args.block_m, args.block_n, args.stages, args.warps) < 0:
         ap.error("--block-m, --block-n, --stages and --warps must be positive (0: the library's)")
 
@@ -101,6 +108,8 @@ def main():
     failures = 0
     z, h, s = args.batch, args.heads, args.seq
     for d, causal in ROWS:
+        if wanted and "d%d%s" % (d, "c" if causal else "") not in wanted:
+            continue
         torch.manual_seed(11 + d)
         q, k, v = [(torch.rand(z, h, s, d, device="cuda") * 2 - 1).to(torch.bfloat16) for _ in range(3)]
         flop = 4.0 * z * h * s * s * d * (0.5 if causal else 1.0)
