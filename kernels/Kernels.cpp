@@ -359,15 +359,16 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
   if (seq == 0 || heads == 0) return o;
   double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
   // On sm_90a head_dim 64 and 128 run the tensor-descriptor form (TMA,
-  // with a producer warpgroup), at 128 on 128-key blocks with 2 stages:
-  // on the H100, 417 / 374 / 561 / 461 TFLOP/s at d=64 / d=64 causal /
-  // d=128 / d=128 causal against 386 / 350 / 480 / 428 for the pointer
-  // form (performance.md).
+  // with a producer warpgroup); at 128 on 128-key blocks with 2 stages,
+  // else on 64-key blocks with 3 (bench_attention's launchFor): on the
+  // H100, 438 / 406 / 606 / 567 TFLOP/s at d=64 / d=64 causal / d=128 /
+  // d=128 causal, 0.92-1.06x SDPA (performance.md, 2026-11-27).
   bool descriptor = device.arch() == "sm_90a" && (dim == 64 || dim == 128);
-  const int64_t blockM = 128, blockN = descriptor ? 128 : 64;
+  bool wideBlocks = descriptor && dim == 128;
+  const int64_t blockM = 128, blockN = wideBlocks ? 128 : 64;
   LaunchOptions options;
   options.num_warps = dim <= 64 ? 4 : 8;
-  options.num_stages = descriptor ? 2 : 3;
+  options.num_stages = wideBlocks ? 2 : 3;
   attentionProgram().kernel(descriptor ? "attention_fwd_descriptor" : "attention_fwd").launch(
       device, {(seq + blockM - 1) / blockM, heads}, {q, k, v, o, scale, seq},
       {{"HEAD_DIM", dim}, {"BLOCK_M", blockM}, {"BLOCK_N", blockN}, {"CAUSAL", causal}}, options);
