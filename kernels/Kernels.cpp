@@ -339,6 +339,25 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
   return c;
 }
 
+AttentionLaunch attention_launch(const std::string& arch, int64_t headDim) {
+  // On sm_90a head_dim 64 and 128 run the tensor-descriptor form (TMA,
+  // with a producer warpgroup); at 128 on 128-key blocks with 2 stages
+  // and 8 warps, else on 64-key blocks with 3. On the H100, 438 / 406 /
+  // 606 / 567 TFLOP/s at d=64 / d=64 causal / d=128 / d=128 causal,
+  // 0.92-1.06x SDPA (performance.md, 2026-11-27). At d=64, 128-key blocks
+  // with 2 stages ran 291 / 257: their stages keep a second program off
+  // the multiprocessor, and one consumer warpgroup overlaps nothing.
+  bool descriptor = arch == "sm_90a" && (headDim == 64 || headDim == 128);
+  bool wideBlocks = descriptor && headDim == 128;
+  AttentionLaunch l;
+  l.kernel = descriptor ? "attention_fwd_descriptor" : "attention_fwd";
+  l.block_m = 128;
+  l.block_n = wideBlocks ? 128 : 64;
+  l.num_warps = headDim <= 64 ? 4 : 8;
+  l.num_stages = wideBlocks ? 2 : 3;
+  return l;
+}
+
 Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double smScale) {
   for (const auto& [what, t] : {std::pair<const char*, const Tensor*>{"q", &q}, {"k", &k}, {"v", &v}}) {
     if (!t->defined() || (t->shape().size() != 3 && t->shape().size() != 4))
@@ -358,20 +377,13 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
   Tensor o = device.empty(q.dtype(), shape);
   if (seq == 0 || heads == 0) return o;
   double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
-  // On sm_90a head_dim 64 and 128 run the tensor-descriptor form (TMA,
-  // with a producer warpgroup); at 128 on 128-key blocks with 2 stages,
-  // else on 64-key blocks with 3 (bench_attention's launchFor): on the
-  // H100, 438 / 406 / 606 / 567 TFLOP/s at d=64 / d=64 causal / d=128 /
-  // d=128 causal, 0.92-1.06x SDPA (performance.md, 2026-11-27).
-  bool descriptor = device.arch() == "sm_90a" && (dim == 64 || dim == 128);
-  bool wideBlocks = descriptor && dim == 128;
-  const int64_t blockM = 128, blockN = wideBlocks ? 128 : 64;
+  AttentionLaunch l = attention_launch(device.arch(), dim);
   LaunchOptions options;
-  options.num_warps = dim <= 64 ? 4 : 8;
-  options.num_stages = wideBlocks ? 2 : 3;
-  attentionProgram().kernel(descriptor ? "attention_fwd_descriptor" : "attention_fwd").launch(
-      device, {(seq + blockM - 1) / blockM, heads}, {q, k, v, o, scale, seq},
-      {{"HEAD_DIM", dim}, {"BLOCK_M", blockM}, {"BLOCK_N", blockN}, {"CAUSAL", causal}}, options);
+  options.num_warps = l.num_warps;
+  options.num_stages = l.num_stages;
+  attentionProgram().kernel(l.kernel).launch(
+      device, {(seq + l.block_m - 1) / l.block_m, heads}, {q, k, v, o, scale, seq},
+      {{"HEAD_DIM", dim}, {"BLOCK_M", l.block_m}, {"BLOCK_N", l.block_n}, {"CAUSAL", causal}}, options);
   return o;
 }
 

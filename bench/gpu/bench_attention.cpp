@@ -188,16 +188,16 @@ double sampledRelError(const Options& o, const Row& r, const std::vector<uint16_
   return std::sqrt(errSq / refSq);
 }
 
-/// BLOCK_M, BLOCK_N, num_stages and num_warps of a form at head_dim D, as
-/// tessera::kernels::attention launches it (bench_attention.py's
-/// launch_params are the same).
+/// BLOCK_M, BLOCK_N, num_stages and num_warps of both forms at head_dim D:
+/// those tessera::kernels::attention launches on sm_90a with
+/// (attention_launch; bench_attention.py's launch_params are the same).
 struct LaunchParams {
   int64_t blockM, blockN;
   int stages, warps;
 };
 LaunchParams launchFor(int64_t D) {
-  if (D == 128) return {128, 128, 2, 8};  // both forms: TMA copies on sm_90a
-  return {128, 64, 3, D <= 64 ? 4 : 8};
+  tessera::kernels::AttentionLaunch l = tessera::kernels::attention_launch("sm_90a", D);
+  return {l.block_m, l.block_n, l.num_stages, l.num_warps};
 }
 
 /// launchFor, with what the command line sets instead.

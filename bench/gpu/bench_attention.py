@@ -8,8 +8,8 @@
 The Triton side of bench_attention.cpp: the same kernel source (loaded by
 path with importlib) launched with bench_attention.cpp's parameters
 (launch_params: BLOCK_M 128, BLOCK_N 64, 3 stages, 4 warps at head_dim
-64; at 128 both forms on 128-key blocks with 2 stages and 8 warps, as
-tessera::kernels::attention runs the descriptor form; on sm_90a both forms
+64; at 128 both forms on 128-key blocks with 2 stages and 8 warps: what
+tessera::kernels::attention_launch gives on sm_90a; on sm_90a both forms
 are TMA copies; grid cdiv(S, 128) x Z*H), on the same rows: bf16, Z = 4, H = 32, S = 4096,
 head_dim 64 and 128, causal and not (ROWS; keep bench_attention.cpp's kRows
 the same); and torch.nn.functional.scaled_dot_product_attention on the same
@@ -46,7 +46,8 @@ def load_kernel(form):
 
 def launch_params(d):
     """(BLOCK_M, BLOCK_N, num_stages, num_warps) at head_dim d, both forms
-    (bench_attention.cpp's launchFor)."""
+    (tessera::kernels::attention_launch on sm_90a, as bench_attention.cpp's
+    launchFor reads it)."""
     if d == 128:  # both forms: TMA copies on sm_90a
         return 128, 128, 2, 8
     return 128, 64, 3, 4 if d <= 64 else 8

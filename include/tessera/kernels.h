@@ -85,6 +85,17 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b);
 Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal = false,
                  double sm_scale = 0);
 
+/// How `attention` launches kernels/attention.py on a device of `arch`
+/// ("sm_90a", "sm_80", ...) at `head_dim`: the kernel (attention_fwd, or
+/// attention_fwd_descriptor on sm_90a at head_dim 64 and 128), BLOCK_M,
+/// BLOCK_N, num_warps and num_stages. bench_attention times these.
+struct AttentionLaunch {
+  std::string kernel;
+  int64_t block_m = 0, block_n = 0;
+  int num_warps = 0, num_stages = 0;
+};
+AttentionLaunch attention_launch(const std::string& arch, int64_t head_dim);
+
 /// SwiGLU: for each row [gate | up] of 2*d columns, silu(gate) * up (d columns).
 Tensor silu_and_mul(Device& device, const Tensor& gate_up);
 
