@@ -2,7 +2,7 @@
 //
 // Times attention forward, softmax(Q K^T / sqrt(d)) V, with the kernels of
 // kernels/attention.py (FlashAttention style) launched as
-// tessera::kernels::attention launches them (launchFor); bench_attention.py
+// tessera::kernels::attention launches them (attention_launch, read by launchParams); bench_attention.py
 // times the same source under Triton 3.6 with the same launch parameters
 // and PyTorch's
 // scaled_dot_product_attention. The rows are ANCHORS.md's: bf16, Z = 4,
@@ -71,7 +71,7 @@ struct Options {
   bool interpreter = false;
   std::string form = "pointer";  ///< --form
   /// --block-m, --block-n, --stages, --warps: launch parameters instead of the
-  /// library's (launchFor), for sweeps; 0 keeps the library's.
+  /// library's (launchParams), for sweeps; 0 keeps the library's.
   int64_t blockM = 0, blockN = 0, stages = 0, warps = 0;
   /// --rows d64,d128c,...: only these rows (names as rowName gives them);
   /// empty: all of kRows.
@@ -84,19 +84,14 @@ std::string rowName(const Row& r) { return "d" + std::to_string(r.D) + (r.causal
 /// --rows's list split at commas; nullopt (with a message) for a name that
 /// is no row of kRows.
 std::optional<std::vector<std::string>> parseRows(const std::string& list) {
-  std::vector<std::string> names;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = std::min(list.find(',', start), list.size());
-    std::string name = list.substr(start, comma - start);
+  std::vector<std::string> names = bench::splitCommas(list);
+  for (const std::string& name : names) {
     bool known = false;
     for (const Row& r : kRows) known = known || rowName(r) == name;
     if (!known) {
       std::fprintf(stderr, "bench_attention: --rows: unknown row '%s' (rows: d64, d64c, d128, d128c)\n", name.c_str());
       return std::nullopt;
     }
-    names.push_back(name);
-    start = comma + 1;
   }
   return names;
 }
@@ -188,25 +183,15 @@ double sampledRelError(const Options& o, const Row& r, const std::vector<uint16_
   return std::sqrt(errSq / refSq);
 }
 
-/// BLOCK_M, BLOCK_N, num_stages and num_warps of both forms at head_dim D:
-/// those tessera::kernels::attention launches on sm_90a with
-/// (attention_launch; bench_attention.py's launch_params are the same).
-struct LaunchParams {
-  int64_t blockM, blockN;
-  int stages, warps;
-};
-LaunchParams launchFor(int64_t D) {
-  tessera::kernels::AttentionLaunch l = tessera::kernels::attention_launch("sm_90a", D);
-  return {l.block_m, l.block_n, l.num_stages, l.num_warps};
-}
-
-/// launchFor, with what the command line sets instead.
-LaunchParams launchParams(const Options& o, int64_t D) {
-  LaunchParams p = launchFor(D);
-  if (o.blockM) p.blockM = o.blockM;
-  if (o.blockN) p.blockN = o.blockN;
-  if (o.stages) p.stages = static_cast<int>(o.stages);
-  if (o.warps) p.warps = static_cast<int>(o.warps);
+/// The launch of both forms at head_dim D: tessera::kernels::attention's on
+/// sm_90a (attention_launch; bench_attention.py's launch_params are the
+/// same), with what the command line sets instead.
+tessera::kernels::AttentionLaunch launchParams(const Options& o, int64_t D) {
+  tessera::kernels::AttentionLaunch p = tessera::kernels::attention_launch("sm_90a", D);
+  if (o.blockM) p.block_m = o.blockM;
+  if (o.blockN) p.block_n = o.blockN;
+  if (o.stages) p.num_stages = static_cast<int>(o.stages);
+  if (o.warps) p.num_warps = static_cast<int>(o.warps);
   return p;
 }
 
@@ -216,13 +201,13 @@ Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k
   tessera::Kernel kernel = program.kernel(o.form == "descriptor" ? "attention_fwd_descriptor" : "attention_fwd");
   const std::vector<int64_t>& shape = q.shape();
   int64_t S = shape[2], D = shape[3];
-  LaunchParams p = launchParams(o, D);
+  tessera::kernels::AttentionLaunch p = launchParams(o, D);
   Tensor out = dev.empty(q.dtype(), shape);
   tessera::LaunchOptions options;
-  options.num_warps = p.warps;
-  options.num_stages = p.stages;
-  kernel.launch(dev, {(S + p.blockM - 1) / p.blockM, shape[0] * shape[1]}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S},
-                {{"HEAD_DIM", D}, {"BLOCK_M", p.blockM}, {"BLOCK_N", p.blockN}, {"CAUSAL", causal}}, options);
+  options.num_warps = p.num_warps;
+  options.num_stages = p.num_stages;
+  kernel.launch(dev, {(S + p.block_m - 1) / p.block_m, shape[0] * shape[1]}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S},
+                {{"HEAD_DIM", D}, {"BLOCK_M", p.block_m}, {"BLOCK_N", p.block_n}, {"CAUSAL", causal}}, options);
   return out;
 }
 
@@ -239,8 +224,8 @@ int run(const Options& o) {
     const int64_t Z = o.batch, H = o.heads, S = o.seq, D = r.D, n = Z * H * S * D;
     Json rec;
     rec.str("kind", "attention").str("provider", "tessera").str("dtype", "bf16");
-    LaunchParams p = launchParams(o, D);
-    rec.str("form", o.form).integer("block_m", p.blockM).integer("block_n", p.blockN).integer("stages", p.stages).integer("warps", p.warps);
+    tessera::kernels::AttentionLaunch p = launchParams(o, D);
+    rec.str("form", o.form).integer("block_m", p.block_m).integer("block_n", p.block_n).integer("stages", p.num_stages).integer("warps", p.num_warps);
     rec.integer("Z", Z).integer("H", H).integer("S", S).integer("D", D).boolean("causal", r.causal);
     try {
       std::vector<uint16_t> q = randomBits(DType::bf16, n, 11 + D), k = randomBits(DType::bf16, n, 12 + D),

@@ -47,7 +47,7 @@ def load_kernel(form):
 def launch_params(d):
     """(BLOCK_M, BLOCK_N, num_stages, num_warps) at head_dim d, both forms
     (tessera::kernels::attention_launch on sm_90a, as bench_attention.cpp's
-    launchFor reads it)."""
+    launchParams reads it)."""
     if d == 128:  # both forms: TMA copies on sm_90a
         return 128, 128, 2, 8
     return 128, 64, 3, 4 if d <= 64 else 8
