@@ -339,22 +339,27 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
   return c;
 }
 
-AttentionLaunch attention_launch(const std::string& arch, int64_t headDim) {
-  // On sm_90a head_dim 64 and 128 run the tensor-descriptor form (TMA,
-  // with a producer warpgroup); at 128 on 128-key blocks with 2 stages
-  // and 8 warps, else on 64-key blocks with 3. On the H100, 438 / 406 /
-  // 606 / 567 TFLOP/s at d=64 / d=64 causal / d=128 / d=128 causal,
-  // 0.92-1.06x SDPA (performance.md, 2026-11-27). At d=64, 128-key blocks
-  // with 2 stages ran 291 / 257: their stages keep a second program off
-  // the multiprocessor, and one consumer warpgroup overlaps nothing.
+AttentionLaunch attention_launch(const std::string& arch, int64_t headDim, bool causal) {
+  // On sm_90a head_dim 64 and 128 run tensor descriptors (TMA, with a
+  // producer warpgroup); at 128 on 128-key blocks with 2 stages and 8
+  // warps, else on 64-key blocks with 3. At d=64, 128-key blocks with 2
+  // stages ran 291 / 257 TFLOP/s against 440 / 404: their stages keep a
+  // second program off the multiprocessor, and one consumer warpgroup
+  // overlaps nothing. Without a mask the persistent form, whose producer
+  // fetches the next tile's keys during this tile's epilogue, is 1.01x
+  // (d=64) and 1.05-1.08x (d=128) the descriptor form on the H100; with
+  // one its static round-robin of tiles of unequal length loses 7-15% to
+  // the hardware's scheduling of one program per tile (performance.md,
+  // 2026-11-27).
   bool descriptor = arch == "sm_90a" && (headDim == 64 || headDim == 128);
   bool wideBlocks = descriptor && headDim == 128;
   AttentionLaunch l;
-  l.kernel = descriptor ? "attention_fwd_descriptor" : "attention_fwd";
+  l.kernel = !descriptor ? "attention_fwd" : causal ? "attention_fwd_descriptor" : "attention_fwd_persistent";
   l.block_m = 128;
   l.block_n = wideBlocks ? 128 : 64;
   l.num_warps = headDim <= 64 ? 4 : 8;
   l.num_stages = wideBlocks ? 2 : 3;
+  l.programs_per_multiprocessor = l.num_warps <= 4 ? 2 : 1;
   return l;
 }
 
@@ -377,13 +382,20 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
   Tensor o = device.empty(q.dtype(), shape);
   if (seq == 0 || heads == 0) return o;
   double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
-  AttentionLaunch l = attention_launch(device.arch(), dim);
+  AttentionLaunch l = attention_launch(device.arch(), dim, causal);
   LaunchOptions options;
   options.num_warps = l.num_warps;
   options.num_stages = l.num_stages;
-  attentionProgram().kernel(l.kernel).launch(
-      device, {(seq + l.block_m - 1) / l.block_m, heads}, {q, k, v, o, scale, seq},
-      {{"HEAD_DIM", dim}, {"BLOCK_M", l.block_m}, {"BLOCK_N", l.block_n}, {"CAUSAL", causal}}, options);
+  Meta constexprs = {{"HEAD_DIM", dim}, {"BLOCK_M", l.block_m}, {"BLOCK_N", l.block_n}, {"CAUSAL", causal}};
+  int64_t blocksM = (seq + l.block_m - 1) / l.block_m;
+  if (l.kernel == "attention_fwd_persistent") {
+    int64_t programs = std::min<int64_t>(int64_t{device.multiprocessor_count()} * l.programs_per_multiprocessor,
+                                         blocksM * heads);
+    attentionProgram().kernel(l.kernel).launch(device, {programs}, {q, k, v, o, scale, seq, heads}, constexprs,
+                                               options);
+  } else {
+    attentionProgram().kernel(l.kernel).launch(device, {blocksM, heads}, {q, k, v, o, scale, seq}, constexprs, options);
+  }
   return o;
 }
 

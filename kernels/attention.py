@@ -97,14 +97,21 @@ def unmasked_end(block_m, seq_len, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
 
 
 @triton.jit
+def query_block(CAUSAL: tl.constexpr):
+    # The program's query block: with CAUSAL, those with the most keys
+    # first (the last ones see every key before them), so the short ones
+    # fill the machine at the end.
+    block_m = tl.program_id(0)
+    if CAUSAL:
+        block_m = tl.num_programs(0) - 1 - block_m
+    return block_m
+
+
+@triton.jit
 def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
                   HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                   CAUSAL: tl.constexpr):
-    block_m = tl.program_id(0)
-    if CAUSAL:
-        # The query blocks with the most keys first (the last ones see every
-        # key before them), so the short ones fill the machine at the end.
-        block_m = tl.num_programs(0) - 1 - block_m
+    block_m = query_block(CAUSAL)
     head = tl.program_id(1)
     base = head.to(tl.int64) * seq_len * HEAD_DIM
     rows = block_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -131,15 +138,11 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
 
 
 @triton.jit
-def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
-                             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                             CAUSAL: tl.constexpr):
-    block_m = tl.program_id(0)
-    if CAUSAL:
-        # The query blocks with the most keys first (the last ones see every
-        # key before them), so the short ones fill the machine at the end.
-        block_m = tl.num_programs(0) - 1 - block_m
-    head = tl.program_id(1)
+def attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
+                              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              CAUSAL: tl.constexpr):
+    # Query block block_m of head `head`, through tensor descriptors of the
+    # head's [seq_len, HEAD_DIM] slices.
     base = head.to(tl.int64) * seq_len * HEAD_DIM
     q_desc = tl.make_tensor_descriptor(q_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
     k_desc = tl.make_tensor_descriptor(k_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_N, HEAD_DIM])
@@ -152,7 +155,6 @@ def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    scale = sm_scale * 1.4426950408889634  # scores in base 2
 
     end = seq_len
     if CAUSAL:
@@ -165,3 +167,36 @@ def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
 
     out = acc / l[:, None]
     o_desc.store([m0, 0], out.to(o_desc.dtype))
+
+
+@triton.jit
+def attention_fwd_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
+                             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             CAUSAL: tl.constexpr):
+    block_m = query_block(CAUSAL)
+    scale = sm_scale * 1.4426950408889634  # scores in base 2
+    attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, tl.program_id(1), block_m, scale, seq_len,
+                              HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
+
+
+@triton.jit
+def attention_fwd_persistent(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, heads,
+                             HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             CAUSAL: tl.constexpr):
+    # attention_fwd_descriptor on a persistent grid: the programs (about
+    # as many as fit on the GPU at once) walk the heads x query blocks
+    # tiles, program p taking tiles p, p + num_programs, ...; `heads` is
+    # batch * heads. The assumptions let each head's descriptors be one
+    # the launch encodes, the head its coordinate in an outer dim.
+    tl.assume(seq_len > 0)
+    tl.assume(heads > 0)
+    blocks_m = tl.cdiv(seq_len, BLOCK_M)
+    scale = sm_scale * 1.4426950408889634  # scores in base 2
+    for tile in range(tl.program_id(0), blocks_m * heads, tl.num_programs(0)):
+        head = tile // blocks_m
+        block_m = tile % blocks_m
+        if CAUSAL:
+            # Each head's query blocks with the most keys first.
+            block_m = blocks_m - 1 - block_m
+        attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
+                                  HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)

@@ -23,8 +23,10 @@
 // library runs the descriptor form (on sm_90a the pointer form's tiles are
 // TMA copies too: pointer-tiles-to-tma). The library runs the descriptor
 // form on sm_90a at head_dim 64 and 128, the pointer form otherwise.
+// --form persistent times attention_fwd_persistent on as many programs as
+// fit on the GPU at once (two per multiprocessor at 4 warps).
 //
-//   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]
+//   bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor|persistent] [--json FILE]
 //                   [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N]
 //                   [--rows LIST] [--interpreter]
 //
@@ -135,11 +137,12 @@ std::optional<Options> parseOptions(int argc, char** argv) {
     } else if (a == "--interpreter") {
       o.interpreter = true;
     } else if (a == "--form" && hasValue && (std::string(argv[i + 1]) == "pointer" ||
-                                              std::string(argv[i + 1]) == "descriptor")) {
+                                              std::string(argv[i + 1]) == "descriptor" ||
+                                              std::string(argv[i + 1]) == "persistent")) {
       o.form = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor] [--json FILE]"
+                   "usage: bench_attention [--seq S] [--batch Z] [--heads H] [--form pointer|descriptor|persistent] [--json FILE]"
                    " [--warmup MS] [--rep MS] [--block-m N] [--block-n N] [--stages N] [--warps N] [--rows LIST]"
                    " [--interpreter]\n");
       return std::nullopt;
@@ -187,18 +190,19 @@ double sampledRelError(const Options& o, const Row& r, const std::vector<uint16_
 /// sm_90a (attention_launch; bench_attention.py's launch_params are the
 /// same), with what the command line sets instead.
 tessera::kernels::AttentionLaunch launchParams(const Options& o, int64_t D) {
-  tessera::kernels::AttentionLaunch p = tessera::kernels::attention_launch("sm_90a", D);
+  tessera::kernels::AttentionLaunch p = tessera::kernels::attention_launch("sm_90a", D, false);
   if (o.blockM) p.block_m = o.blockM;
   if (o.blockN) p.block_n = o.blockN;
   if (o.stages) p.num_stages = static_cast<int>(o.stages);
   if (o.warps) p.num_warps = static_cast<int>(o.warps);
+  if (o.warps) p.programs_per_multiprocessor = p.num_warps <= 4 ? 2 : 1;
   return p;
 }
 
 /// O for one row: the form's kernel with launchParams's parameters.
 Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
   static tessera::Program program = tessera::Program::from_file(TESSERA_KERNELS_DIR "/attention.py");
-  tessera::Kernel kernel = program.kernel(o.form == "descriptor" ? "attention_fwd_descriptor" : "attention_fwd");
+  tessera::Kernel kernel = program.kernel(o.form == "pointer" ? "attention_fwd" : "attention_fwd_" + o.form);
   const std::vector<int64_t>& shape = q.shape();
   int64_t S = shape[2], D = shape[3];
   tessera::kernels::AttentionLaunch p = launchParams(o, D);
@@ -206,8 +210,17 @@ Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k
   tessera::LaunchOptions options;
   options.num_warps = p.num_warps;
   options.num_stages = p.num_stages;
-  kernel.launch(dev, {(S + p.block_m - 1) / p.block_m, shape[0] * shape[1]}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S},
-                {{"HEAD_DIM", D}, {"BLOCK_M", p.block_m}, {"BLOCK_N", p.block_n}, {"CAUSAL", causal}}, options);
+  tessera::Meta constexprs = {
+      {"HEAD_DIM", D}, {"BLOCK_M", p.block_m}, {"BLOCK_N", p.block_n}, {"CAUSAL", causal}};
+  int64_t blocksM = (S + p.block_m - 1) / p.block_m, heads = shape[0] * shape[1];
+  if (o.form == "persistent") {
+    // As many programs as fit at once (the library's count).
+    int64_t programs = int64_t{dev.multiprocessor_count()} * p.programs_per_multiprocessor;
+    kernel.launch(dev, {std::min(programs, blocksM * heads)},
+                  {q, k, v, out, 1.0 / std::sqrt(double(D)), S, heads}, constexprs, options);
+  } else {
+    kernel.launch(dev, {blocksM, heads}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S}, constexprs, options);
+  }
   return out;
 }
 

@@ -1,7 +1,7 @@
 """kernels/attention.py under Triton 3.6, and PyTorch SDPA, timed.
 
     python3 bench_attention.py [--seq S] [--batch Z] [--heads H] [--json FILE]
-                               [--warmup MS] [--rep MS] [--form pointer|descriptor]
+                               [--warmup MS] [--rep MS] [--form pointer|descriptor|persistent]
                                [--block-m N] [--block-n N] [--stages N] [--warps N]
                                [--rows d64,d64c,d128,d128c]
 
@@ -41,7 +41,7 @@ def load_kernel(form):
     spec = importlib.util.spec_from_file_location("tessera_attention_kernels", KERNEL_FILE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.attention_fwd_descriptor if form == "descriptor" else module.attention_fwd
+    return getattr(module, "attention_fwd" if form == "pointer" else "attention_fwd_" + form)
 
 
 def launch_params(d):
@@ -86,7 +86,7 @@ def main():
     ap.add_argument("--block-n", type=int, default=0, help="BLOCK_N instead of the library's (sweeps)")
     ap.add_argument("--stages", type=int, default=0, help="num_stages instead of the library's")
     ap.add_argument("--warps", type=int, default=0, help="num_warps instead of the library's")
-    ap.add_argument("--form", choices=["pointer", "descriptor"], default="pointer",
+    ap.add_argument("--form", choices=["pointer", "descriptor", "persistent"], default="pointer",
                     help="attention_fwd, or attention_fwd_descriptor (tensor descriptors; SDPA is then skipped)")
     ap.add_argument("--rows", default="", help="only these rows, e.g. d128,d128c (default: all)")
     args = ap.parse_args()
@@ -121,6 +121,12 @@ def main():
 
         def triton_run():
             o = torch.empty_like(q)
+            if args.form == "persistent":  # as bench_attention.cpp: two programs per multiprocessor at 4 warps
+                sms = torch.cuda.get_device_properties(0).multi_processor_count
+                grid = (min(sms * (2 if warps <= 4 else 1), triton.cdiv(s, block_m) * z * h),)
+                kernel[grid](q, k, v, o, scale, s, z * h, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n,
+                             CAUSAL=causal, num_warps=warps, num_stages=stages)
+                return o
             grid = (triton.cdiv(s, block_m), z * h)
             kernel[grid](q, k, v, o, scale, s, HEAD_DIM=d, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
                          num_warps=warps, num_stages=stages)

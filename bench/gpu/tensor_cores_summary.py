@@ -25,7 +25,8 @@ def row_key(rec):
 def shape_text(key):
     if key[0] == "matmul":
         return "%s %d%s" % (key[1], key[2], {"descriptor": " desc", "block_ptr": " block ptr"}.get(key[3], ""))
-    return "bf16 d=%d%s%s" % (key[1], " causal" if key[2] else "", " desc" if key[3] == "descriptor" else "")
+    return "bf16 d=%d%s%s" % (key[1], " causal" if key[2] else "",
+                              {"descriptor": " desc", "persistent": " persistent"}.get(key[3], ""))
 
 
 PROVIDERS = (("Tessera", ("tessera",)), ("Triton 3.6", ("triton",)), ("cuBLAS / SDPA", ("cublas", "sdpa")))

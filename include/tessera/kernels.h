@@ -86,15 +86,20 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
                  double sm_scale = 0);
 
 /// How `attention` launches kernels/attention.py on a device of `arch`
-/// ("sm_90a", "sm_80", ...) at `head_dim`: the kernel (attention_fwd, or
-/// attention_fwd_descriptor on sm_90a at head_dim 64 and 128), BLOCK_M,
-/// BLOCK_N, num_warps and num_stages. bench_attention times these.
+/// ("sm_90a", "sm_80", ...) at `head_dim`: the kernel (attention_fwd; on
+/// sm_90a at head_dim 64 and 128 attention_fwd_persistent, or
+/// attention_fwd_descriptor when `causal`), BLOCK_M, BLOCK_N, num_warps
+/// and num_stages. attention_fwd_persistent runs on a 1-D grid of
+/// programs_per_multiprocessor programs per multiprocessor (at most one
+/// per tile), the others on one program per query block and head.
+/// bench_attention times these.
 struct AttentionLaunch {
   std::string kernel;
   int64_t block_m = 0, block_n = 0;
   int num_warps = 0, num_stages = 0;
+  int programs_per_multiprocessor = 0;  ///< of the persistent kernel: as many as fit at once
 };
-AttentionLaunch attention_launch(const std::string& arch, int64_t head_dim);
+AttentionLaunch attention_launch(const std::string& arch, int64_t head_dim, bool causal = false);
 
 /// SwiGLU: for each row [gate | up] of 2*d columns, silu(gate) * up (d columns).
 Tensor silu_and_mul(Device& device, const Tensor& gate_up);

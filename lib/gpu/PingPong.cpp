@@ -10,8 +10,9 @@
 // A warpgroup waits for the turn before the last dot and passes it once the
 // first dot is issued (that dot becomes asynchronous, its wait after the
 // pass), so one warpgroup's softmax runs under the other's dots. The turn is
-// held into each such loop and passed after it; before the first,
-// warpgroup 1 gives warpgroup 0 the turn. Each warpgroup alternates wait
+// held into each such loop and passed after it; before the first (before
+// the persistent loop around it, if any), warpgroup 1 gives warpgroup 0
+// the turn. Each warpgroup alternates wait
 // and pass, so turns stay matched across consecutive loops.
 //
 // While a warpgroup holds the turn the other waits for it, so nothing
@@ -88,16 +89,27 @@ void pingPongWarpgroups(Operation* func) {
   Block& entry = func->region(0).front();
   std::vector<Operation*> ops = entry.ops();
   if (std::none_of(ops.begin(), ops.end(), [](Operation* op) { return op->is(OpCode::WarpSpecialize); })) return;
+  // The loops of the entry block, and those of a persistent loop's body
+  // there (whose turns start once, before the persistent loop).
+  std::vector<std::pair<Operation*, Operation*>> loops;  // {loop, the entry-block op holding it}
+  for (Operation* op : ops) {
+    if (!op->is(OpCode::For)) continue;
+    loops.push_back({op, op});
+    for (Operation* inner : op->region(0).front().ops())
+      if (inner->is(OpCode::For)) loops.push_back({inner, op});
+  }
   bool started = false;
-  for (Operation* loop : ops) {
-    if (!loop->is(OpCode::For)) continue;
+  for (auto [loop, top] : loops) {
     auto [first, last] = turnDots(loop);
     if (!first) continue;
     OpBuilder b;
     b.setLoc(loop->loc());
-    b.setInsertionPoint(loop);
-    if (!started) pingPong(b, "start");
+    if (!started) {
+      b.setInsertionPoint(top);
+      pingPong(b, "start");
+    }
     started = true;
+    b.setInsertionPoint(loop);
     pingPong(b, "wait");
     b.setInsertionPointAfter(first);
     pingPong(b, "pass");

@@ -91,6 +91,7 @@
 #include <set>
 
 #include "gpu/GpuPasses.h"
+#include "gpu/HostTensorMaps.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "tessera/ir/Builder.h"
 #include "transforms/PassDetail.h"
@@ -280,27 +281,9 @@ class Sums {
   }
 
   /// Whether `v` (a scalar the kernel computes) is never negative.
-  bool nonNegative(Value v, int depth = 0) {
-    if (v == iv_ && depth == 0) return true;  // a term's factor j, the iteration number
-    if (auto c = transforms::intConstantOf(v)) return *c >= 0;
-    if (depth > 16) return false;
-    Operation* def = v.definingOp();
-    if (!def) {  // an enclosing loop's induction variable counts up from lb
-      Operation* owner = v.ownerBlock()->parentOp();
-      if (!owner || !owner->is(OpCode::For) || v.index() != 0) return false;
-      return nonNegative(owner->operand(0), depth + 1) && nonNegative(owner->operand(2), depth + 1);
-    }
-    auto nn = [&](unsigned i) { return nonNegative(def->operand(i), depth + 1); };
-    switch (def->code()) {
-      case OpCode::GetProgramId: case OpCode::GetNumPrograms: case OpCode::ExtUI:
-        return true;
-      case OpCode::AddI: case OpCode::MulI: case OpCode::DivSI: case OpCode::MinSI:
-        return nn(0) && nn(1);
-      case OpCode::MaxSI: return nn(0) || nn(1);
-      case OpCode::AndI: return nn(0) || nn(1);
-      case OpCode::RemSI: case OpCode::ExtSI: case OpCode::Hint: return nn(0);
-      default: return false;
-    }
+  bool nonNegative(Value v) {
+    if (v == iv_) return true;  // a term's factor j, the iteration number
+    return provenNonNegative(v);
   }
   bool nonNegative(const Term& t) {
     if (t.coeff < 0) return false;

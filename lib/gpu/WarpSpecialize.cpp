@@ -4,7 +4,8 @@
 // kernel body's values; isolateProducer then copies the scalar chains that
 // compute them (program ids, offsets, loop bounds, tensor descriptors)
 // into the region, so the producer warps, which skip the body, compute
-// them themselves. A tensor descriptor made again this way gets its own
+// them themselves; those of a persistent loop's body go into the
+// producer's own copy of that loop. A tensor descriptor made again this way gets its own
 // slot, written by the producer's thread, the one that copies with it.
 //
 //===----------------------------------------------------------------------===//
@@ -20,34 +21,45 @@ namespace tessera::gpu {
 
 using namespace ir;
 
-bool producerCanCompute(Value v, std::set<Operation*>& seen) {
+bool producerCanCompute(Value v, std::set<Operation*>& seen, Operation* outer) {
+  Block* outerBody = outer ? &outer->region(0).front() : nullptr;
   Operation* def = v.definingOp();
-  if (!def) return v.parentBlock()->parentOp() && v.parentBlock()->parentOp()->is(OpCode::Func);
+  if (!def) {
+    Operation* owner = v.parentBlock()->parentOp();
+    return owner && (owner->is(OpCode::Func) || (v.parentBlock() == outerBody && v.index() == 0));
+  }
   if (seen.count(def)) return true;
   Operation* parent = def->parentOp();
-  if (!parent || !parent->is(OpCode::Func) || def->numRegions() != 0) return false;
+  bool inEntry = parent && parent->is(OpCode::Func);
+  if (!(inEntry || (outerBody && def->block() == outerBody)) || def->numRegions() != 0) return false;
   for (Value r : def->results())
     if (r.type().isTensor()) return false;
   if (!def->hasTrait(Pure) && !def->is(OpCode::TensormapCreate)) return false;
   seen.insert(def);
   for (Value o : def->operands())
-    if (!producerCanCompute(o, seen)) return false;
+    if (!producerCanCompute(o, seen, outer)) return false;
   return true;
 }
 
-void isolateProducer(Operation* ws) {
+void isolateProducer(Operation* ws, Operation* outer, Operation* producerOuter) {
   std::set<Operation*> before;  // what the consumers and the producer share
   for (Operation* op = ws->prevOp(); op; op = op->prevOp()) before.insert(op);
   Block& region = ws->region(0).front();
-  OpBuilder b;
-  b.setInsertionPointToStart(&region);
+  Block* outerBody = outer ? &outer->region(0).front() : nullptr;
+  OpBuilder atStart, inOuter;
+  atStart.setInsertionPointToStart(&region);
   IRMapping copies;
+  if (outer) {
+    inOuter.setInsertionPointToStart(&producerOuter->region(0).front());
+    copies.map(outerBody->argument(0), producerOuter->region(0).front().argument(0));
+  }
   std::function<Value(Value)> bring = [&](Value v) -> Value {
     if (copies.contains(v)) return copies.lookupOrDefault(v);
     Operation* def = v.definingOp();
     if (!def || before.count(def) || ws->isAncestorOf(def)) return v;
     IRMapping local;
     for (Value o : def->operands()) local.map(o, bring(o));
+    OpBuilder& b = outerBody && def->block() == outerBody ? inOuter : atStart;
     b.setLoc(def->loc());
     Operation* copy = b.insert(def->clone(local));
     for (unsigned i = 0; i < def->numResults(); ++i) copies.map(def->result(i), copy->result(i));

@@ -21,14 +21,20 @@ namespace tessera::gpu {
 /// Whether the producer can compute `v` at the start of the kernel: a
 /// kernel argument, or a scalar result of a pure op (or of a
 /// ttng.tensormap_create) of the entry block whose operands it can compute
-/// too. `seen` memoizes the ops already accepted.
-bool producerCanCompute(ir::Value v, std::set<ir::Operation*>& seen);
+/// too. With a persistent loop `outer` (an scf.for of the entry block whose
+/// loops the producer serves), also its induction variable and such
+/// results of ops of its body: the producer computes them in its own copy
+/// of the loop. `seen` memoizes the ops already accepted.
+bool producerCanCompute(ir::Value v, std::set<ir::Operation*>& seen, ir::Operation* outer = nullptr);
 
 /// Copies into the start of the region of `ws` the chains of ops outside
 /// it that compute what its ops use, except the values defined before `ws`
 /// (the buffers and barriers it shares with the consumers), and makes the
 /// region use the copies. Every such value must satisfy producerCanCompute.
-void isolateProducer(ir::Operation* ws);
+/// Values of the body of `outer` are copied into the start of the body of
+/// `producerOuter` (the producer's copy of that loop), its induction
+/// variable standing for outer's.
+void isolateProducer(ir::Operation* ws, ir::Operation* outer = nullptr, ir::Operation* producerOuter = nullptr);
 
 /// setmaxnreg targets for a kernel of `numWarps` warps plus the producer
 /// warpgroup: {producer, consumer} registers per thread.

@@ -4,11 +4,11 @@
 // Tensor Memory Accelerator:
 //
 //  * ttng.tensormap_create of kernel arguments and constants (a matmul's
-//    descriptors and block pointers), or of an argument plus a program id
-//    times such a stride (attention's per-head bases: one more, outer dim,
-//    the program id its coordinate): a 128-byte parameter the launch
-//    encodes (gpu::HostTensorMap, lib/api/TensorMaps.cpp); thread 0
-//    prefetches it.
+//    descriptors and block pointers), or of an argument plus a
+//    non-negative scalar times such a stride (attention's per-head bases:
+//    one more, outer dim, the scalar its coordinate; gpu::hostTensorMapOf):
+//    a 128-byte parameter the launch encodes (gpu::HostTensorMap,
+//    lib/api/TensorMaps.cpp); thread 0 prefetches it.
 //  * any other ttng.tensormap_create: thread 0 writes the 128-byte descriptor into
 //    this program's slot of the kernel's global scratch (zeros, then
 //    tensormap.replace of every field: dims innermost first, strides in
@@ -31,6 +31,7 @@
 
 #include <optional>
 
+#include "gpu/HostTensorMaps.h"
 #include "ptx/Emitter.h"
 
 namespace tessera::ptx {
@@ -56,128 +57,9 @@ std::string replace(const std::string& field, const std::string& type, const std
   return "tensormap.replace.tile." + field + ".global.b1024." + type + " [" + addr + "], ";
 }
 
-/// CUtensorMapDataType of the elements TMA copies (bits only matter to a
-/// copy; floats keep their type so that NaN fill knows them).
-int driverDataType(Type elem) {
-  switch (elem.bitWidth()) {
-    case 8: return 0;                                                        // UINT8
-    case 16: return elem == Type::bf16() ? 9 : elem == Type::f16() ? 6 : 1;  // BFLOAT16 / FLOAT16 / UINT16
-    case 32: return elem == Type::f32() ? 7 : 2;                             // FLOAT32 / UINT32
-    default: return elem == Type::f64() ? 8 : 4;                             // FLOAT64 / UINT64
-  }
-}
-
-/// What the launch computes `v` from: a kernel argument, possibly sign- or
-/// zero-extended, or an integer constant. Nothing for a value the kernel
-/// computes (a per-program base such as attention's q_ptr + offset).
-std::optional<gpu::HostScalar> hostScalar(Emitter& e, Value v) {
-  gpu::HostScalar s;
-  Operation* def = v.definingOp();
-  if (def && def->is(OpCode::Constant) && v.type().isInteger()) {
-    s.constant = def->intAttr("value");
-    return s;
-  }
-  if (def && (def->is(OpCode::ExtSI) || def->is(OpCode::ExtUI))) {
-    s.zeroExtend = def->is(OpCode::ExtUI);
-    v = def->operand(0);
-  }
-  s.param = e.paramIndex(v);
-  if (s.param < 0) return std::nullopt;
-  return s;
-}
-
-/// The factors of a product (arith.muli trees).
-void factors(Value v, std::vector<Value>& out) {
-  Operation* d = v.definingOp();
-  if (d && d->is(OpCode::MulI)) {
-    factors(d->operand(0), out);
-    factors(d->operand(1), out);
-    return;
-  }
-  out.push_back(v);
-}
-
-/// A base `arg + program * stride` (attention's q_ptr + head * seq_len *
-/// HEAD_DIM): `arg` a pointer argument, `program` a program id (never
-/// negative), `stride` (elements) a constant times at most one argument,
-/// proven a multiple of 16 bytes. The descriptor then starts at `arg` and
-/// gets an outermost dim of that stride, in which each program copies at
-/// its own coordinate: the same blocks, the same bounds, and one
-/// descriptor for all programs.
-struct ProgramBase {
-  gpu::HostScalar base, stride;
-  Value program;  ///< the i32 program id, the coordinate in the outer dim
-};
-
-std::optional<ProgramBase> programBase(Emitter& e, Value v, int64_t elementBytes) {
-  Operation* add = v.definingOp();
-  if (!add || !add->is(OpCode::AddPtr) || add->operand(1).type().isTensor()) return std::nullopt;
-  ProgramBase pb;
-  pb.base.param = e.paramIndex(add->operand(0));
-  if (pb.base.param < 0) return std::nullopt;
-  std::vector<Value> fs;
-  factors(add->operand(1), fs);
-  int64_t constant = 1;
-  for (Value f : fs) {
-    Operation* d = f.definingOp();
-    if (d && d->is(OpCode::Constant) && f.type().isInteger()) {
-      constant *= d->intAttr("value");
-      continue;
-    }
-    Value inner = d && (d->is(OpCode::ExtSI) || d->is(OpCode::ExtUI)) ? d->operand(0) : f;
-    Operation* id = inner.definingOp();
-    if (id && id->is(OpCode::GetProgramId) && !pb.program) {
-      pb.program = inner;
-      continue;
-    }
-    std::optional<gpu::HostScalar> s = hostScalar(e, f);
-    if (!s || s->param < 0 || pb.stride.param >= 0) return std::nullopt;
-    pb.stride = *s;
-  }
-  if (!pb.program || constant <= 0) return std::nullopt;
-  int64_t divisibility = constant * elementBytes;
-  if (pb.stride.param >= 0) {
-    pb.stride.scale = constant;
-    divisibility *= e.paramDivisibility(pb.stride.param);
-  } else {
-    pb.stride.constant = constant;
-  }
-  if (divisibility % 16 != 0) return std::nullopt;
-  return pb;
-}
-
-/// The descriptor `op` makes, when the launch can encode it: its base,
-/// shape and strides are kernel arguments or constants (or the base is a
-/// ProgramBase: `outer` is then the program's coordinate in the added dim).
-std::optional<gpu::HostTensorMap> hostTensorMap(Emitter& e, Operation* op, Value& outer) {
-  gpu::HostTensorMap map;
-  map.box = op->intArrayAttr("box");
-  size_t rank = map.box.size();
-  Type elem = op->operand(0).type().pointeeType();
-  map.elementBytes = static_cast<int>(elem.bitWidth() / 8);
-  map.dataType = driverDataType(elem);
-  map.swizzle = static_cast<int>(op->intAttr("swizzle"));
-  map.nanFill = op->strAttr("padding") == "nan";
-  std::optional<gpu::HostScalar> s = hostScalar(e, op->operand(0));
-  std::optional<ProgramBase> pb;
-  if (!s && (rank > 4 || !(pb = programBase(e, op->operand(0), map.elementBytes)))) return std::nullopt;
-  map.base = s ? *s : pb->base;
-  for (size_t i = 0; i < 2 * rank; ++i) {
-    if (!(s = hostScalar(e, op->operand(1 + i)))) return std::nullopt;
-    (i < rank ? map.shape : map.strides).push_back(*s);
-  }
-  if (pb) {  // an outermost dim as long as a program id can be
-    map.shape.insert(map.shape.begin(), gpu::HostScalar{-1, 0x7fffffff});
-    map.strides.insert(map.strides.begin(), pb->stride);
-    map.box.insert(map.box.begin(), 1);
-    outer = pb->program;
-  }
-  return map;
-}
-
 /// The descriptor's address and the coordinates of a copy through it,
-/// outermost first: `inner`, after the program's own in an outer dim the
-/// descriptor was given for its base (see ProgramBase).
+/// outermost first: `inner`, after the coordinate in the outer dim the
+/// descriptor was given for its base (gpu::hostTensorMapOf).
 std::pair<std::string, std::vector<std::string>> descriptorCoordinates(Emitter& e, Value desc,
                                                                         std::vector<std::string> inner) {
   const Regs& d = e.regs(desc);
@@ -187,7 +69,7 @@ std::pair<std::string, std::vector<std::string>> descriptorCoordinates(Emitter& 
 
 void emitTensormapCreate(Emitter& e, Operation* op) {
   Value outer;
-  if (std::optional<gpu::HostTensorMap> map = hostTensorMap(e, op, outer)) {
+  if (std::optional<gpu::HostTensorMap> map = gpu::hostTensorMapOf(op, outer)) {
     std::string addr = e.hostTensorMapAddress(*map);
     // Fetched into the TMA unit's cache while the program sets up.
     e.ins("@" + e.isThreadZero() + " prefetch.tensormap [" + addr + "]");

@@ -322,34 +322,79 @@ TEST(KernelLibrary, Attention) {
   }
 }
 
+/// One launch of a form of kernels/attention.py on fresh bf16 q, k, v of
+/// [heads, seq, dim], checked against attentionReference: `programs` 0 is
+/// a program per query block and head, else a persistent grid of that many.
+struct AttentionCase {
+  int64_t heads, seq, dim;
+  bool causal;
+  int64_t blockN, programs;
+};
+
+void checkAttentionForm(e2e::Rng& rng, const char* kernel, const AttentionCase& c) {
+  static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/attention.py");
+  SCOPED_TRACE(std::string(kernel) + ": heads " + std::to_string(c.heads) + " seq " + std::to_string(c.seq) + " dim " +
+               std::to_string(c.dim) + (c.causal ? " causal" : "") + " BLOCK_N " + std::to_string(c.blockN) +
+               " programs " + std::to_string(c.programs));
+  int64_t numel = c.heads * c.seq * c.dim;
+  auto q = rounded(DType::bf16, rng.floats(numel, -1, 1)), k = rounded(DType::bf16, rng.floats(numel, -1, 1)),
+       v = rounded(DType::bf16, rng.floats(numel, -1, 1));
+  std::vector<int64_t> shape = {c.heads, c.seq, c.dim};
+  tessera::Tensor o = dev().zeros(DType::bf16, shape);
+  tessera::LaunchOptions options;
+  options.num_warps = c.dim <= 64 ? 4 : 8;
+  options.num_stages = c.blockN == 128 ? 2 : 3;
+  std::vector<tessera::Arg> args = {uploadAs(DType::bf16, q, shape), uploadAs(DType::bf16, k, shape),
+                                    uploadAs(DType::bf16, v, shape), o, 1.0 / std::sqrt(double(c.dim)), c.seq};
+  std::vector<int64_t> grid = {(c.seq + 127) / 128, c.heads};
+  if (c.programs) {
+    args.push_back(c.heads);
+    grid = {c.programs};
+  }
+  program.kernel(kernel).launch(dev(), grid, args,
+                                {{"HEAD_DIM", c.dim}, {"BLOCK_M", int64_t{128}}, {"BLOCK_N", c.blockN}, {"CAUSAL", c.causal}},
+                                options);
+  EXPECT_LE(relativeError(downloadFloats(o), attentionReference(q, k, v, c.heads, c.seq, c.dim, c.causal)), 1e-2);
+}
+
 // The tensor-descriptor form of attention (kernels/attention.py): per-head
 // descriptors, K read transposed; on sm_90a TMA copies K and V into the
 // pipeline's stages. Sequences that end inside a block read zeros there.
 TEST(KernelLibrary, AttentionDescriptorForm) {
   E2E_RNG(rng);
-  static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/attention.py");
-  for (auto [heads, seq, dim, causal, blockN] :
-       {std::tuple<int64_t, int64_t, int64_t, bool, int64_t>{3, 200, 64, false, 64},
-        {2, 131, 64, true, 64}, {2, 77, 128, false, 64}, {1, 300, 128, true, 64}, {2, 333, 128, true, 128},
-        // 32-key blocks: scores of N 32 per warpgroup, on wgmma too.
-        {2, 97, 64, true, 32}, {1, 150, 128, false, 32}}) {
-    SCOPED_TRACE("heads " + std::to_string(heads) + " seq " + std::to_string(seq) + " dim " + std::to_string(dim) +
-                 (causal ? " causal" : "") + " BLOCK_N " + std::to_string(blockN));
-    int64_t numel = heads * seq * dim;
-    auto q = rounded(DType::bf16, rng.floats(numel, -1, 1)), k = rounded(DType::bf16, rng.floats(numel, -1, 1)),
-         v = rounded(DType::bf16, rng.floats(numel, -1, 1));
-    std::vector<int64_t> shape = {heads, seq, dim};
-    tessera::Tensor o = dev().zeros(DType::bf16, shape);
-    tessera::LaunchOptions options;
-    options.num_warps = dim <= 64 ? 4 : 8;
-    options.num_stages = blockN == 128 ? 2 : 3;
-    program.kernel("attention_fwd_descriptor")
-        .launch(dev(), {(seq + 127) / 128, heads},
-                {uploadAs(DType::bf16, q, shape), uploadAs(DType::bf16, k, shape), uploadAs(DType::bf16, v, shape), o,
-                 1.0 / std::sqrt(double(dim)), seq},
-                {{"HEAD_DIM", dim}, {"BLOCK_M", int64_t{128}}, {"BLOCK_N", blockN}, {"CAUSAL", causal}}, options);
-    EXPECT_LE(relativeError(downloadFloats(o), attentionReference(q, k, v, heads, seq, dim, causal)), 1e-2);
-  }
+  for (const AttentionCase& c : {AttentionCase{3, 200, 64, false, 64, 0}, {2, 131, 64, true, 64, 0},
+                                 {2, 77, 128, false, 64, 0}, {1, 300, 128, true, 64, 0}, {2, 333, 128, true, 128, 0},
+                                 // 32-key blocks: scores of N 32 per warpgroup, on wgmma too.
+                                 {2, 97, 64, true, 32, 0}, {1, 150, 128, false, 32, 0}})
+    checkAttentionForm(rng, "attention_fwd_descriptor", c);
+}
+
+// Which kernel the library runs: on sm_90a at head_dim 64 and 128 the
+// persistent form without a mask (as many programs as fit at once), the
+// descriptor form with one; the pointer form elsewhere.
+TEST(KernelLibrary, AttentionLaunchPicksTheForm) {
+  K::AttentionLaunch d128 = K::attention_launch("sm_90a", 128), d64 = K::attention_launch("sm_90a", 64);
+  EXPECT_EQ(d128.kernel, "attention_fwd_persistent");
+  EXPECT_EQ(d128.programs_per_multiprocessor, 1);
+  EXPECT_EQ(d128.block_n, 128);
+  EXPECT_EQ(d64.kernel, "attention_fwd_persistent");
+  EXPECT_EQ(d64.programs_per_multiprocessor, 2);
+  EXPECT_EQ(d64.block_n, 64);
+  EXPECT_EQ(K::attention_launch("sm_90a", 128, true).kernel, "attention_fwd_descriptor");
+  EXPECT_EQ(K::attention_launch("sm_90a", 32).kernel, "attention_fwd");
+  EXPECT_EQ(K::attention_launch("sm_80", 128).kernel, "attention_fwd");
+}
+
+// The persistent form: fewer programs than tiles (each walks several, of
+// different heads and query blocks, so a warp-specialized producer's ring
+// of stages goes on from one tile to the next), and more programs than
+// tiles (some run none).
+TEST(KernelLibrary, AttentionPersistentForm) {
+  E2E_RNG(rng);
+  for (const AttentionCase& c : {AttentionCase{3, 200, 64, false, 64, 2}, {2, 131, 64, true, 64, 3},
+                                 {3, 77, 128, false, 64, 2}, {2, 300, 128, true, 64, 5}, {2, 333, 128, true, 128, 4},
+                                 {2, 97, 64, true, 64, 9}})
+    checkAttentionForm(rng, "attention_fwd_persistent", c);
 }
 
 TEST(KernelLibrary, SoftmaxPersistent) {

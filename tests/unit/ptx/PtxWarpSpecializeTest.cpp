@@ -3,7 +3,8 @@
 // pipeline-dot-loops gives a TMA pipeline's copies to a producer warpgroup
 // (ttng.warp_specialize) when the loop runs more than one wgmma dot
 // (attention) or tl.range(..., warp_specialize=True) asks for it, and not
-// with warp_specialize=False or in a nested loop. The PTX launches 4 more
+// with warp_specialize=False or in a loop nested two deep (one loop deep,
+// a persistent loop, the producer runs its own copy of the outer loop). The PTX launches 4 more
 // warps, moves registers to the consumers with setmaxnreg (within the
 // launch's .maxnreg), and the consumers' barriers are named barrier 1 of
 // their own threads; at 8 warps the two consumer warpgroups take turns
@@ -144,7 +145,12 @@ def mm(a_ptr, b_ptr, c_ptr, M, N, K, WS: tl.constexpr, NESTED: tl.constexpr):
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [64, 32])
     b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [32, 128])
     acc = tl.zeros([64, 128], dtype=tl.float32)
-    if NESTED:
+    if NESTED == 2:
+        for rep in range(0, 2):
+            for rep2 in range(0, 2):
+                for k in tl.range(0, K, 32, warp_specialize=WS):
+                    acc = tl.dot(a_desc.load([0, k]), b_desc.load([k, 0]), acc)
+    elif NESTED == 1:
         for rep in range(0, 2):
             for k in tl.range(0, K, 32, warp_specialize=WS):
                 acc = tl.dot(a_desc.load([0, k]), b_desc.load([k, 0]), acc)
@@ -162,10 +168,11 @@ std::string matmulSig(int ws, int nested) {
   return buf;
 }
 
-// A one-dot loop gets a producer only when it asks; a loop nested in
-// another never does (the producer runs from the kernel's start), and
-// stays a pipeline of the kernel's own warps.
-TEST(PtxWarpSpecialize, OnlyWhenAskedAndAtTheTopLevel) {
+// A one-dot loop gets a producer only when it asks; so does one in a loop
+// of the kernel's entry block (a persistent loop: the producer runs its
+// own copy of it), but not one nested deeper, which stays a pipeline of
+// the kernel's own warps.
+TEST(PtxWarpSpecialize, OnlyWhenAskedAndAtMostOneLoopDeep) {
   gpu::PtxKernel asked = compileWith(kMatmulLoop, "mm", matmulSig(1, 0), {});
   EXPECT_EQ(asked.numWarps, 8);
   EXPECT_TRUE(has(asked.ptx, "setmaxnreg.inc.sync.aligned.u32 216;"));
@@ -176,14 +183,93 @@ TEST(PtxWarpSpecialize, OnlyWhenAskedAndAtTheTopLevel) {
   EXPECT_EQ(plain.numWarps, 8);
   EXPECT_FALSE(has(plain.ptx, "setmaxnreg"));
   EXPECT_TRUE(has(plain.ptx, "cp.async.bulk.tensor.2d"));
-  gpu::PtxKernel nested = compileWith(kMatmulLoop, "mm", matmulSig(1, 1), {});
+  gpu::PtxKernel persistent = compileWith(kMatmulLoop, "mm", matmulSig(1, 1), {});
+  EXPECT_EQ(persistent.numWarps, 8);
+  EXPECT_TRUE(has(persistent.ptx, "setmaxnreg.inc.sync.aligned.u32 216;"));
+  gpu::PtxKernel nested = compileWith(kMatmulLoop, "mm", matmulSig(1, 2), {});
   EXPECT_EQ(nested.numWarps, 4);
   EXPECT_FALSE(has(nested.ptx, "setmaxnreg"));
   EXPECT_TRUE(has(nested.ptx, "cp.async.bulk.tensor.2d"));
   EXPECT_TRUE(has(nested.ptx, "bar.sync 0;"));
   if (ptxtest::ptxasPath().empty()) return;
   EXPECT_EQ(ptxtest::assemble(asked, "sm_90a"), "");
+  EXPECT_EQ(ptxtest::assemble(persistent, "sm_90a"), "");
   EXPECT_EQ(ptxtest::assemble(nested, "sm_90a"), "");
+}
+
+const char* kPersistentAttentionSig = "*bf16:16, *bf16:16, *bf16:16, *bf16:16, fp32, i32:16, i32, HEAD_DIM=%d, "
+                                      "BLOCK_M=128, BLOCK_N=%d, CAUSAL=%d";
+
+// The persistent attention (kernels/attention.py): the producer runs its
+// own copy of the loop over tiles, around its copies of the two key loops,
+// and its ring of stages goes on from tile to tile, as the consumers' does
+// (carried by both persistent loops). One set of stages and barriers, made
+// before the loop and invalidated after it; the per-head descriptors are
+// 3-D parameters the launch encodes, the head (a quotient of the tile
+// index, >= 0 by the kernel's tl.assume) the outer coordinate.
+TEST(PtxWarpSpecialize, PersistentAttentionKeepsOneRingAcrossTiles) {
+  struct Case {
+    int headDim, blockN, causal, warps, stages;
+  } cases[] = {{128, 128, 0, 8, 2}, {128, 128, 1, 8, 2}, {64, 64, 0, 4, 3}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE("head_dim " + std::to_string(c.headDim) + " causal " + std::to_string(c.causal));
+    char sig[256];
+    std::snprintf(sig, sizeof sig, kPersistentAttentionSig, c.headDim, c.blockN, c.causal);
+    gpu::PtxKernel k = compileWith(librarySource("attention.py"), "attention_fwd_persistent", sig, {c.warps, c.stages, 0});
+    EXPECT_EQ(k.numWarps, c.warps + 4);
+    EXPECT_EQ(occurrences(k.ttgir, "ttng.warp_specialize"), 1);
+    EXPECT_EQ(occurrences(k.ttgir, "scf.for"), 6);  // each side: the tiles' loop around the two key loops
+    EXPECT_EQ(occurrences(k.ttgir, "ttng.init_barriers"), 2);
+    EXPECT_EQ(occurrences(k.ttgir, "ttng.inval_barriers"), 2);
+    EXPECT_EQ(occurrences(k.ttgir, "ttng.arrive_barrier"), 4);
+    EXPECT_EQ(occurrences(k.ttgir, "ttng.ping_pong {step = \"start\"}"), c.warps == 8 ? 1 : 0);
+    // The stages are allocated and the barriers invalidated outside the loops.
+    size_t firstLoop = k.ttgir.find("scf.for"), lastYield = k.ttgir.rfind("scf.yield");
+    EXPECT_LT(k.ttgir.find("ttng.init_barriers"), firstLoop);
+    EXPECT_GT(k.ttgir.find("ttng.inval_barriers"), lastYield);
+    std::string consumers = consumerCode(k.ptx);
+    ASSERT_FALSE(consumers.empty());
+    std::string producer = k.ptx.substr(0, k.ptx.size() - consumers.size());
+    EXPECT_TRUE(has(producer, "cp.async.bulk.tensor.3d"));
+    EXPECT_FALSE(has(consumers, "cp.async.bulk.tensor"));
+    EXPECT_FALSE(has(k.ptx, "tensormap.replace"));
+    if (ptxtest::ptxasPath().empty()) continue;
+    std::string report = ptxtest::assemblerReport(k, "sm_90a");
+    EXPECT_FALSE(has(report, "ptxas failed")) << report;
+    // The causal kernel at 168 registers spills 4 bytes (outside the key loops).
+    if (!c.causal) {
+      EXPECT_TRUE(has(report, " 0 bytes spill stores")) << report;
+    }
+  }
+}
+
+// In a persistent loop the producer copies the next tile's blocks while
+// the kernel's warps store this one's: a store through the pointer
+// argument the copies read keeps the copies on the kernel's warps.
+TEST(PtxWarpSpecialize, PersistentLoopStoringWhatItCopies) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def mm(a_ptr, b_ptr, c_ptr, M, N, K, SAME: tl.constexpr):
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [64, 32])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [32, 128])
+    for tile in range(tl.program_id(0), 4, tl.num_programs(0)):
+        acc = tl.zeros([64, 128], dtype=tl.float32)
+        for k in tl.range(0, K, 32, warp_specialize=True):
+            acc = tl.dot(a_desc.load([0, k]), b_desc.load([k, 0]), acc)
+        out = c_ptr
+        if SAME:
+            out = b_ptr
+        tl.store(out + tile * 8192 + tl.arange(0, 64)[:, None] * 128 + tl.arange(0, 128)[None, :], acc.to(tl.float16))
+)";
+  for (int same : {0, 1}) {
+    gpu::PtxKernel k = compileWith(src, "mm", "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, SAME=" +
+                                                  std::to_string(same), {});
+    EXPECT_EQ(k.numWarps, same ? 4 : 8) << "SAME=" << same;
+    EXPECT_TRUE(has(k.ptx, "cp.async.bulk.tensor.2d"));
+  }
 }
 
 // The producer copies from the kernel's start: a loop after a global
