@@ -24,6 +24,11 @@ descriptors (Triton's newer tutorials): each program describes its head's
 [seq_len, HEAD_DIM] slices of Q, K, V and O, so blocks past seq_len read
 zeros and store nothing without masks; K is read as loaded and transposed
 in the dot (q @ k.T). On sm_90a TMA copies the blocks.
+
+attention_fwd_persistent: the descriptor form's tiles (query blocks of
+heads) walked by a persistent grid, as many programs as fit on the GPU at
+once; on sm_90a its producer warpgroup fetches the next tile's keys during
+this tile's epilogue. tessera::kernels::attention runs it without a mask.
 """
 import triton
 import triton.language as tl
