@@ -33,7 +33,16 @@ int argumentIndex(Value v) {
   return owner && owner->is(OpCode::Func) ? static_cast<int>(v.index()) : -1;
 }
 
-/// The lower bound a tl.assume(v > c) or (v >= c) gives the argument v.
+constexpr int64_t kLimit = int64_t{1} << 40;  // bounds stay far from overflow
+
+/// x, or none when it is too large to add or multiply safely.
+std::optional<int64_t> small(int64_t x) {
+  if (x > kLimit || x < -kLimit) return std::nullopt;
+  return x;
+}
+
+/// The lower bound a tl.assume(v > c) or (v >= c) at the kernel's top
+/// level (one that always runs) gives the argument v.
 std::optional<int64_t> assumedLowerBound(Value v) {
   std::optional<int64_t> bound;
   for (OpOperand* use : v.uses()) {
@@ -43,15 +52,18 @@ std::optional<int64_t> assumedLowerBound(Value v) {
     std::string pred = cmp->strAttr("predicate");
     if (!c || (pred != "sgt" && pred != "sge")) continue;
     bool assumed = false;
-    for (OpOperand* u : cmp->result().uses()) assumed = assumed || u->owner->is(OpCode::Assume);
-    if (assumed) bound = std::max(bound.value_or(INT64_MIN), pred == "sgt" ? *c + 1 : *c);
+    for (OpOperand* u : cmp->result().uses()) {
+      Operation* parent = u->owner->parentOp();
+      assumed = assumed || (u->owner->is(OpCode::Assume) && parent && parent->is(OpCode::Func));
+    }
+    if (assumed && small(*c)) bound = std::max(bound.value_or(INT64_MIN), pred == "sgt" ? *c + 1 : *c);
   }
   return bound;
 }
 
 /// A lower bound of the integer scalar v (see provenNonNegative), or none.
 std::optional<int64_t> lowerBound(Value v, int depth) {
-  if (std::optional<int64_t> c = transforms::intConstantOf(v)) return *c;
+  if (std::optional<int64_t> c = transforms::intConstantOf(v)) return small(*c);
   if (depth > 16) return std::nullopt;
   Operation* def = v.definingOp();
   if (!def) {
@@ -65,16 +77,13 @@ std::optional<int64_t> lowerBound(Value v, int depth) {
   }
   auto lb = [&](unsigned i) { return lowerBound(def->operand(i), depth + 1); };
   auto nonNeg = [](std::optional<int64_t> x) { return x && *x >= 0; };
-  constexpr int64_t kLimit = int64_t{1} << 40;  // bounds stay far from overflow
-  auto small = [&](int64_t x) -> std::optional<int64_t> {
-    if (x > kLimit || x < -kLimit) return std::nullopt;
-    return x;
-  };
+  // Sign-extending an i1 true gives -1; a 1-bit AND is a boolean.
+  bool wide = def->numOperands() > 0 && def->operand(0).type().bitWidth() > 1;
   switch (def->code()) {
     case OpCode::GetProgramId: case OpCode::GetNumPrograms: case OpCode::ExtUI:
       return 0;
     case OpCode::ExtSI: case OpCode::Hint:
-      return lb(0);
+      return wide ? lb(0) : std::nullopt;
     case OpCode::AddI: {
       std::optional<int64_t> x = lb(0), y = lb(1);
       if (!x || !y) return std::nullopt;
@@ -87,8 +96,9 @@ std::optional<int64_t> lowerBound(Value v, int depth) {
     }
     case OpCode::MulI: {
       std::optional<int64_t> x = lb(0), y = lb(1);
-      if (!nonNeg(x) || !nonNeg(y)) return std::nullopt;
-      return small(*x * *y);
+      int64_t product;
+      if (!nonNeg(x) || !nonNeg(y) || __builtin_mul_overflow(*x, *y, &product)) return std::nullopt;
+      return small(product);
     }
     case OpCode::DivSI: case OpCode::RemSI: {
       // A non-negative dividend (a zero divisor is undefined anyway).
@@ -107,7 +117,7 @@ std::optional<int64_t> lowerBound(Value v, int depth) {
       return std::max(x.value_or(INT64_MIN), y.value_or(INT64_MIN));
     }
     case OpCode::AndI:
-      return nonNeg(lb(0)) || nonNeg(lb(1)) ? std::optional<int64_t>(0) : std::nullopt;
+      return wide && (nonNeg(lb(0)) || nonNeg(lb(1))) ? std::optional<int64_t>(0) : std::nullopt;
     default:
       return std::nullopt;
   }

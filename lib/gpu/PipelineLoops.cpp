@@ -180,7 +180,6 @@ struct Staged {
 struct ProducerPipeline {
   Operation* producer = nullptr;  ///< the ttng.warp_specialize (none yet)
   Block* block = nullptr;         ///< the block of the ring's loops
-  Operation* outer = nullptr;     ///< the persistent loop around them, if any
   Operation* producerOuter = nullptr;  ///< the producer's copy of `outer`
   std::vector<Value> buffers;     ///< the stage buffers of each staged tile, in order
   Value full, empty;                     ///< the stages' mbarriers
@@ -598,7 +597,6 @@ class LoopPipeliner {
       chain_.readStage = loop_->result(first);
       chain_.readPhase = loop_->result(first + 1);
       chain_.block = loop_->block();
-      chain_.outer = outer_;
       if (outer_) yieldLast(outer_, chain_.readStage, chain_.readPhase);
       chain_.buffers.clear();
       for (Staged& s : staged) chain_.buffers.push_back(s.buffer);
@@ -688,6 +686,8 @@ class LoopPipeliner {
       Value outer;
       if (!create || !create->is(OpCode::TensormapCreate) || (outer_->isAncestorOf(create) && !hostTensorMapOf(create, outer)))
         return false;
+      // The emitter must encode it on the host: it fails rather than write it in memory.
+      if (outer_->isAncestorOf(create)) create->setAttr("host_encoded", true);
       int arg = baseArgument(create->operand(0));
       if (arg < 0) return false;
       copied.insert(arg);
@@ -703,6 +703,11 @@ class LoopPipeliner {
   /// persistentLoopAllows took those stores to write other memory: the
   /// fence goes.
   void dropConsumerFence() {
+    // Not while the kernel's warps still copy with TMA themselves (a
+    // descriptor load left unstaged goes through scratch in the body).
+    bool ownCopies = false;
+    loop_->walk([&](Operation* op) { ownCopies = ownCopies || op->is(OpCode::DescriptorLoad); });
+    if (ownCopies) return;
     for (Operation* op = loop_->prevOp(); op && !op->is(OpCode::For) && !op->is(OpCode::Store); op = op->prevOp())
       if (op->is(OpCode::FenceAsyncGlobal)) {
         op->erase();

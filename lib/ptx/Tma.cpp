@@ -77,6 +77,10 @@ void emitTensormapCreate(Emitter& e, Operation* op) {
     else e.bind(op->result(), {addr});
     return;
   }
+  // The pipeliner's producer runs ahead of the persistent loop this was
+  // made in only over descriptors the launch encodes (PipelineLoops.cpp).
+  if (op->boolAttr("host_encoded"))
+    e.fail(op, "ttng.tensormap_create {host_encoded}: the launch cannot encode this descriptor");
   std::vector<int64_t> box = op->intArrayAttr("box");
   int rank = static_cast<int>(box.size());
   Type elem = op->operand(0).type().pointeeType();
