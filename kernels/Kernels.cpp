@@ -364,6 +364,12 @@ AttentionLaunch attention_launch(const std::string& arch, int64_t headDim, bool 
 }
 
 Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double smScale) {
+  int64_t dim = q.defined() && !q.shape().empty() ? q.shape().back() : 0;
+  return attention(device, q, k, v, causal, smScale, attention_launch(device.arch(), dim, causal));
+}
+
+Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double smScale,
+                 const AttentionLaunch& l) {
   for (const auto& [what, t] : {std::pair<const char*, const Tensor*>{"q", &q}, {"k", &k}, {"v", &v}}) {
     if (!t->defined() || (t->shape().size() != 3 && t->shape().size() != 4))
       throw Error(std::string("tessera::kernels::attention: ") + what +
@@ -382,7 +388,6 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
   Tensor o = device.empty(q.dtype(), shape);
   if (seq == 0 || heads == 0) return o;
   double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
-  AttentionLaunch l = attention_launch(device.arch(), dim, causal);
   LaunchOptions options;
   options.num_warps = l.num_warps;
   options.num_stages = l.num_stages;

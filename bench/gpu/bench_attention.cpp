@@ -199,29 +199,12 @@ tessera::kernels::AttentionLaunch launchParams(const Options& o, int64_t D) {
   return p;
 }
 
-/// O for one row: the form's kernel with launchParams's parameters.
+/// O for one row: the form's kernel with launchParams's parameters, through
+/// the library's launch of it (tessera::kernels::attention with a launch).
 Tensor attention(const Options& o, Device& dev, const Tensor& q, const Tensor& k, const Tensor& v, bool causal) {
-  static tessera::Program program = tessera::Program::from_file(TESSERA_KERNELS_DIR "/attention.py");
-  tessera::Kernel kernel = program.kernel(o.form == "pointer" ? "attention_fwd" : "attention_fwd_" + o.form);
-  const std::vector<int64_t>& shape = q.shape();
-  int64_t S = shape[2], D = shape[3];
-  tessera::kernels::AttentionLaunch p = launchParams(o, D);
-  Tensor out = dev.empty(q.dtype(), shape);
-  tessera::LaunchOptions options;
-  options.num_warps = p.num_warps;
-  options.num_stages = p.num_stages;
-  tessera::Meta constexprs = {
-      {"HEAD_DIM", D}, {"BLOCK_M", p.block_m}, {"BLOCK_N", p.block_n}, {"CAUSAL", causal}};
-  int64_t blocksM = (S + p.block_m - 1) / p.block_m, heads = shape[0] * shape[1];
-  if (o.form == "persistent") {
-    // As many programs as fit at once (the library's count).
-    int64_t programs = int64_t{dev.multiprocessor_count()} * p.programs_per_multiprocessor;
-    kernel.launch(dev, {std::min(programs, blocksM * heads)},
-                  {q, k, v, out, 1.0 / std::sqrt(double(D)), S, heads}, constexprs, options);
-  } else {
-    kernel.launch(dev, {blocksM, heads}, {q, k, v, out, 1.0 / std::sqrt(double(D)), S}, constexprs, options);
-  }
-  return out;
+  tessera::kernels::AttentionLaunch p = launchParams(o, q.shape()[3]);
+  p.kernel = o.form == "pointer" ? "attention_fwd" : "attention_fwd_" + o.form;
+  return tessera::kernels::attention(dev, q, k, v, causal, 0, p);
 }
 
 int run(const Options& o) {

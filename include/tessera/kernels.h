@@ -101,6 +101,12 @@ struct AttentionLaunch {
 };
 AttentionLaunch attention_launch(const std::string& arch, int64_t head_dim, bool causal = false);
 
+/// `attention` on the given launch instead of attention_launch's (the
+/// kernel, one of kernels/attention.py's forms, and its parameters), as
+/// bench_attention times other forms and parameters.
+Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double sm_scale,
+                 const AttentionLaunch& launch);
+
 /// SwiGLU: for each row [gate | up] of 2*d columns, silu(gate) * up (d columns).
 Tensor silu_and_mul(Device& device, const Tensor& gate_up);
 

@@ -20,19 +20,6 @@ using namespace ir;
 
 namespace {
 
-Operation* enclosingFunc(Operation* op) {
-  while (op && !op->is(OpCode::Func)) op = op->parentOp();
-  return op;
-}
-
-/// The kernel argument `v` is, or -1.
-int argumentIndex(Value v) {
-  if (v.definingOp()) return -1;
-  Block* block = v.parentBlock();
-  Operation* owner = block ? block->parentOp() : nullptr;
-  return owner && owner->is(OpCode::Func) ? static_cast<int>(v.index()) : -1;
-}
-
 constexpr int64_t kLimit = int64_t{1} << 40;  // bounds stay far from overflow
 
 /// x, or none when it is too large to add or multiply safely.
@@ -67,7 +54,7 @@ std::optional<int64_t> lowerBound(Value v, int depth) {
   if (depth > 16) return std::nullopt;
   Operation* def = v.definingOp();
   if (!def) {
-    if (argumentIndex(v) >= 0) return assumedLowerBound(v);
+    if (kernelArgumentIndex(v) >= 0) return assumedLowerBound(v);
     // An enclosing loop's induction variable counts up from lb by step.
     Operation* owner = v.ownerBlock()->parentOp();
     if (!owner || !owner->is(OpCode::For) || v.index() != 0) return std::nullopt;
@@ -136,7 +123,7 @@ std::optional<HostScalar> hostScalar(Value v) {
     s.zeroExtend = def->is(OpCode::ExtUI);
     v = def->operand(0);
   }
-  s.param = argumentIndex(v);
+  s.param = kernelArgumentIndex(v);
   if (s.param < 0) return std::nullopt;
   return s;
 }
@@ -162,7 +149,7 @@ std::optional<OuterBase> outerBase(Operation* func, Value v, int64_t elementByte
   Operation* add = v.definingOp();
   if (!add || !add->is(OpCode::AddPtr) || add->operand(1).type().isTensor()) return std::nullopt;
   OuterBase ob;
-  ob.base.param = argumentIndex(add->operand(0));
+  ob.base.param = kernelArgumentIndex(add->operand(0));
   if (ob.base.param < 0) return std::nullopt;
   std::vector<Value> fs;
   factors(add->operand(1), fs);
@@ -207,6 +194,28 @@ int driverDataType(Type elem) {
 }
 
 }  // namespace
+
+Operation* enclosingFunc(Operation* op) {
+  while (op && !op->is(OpCode::Func)) op = op->parentOp();
+  return op;
+}
+
+int kernelArgumentIndex(Value v) {
+  if (v.definingOp()) return -1;
+  Block* block = v.parentBlock();
+  Operation* owner = block ? block->parentOp() : nullptr;
+  return owner && owner->is(OpCode::Func) ? static_cast<int>(v.index()) : -1;
+}
+
+int pointerArgumentIndex(Value ptr) {
+  for (Operation* def = ptr.definingOp(); def; def = ptr.definingOp()) {
+    if (!(def->is(OpCode::AddPtr) || def->is(OpCode::Splat) || def->is(OpCode::Broadcast) ||
+          def->is(OpCode::ExpandDims) || def->is(OpCode::ConvertLayout)))
+      return -1;
+    ptr = def->operand(0);
+  }
+  return kernelArgumentIndex(ptr);
+}
 
 bool provenNonNegative(Value v) {
   std::optional<int64_t> bound = lowerBound(v, 0);

@@ -5,7 +5,8 @@
 // global memory: the PTX emitter passes those as 128-byte parameters, and
 // the pipeliner lets a producer warpgroup run ahead of a persistent loop
 // only over descriptors made that way (a descriptor rewritten in memory
-// for the next tile could change under copies still in flight).
+// for the next tile could change under copies still in flight). With the
+// facts about kernel arguments both need.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,6 +17,18 @@
 #include "tessera/ir/IR.h"
 
 namespace tessera::gpu {
+
+/// The function op around `op` (the kernel), or null.
+ir::Operation* enclosingFunc(ir::Operation* op);
+
+/// The index of the kernel argument `v` is (a block argument of the
+/// function's entry block, the PTX parameter of that index), or -1.
+int kernelArgumentIndex(ir::Value v);
+
+/// The kernel argument a pointer, or a tile of pointers, is an offset of
+/// (through tt.addptr, splat, broadcast, expand_dims and layout
+/// conversions), or -1.
+int pointerArgumentIndex(ir::Value ptr);
 
 /// Whether the integer scalar `v` is never negative, from lower bounds:
 /// constants, program ids and counts (0), kernel arguments a tl.assume

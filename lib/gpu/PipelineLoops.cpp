@@ -180,7 +180,9 @@ struct Staged {
 struct ProducerPipeline {
   Operation* producer = nullptr;  ///< the ttng.warp_specialize (none yet)
   Block* block = nullptr;         ///< the block of the ring's loops
+  Operation* outer = nullptr;          ///< the persistent loop around them, if any
   Operation* producerOuter = nullptr;  ///< the producer's copy of `outer`
+  std::vector<Value> swizzled;         ///< descriptors remade for the stages (the producer copies them)
   std::vector<Value> buffers;     ///< the stage buffers of each staged tile, in order
   Value full, empty;                     ///< the stages' mbarriers
   Value producerStage, producerParity;   ///< the producer's ring after its last loop
@@ -460,11 +462,17 @@ class LoopPipeliner {
     specialized_ = specialize_ && tma_ && !cpAsync_ && producerCanRun(staged, args) &&
                    (!chain_.producer || continuesChain(staged));
     bool continued = specialized_ && chain_.producer;
+    // The producer runs ahead over descriptors made in the persistent loop
+    // (persistentLoopAllows): the emitter must encode them on the host,
+    // and fails rather than write one in memory.
+    for (Staged& s : staged)
+      if (specialized_ && outer_ && outer_->isAncestorOf(s.load->operand(0).definingOp()))
+        s.load->operand(0).definingOp()->setAttr("host_encoded", true);
 
     // Buffers, barriers and the prologue (iterations 0 .. S-2), or the
     // producer that copies every iteration's tiles from the kernel's start
     // (the one of an earlier loop whose ring of stages this loop goes on).
-    if (specialized_) b.setInsertionPointToStart(&kernel()->region(0).front());
+    if (specialized_) b.setInsertionPointToStart(&enclosingFunc(loop_)->region(0).front());
     else b.setInsertionPoint(loop_);
     for (size_t i = 0; i < staged.size(); ++i) {
       Staged& s = staged[i];
@@ -597,6 +605,7 @@ class LoopPipeliner {
       chain_.readStage = loop_->result(first);
       chain_.readPhase = loop_->result(first + 1);
       chain_.block = loop_->block();
+      chain_.outer = outer_;
       if (outer_) yieldLast(outer_, chain_.readStage, chain_.readPhase);
       chain_.buffers.clear();
       for (Staged& s : staged) chain_.buffers.push_back(s.buffer);
@@ -613,10 +622,7 @@ class LoopPipeliner {
     }
     if (!specialized_) return;
     if (outer_) dropConsumerFence();
-    isolateProducer(producer_, outer_, chain_.producerOuter);
-    // The producer made its own copies of the swizzled descriptors.
-    for (auto& [key, desc] : swizzled_)
-      if (desc.uses().empty()) desc.definingOp()->erase();
+    for (auto& [key, desc] : swizzled_) chain_.swizzled.push_back(desc);
   }
 
   /// Whether a producer warpgroup can copy this loop's tiles: the loop is
@@ -661,7 +667,7 @@ class LoopPipeliner {
     bool ordered = false;
     op->walk([&](Operation* inner) {
       if (inner->is(OpCode::Store)) {
-        int arg = baseArgument(inner->operand(0));
+        int arg = pointerArgumentIndex(inner->operand(0));
         ordered = ordered || copied.empty() || arg < 0 || copied.count(arg);
         return;
       }
@@ -686,9 +692,7 @@ class LoopPipeliner {
       Value outer;
       if (!create || !create->is(OpCode::TensormapCreate) || (outer_->isAncestorOf(create) && !hostTensorMapOf(create, outer)))
         return false;
-      // The emitter must encode it on the host: it fails rather than write it in memory.
-      if (outer_->isAncestorOf(create)) create->setAttr("host_encoded", true);
-      int arg = baseArgument(create->operand(0));
+      int arg = pointerArgumentIndex(create->operand(0));
       if (arg < 0) return false;
       copied.insert(arg);
     }
@@ -713,23 +717,6 @@ class LoopPipeliner {
         op->erase();
         return;
       }
-  }
-
-  /// The kernel argument a pointer (or tile of pointers) is an offset of,
-  /// or -1.
-  static int baseArgument(Value ptr) {
-    for (int depth = 0; depth < 32; ++depth) {
-      Operation* def = ptr.definingOp();
-      if (!def) {
-        Operation* owner = ptr.parentBlock()->parentOp();
-        return owner && owner->is(OpCode::Func) ? static_cast<int>(ptr.index()) : -1;
-      }
-      if (!(def->is(OpCode::AddPtr) || def->is(OpCode::Splat) || def->is(OpCode::Broadcast) ||
-            def->is(OpCode::ExpandDims) || def->is(OpCode::ConvertLayout)))
-        return -1;
-      ptr = def->operand(0);
-    }
-    return -1;
   }
 
   /// The scf.for of the kernel's entry block whose body holds `loop`
@@ -768,12 +755,6 @@ class LoopPipeliner {
     yielded[yielded.size() - 2] = x;
     yielded[yielded.size() - 1] = y;
     yield->setOperands(yielded);
-  }
-
-  Operation* kernel() const {
-    Operation* f = loop_;
-    while (f && !f->is(OpCode::Func)) f = f->parentOp();
-    return f;
   }
 
   /// The values from outside the body that the body chain of `v` uses.
@@ -882,7 +863,7 @@ class LoopPipeliner {
   /// The kernel's num_warps (the arrivals each empty barrier waits for):
   /// a wrong count would let thread 0 overwrite a stage still being read.
   int64_t numWarps() const {
-    Operation* f = kernel();
+    Operation* f = enclosingFunc(loop_);
     if (!f || !f->hasAttr("num_warps"))
       throw Error("pipeline-dot-loops: a kernel with TMA stages needs its num_warps attribute (run convert-to-gpu first)");
     return f->intAttr("num_warps");
@@ -1001,6 +982,12 @@ void pipelineDotLoops(Operation* func, int numStages) {
     bool ask = loop->hasAttr("warp_specialize") ? loop->boolAttr("warp_specialize") : dots >= 2;
     LoopPipeliner(loop, numStages, axis, ask, chain).run();
   }
+  if (!chain.producer) return;
+  // Once all of its loops are in: each chain of values is copied once.
+  isolateProducer(chain.producer, chain.outer, chain.producerOuter);
+  // The producer made its own copies of the swizzled descriptors.
+  for (Value desc : chain.swizzled)
+    if (desc.uses().empty()) desc.definingOp()->erase();
 }
 
 }  // namespace tessera::gpu
