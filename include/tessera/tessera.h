@@ -55,6 +55,8 @@ struct KernelImpl;
 struct ProgramImpl;
 struct CompiledKernelImpl;
 struct TensorLayout;
+/// Throws Error unless `count` host elements fill `shape` exactly.
+void checkUploadCount(size_t count, DType dtype, const std::vector<int64_t>& shape);
 }  // namespace detail
 
 /// Device (or interpreter) memory with a shape and strides; shared ownership.
@@ -149,6 +151,7 @@ template <> constexpr DType dtype_of<float>() { return DType::fp32; }
 template <> constexpr DType dtype_of<double>() { return DType::fp64; }
 
 template <class T> Tensor Device::upload(const std::vector<T>& host, std::vector<int64_t> shape) {
+  detail::checkUploadCount(host.size(), dtype_of<T>(), shape);
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> bytes(host.begin(), host.end());
     return upload(bytes.data(), DType::i1, std::move(shape));

@@ -64,10 +64,12 @@ Tensor from_dlpack(void* dl_managed_tensor) {
   DType dtype = fromDataType(t.dtype);
   if (t.ndim < 0) throw Error("from_dlpack: negative ndim");
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
-  int64_t numel = 1;
-  for (int64_t s : shape) {
-    if (s < 0) throw Error("from_dlpack: negative dimension");
-    numel *= s;
+  if (t.ndim > 0 && !t.shape) throw Error("from_dlpack: the tensor has no shape array");
+  int64_t numel = 0;
+  try {
+    numel = detail::checkedNumel(shape, dtype);
+  } catch (const Error& e) {
+    throw Error(std::string("from_dlpack: ") + e.what());
   }
   if (t.strides) {
     int64_t expect = 1;

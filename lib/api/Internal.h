@@ -61,6 +61,15 @@ struct CompiledKernelImpl;
 
 struct LaunchMemoEntry;
 
+/// "[2, 3]": a shape or grid in messages.
+std::string shapeText(const std::vector<int64_t>& shape);
+/// The number of elements of `shape`; throws Error for a negative dimension
+/// or when the elements or their bytes overflow int64.
+int64_t checkedNumel(const std::vector<int64_t>& shape, DType dtype);
+/// Throws Error naming the dims and the limit for a grid dimension that is
+/// negative or beyond CUDA's (x < 2^31, y and z < 65536).
+void checkGridDims(const std::vector<int64_t>& dims);
+
 /// The launch shapes a kernel was last launched with on a GPU, each with its
 /// device function and packing plan (LaunchMemo.cpp): the warm launch path.
 struct LaunchMemo {

@@ -124,11 +124,12 @@ const std::vector<int64_t>& Tensor::strides() const { return (layout_ ? *layout_
 int64_t Tensor::stride(int dim) const {
   const std::vector<int64_t>& all = strides();
   int rank = static_cast<int>(all.size());
-  if (dim < 0) dim += rank;
-  if (dim < 0 || dim >= rank)
+  int index = dim < 0 ? dim + rank : dim;
+  if (index < 0 || index >= rank)
     throw Error("Tensor::stride: dimension " + std::to_string(dim) + " out of range for a tensor of rank " +
-                std::to_string(rank));
-  return all[dim];
+                std::to_string(rank) + " (expected " + (rank ? std::to_string(-rank) + " to " + std::to_string(rank - 1)
+                                                             : std::string("none: a scalar has no strides")) + ")");
+  return all[index];
 }
 
 int64_t Tensor::numel() const {
@@ -213,14 +214,38 @@ int Device::multiprocessor_count() const {
   return impl_->cuda->multiprocessorCount();
 }
 
-static void checkShape(const std::vector<int64_t>& shape) {
-  for (int64_t d : shape)
-    if (d < 0) throw Error("tensor shape has a negative dimension (" + std::to_string(d) + ")");
+namespace detail {
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
 }
 
+int64_t checkedNumel(const std::vector<int64_t>& shape, DType dtype) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0) throw Error("tensor shape " + shapeText(shape) + " has a negative dimension (" + std::to_string(d) + ")");
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("tensor shape " + shapeText(shape) + " has more than 2^63 elements");
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(dtype)), &bytes))
+    throw Error("tensor shape " + shapeText(shape) + " of " + dtype_name(dtype) + " needs more than 2^63 bytes");
+  return n;
+}
+
+void checkUploadCount(size_t count, DType dtype, const std::vector<int64_t>& shape) {
+  int64_t n = checkedNumel(shape, dtype);
+  if (static_cast<uint64_t>(n) != count)
+    throw Error("Device::upload: the host vector has " + std::to_string(count) + " elements but the shape " +
+                shapeText(shape) + " has " + std::to_string(n));
+}
+
+}  // namespace detail
+
 Tensor Device::empty(DType dtype, std::vector<int64_t> shape) {
-  checkShape(shape);
-  int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+  int64_t n = detail::checkedNumel(shape, dtype);
   size_t bytes = static_cast<size_t>(n) * dtype_size(dtype);
   auto storage = impl_->kind == detail::DeviceKind::Cuda
                      ? std::make_shared<detail::TensorStorage>(*impl_->cuda, bytes)
@@ -255,11 +280,29 @@ std::vector<int64_t> Grid::resolve(const Meta& meta) const {
   std::vector<int64_t> d = fn ? fn(meta) : dims;
   if (d.empty() || d.size() > 3)
     throw Error("grid must have 1 to 3 dimensions, got " + std::to_string(d.size()));
-  for (int64_t x : d)
-    if (x < 0) throw Error("grid dimension is negative (" + std::to_string(x) + ")");
+  detail::checkGridDims(d);
   d.resize(3, 1);
   return d;
 }
+
+namespace detail {
+
+void checkGridDims(const std::vector<int64_t>& d) {
+  // CUDA's limits (cuLaunchKernel), kept on the interpreter too so that a
+  // launch that works there works on the GPU.
+  static constexpr int64_t kLimit[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
+  static constexpr const char* kAxis[3] = {"x", "y", "z"};
+  for (size_t i = 0; i < d.size() && i < 3; ++i) {
+    if (d[i] < 0)
+      throw Error("grid " + shapeText(d) + ": dimension " + kAxis[i] + " is negative (" + std::to_string(d[i]) + ")");
+    if (d[i] > kLimit[i])
+      throw Error("grid " + shapeText(d) + ": dimension " + kAxis[i] + " = " + std::to_string(d[i]) +
+                  " exceeds CUDA's limit of " + std::to_string(kLimit[i]) +
+                  " (x < 2^31, y and z < 65536; a larger grid must loop over its programs)");
+  }
+}
+
+}  // namespace detail
 
 TensorDescriptor TensorDescriptor::from_tensor(const Tensor& t, std::vector<int64_t> block_shape, std::string padding) {
   if (!t.defined()) throw Error("TensorDescriptor::from_tensor: undefined tensor");

@@ -15,6 +15,10 @@
 // recursive cycle (those stay calls; Triton rejects recursion earlier).
 // Callees are processed before callers (post-order over the call graph), so
 // each callee is copied already flattened and every call site costs one copy.
+// No function grows past `max-ops` operations (nested ops included): a call
+// graph whose flattened size would (helpers that call helpers twice double
+// it per level) is a located error naming the heaviest call chain, raised
+// before anything is copied.
 //
 // Why: Triton inlines every non-noinline function; the later passes (folding,
 // CSE, LICM) and the GPU layout passes all work within one function.
@@ -24,6 +28,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tessera/Error.h"
 #include "tessera/ir/Builder.h"
 #include "transforms/PassDetail.h"
 
@@ -48,7 +53,7 @@ bool hasStructuredReturn(Operation* func) {
 
 class Inliner {
  public:
-  explicit Inliner(Module& module) : module_(module) {
+  Inliner(Module& module, int64_t maxOps) : module_(module), maxOps_(maxOps) {
     for (Operation* f : module.functions()) byName_.emplace(funcName(f), f);
   }
 
@@ -70,6 +75,7 @@ class Inliner {
     State& state = state_[func];
     if (state != State::Unvisited) return;
     state = State::OnStack;
+    stack_.push_back(func);
     std::vector<Operation*> calls;
     func->walk([&](Operation* op) {
       if (op->is(OpCode::Call)) calls.push_back(op);
@@ -79,11 +85,69 @@ class Inliner {
       if (!callee || callee == func) continue;
       visit(callee);
     }
+    checkBudget(func, calls);
     for (Operation* call : calls) {
       Operation* callee = lookup(call->strAttr("callee"));
       if (callee && canInline(callee)) inlineCall(call, callee);
     }
     state_[func] = State::Done;
+    stack_.pop_back();
+  }
+
+  static int64_t countOps(Operation* func) {
+    int64_t n = 0;
+    func->walk([&](Operation*) { ++n; });
+    return n;
+  }
+
+  /// Records func's size once its callees are inlined, or throws when that
+  /// size would exceed the budget. Each callee is already flattened, so the
+  /// size is exact: func's own ops, plus each inlinable call's callee body
+  /// (less its return and the call itself).
+  void checkBudget(Operation* func, const std::vector<Operation*>& calls) {
+    int64_t total = countOps(func);
+    Operation* heaviestCall = nullptr;
+    int64_t heaviestSize = -1;
+    for (Operation* call : calls) {
+      Operation* callee = lookup(call->strAttr("callee"));
+      if (!callee || !canInline(callee)) continue;
+      int64_t size = size_[callee];
+      total += size - 3;  // the callee's body less its return, less the call
+      if (size > heaviestSize) heaviestSize = size, heaviestCall = call;
+      if (total > maxOps_) break;
+    }
+    // Callees, not calls: the calls are gone once inlined.
+    heaviest_[func] = heaviestCall ? lookup(heaviestCall->strAttr("callee")) : nullptr;
+    if (total <= maxOps_) {
+      size_[func] = total;
+      return;
+    }
+    // The path from the root the DFS came from, then the heaviest callees.
+    std::string chain;
+    for (size_t i = 0; i + 1 < stack_.size(); ++i) {
+      if (stack_.size() > 8 && i == 2) {
+        chain += "... (" + std::to_string(stack_.size() - 6) + " more) -> ";
+        i = stack_.size() - 4;
+      }
+      chain += displayName(stack_[i]) + " -> ";
+    }
+    chain += displayName(func);
+    for (Operation* callee = heaviest_[func]; callee; callee = heaviest_[callee])
+      chain += " -> " + displayName(callee) + " (" + std::to_string(size_[callee]) + " ops)";
+    Location l = heaviestCall->loc();
+    std::string where = l.known() ? *l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) + ": " : "";
+    throw Error(where + "error: inlining the calls in '" + displayName(func) + "' would make it more than " +
+                std::to_string(maxOps_) + " operations (the inline budget): call chain " + chain +
+                ". Each call is a copy of its callee; call fewer helpers per level, loop instead of repeating "
+                "calls, or mark a helper @triton.jit(noinline=True)");
+  }
+
+  /// A function's name as the user wrote it: the code generator's symbol
+  /// is "name__<specialization key>".
+  static std::string displayName(Operation* func) {
+    std::string name = funcName(func);
+    size_t cut = name.find("__");
+    return cut == std::string::npos || cut == 0 ? name : name.substr(0, cut);
   }
 
   bool canInline(Operation* callee) {
@@ -146,16 +210,21 @@ class Inliner {
   }
 
   Module& module_;
+  int64_t maxOps_;
   bool inlineNoinline_ = false;
+  std::unordered_map<Operation*, int64_t> size_;            ///< flattened size of a visited function
+  std::unordered_map<Operation*, Operation*> heaviest_;     ///< its largest inlined callee
+  std::vector<Operation*> stack_;                           ///< the DFS path, root first
   std::unordered_map<std::string, Operation*> byName_;
   std::unordered_map<Operation*, State> state_;
 };
 
 class InlinerPass : public Pass {
  public:
-  InlinerPass(bool removeDead, bool inlineNoinline) : removeDead_(removeDead), inlineNoinline_(inlineNoinline) {}
+  InlinerPass(bool removeDead, bool inlineNoinline, int64_t maxOps)
+      : removeDead_(removeDead), inlineNoinline_(inlineNoinline), maxOps_(maxOps) {}
   void run(Module& module) override {
-    Inliner inliner(module);
+    Inliner inliner(module, maxOps_);
     inliner.setInlineNoinline(inlineNoinline_);
     inliner.run(removeDead_);
   }
@@ -163,13 +232,16 @@ class InlinerPass : public Pass {
  private:
   bool removeDead_;
   bool inlineNoinline_;
+  int64_t maxOps_;
 };
 
 }  // namespace
 
 std::unique_ptr<Pass> createInlinerPass(const PassOptions& options) {
+  int64_t maxOps = intOption(options, "inline", "max-ops", kDefaultInlineBudget);
+  if (maxOps <= 0) throw Error("pass 'inline': option 'max-ops' must be positive");
   return std::make_unique<InlinerPass>(boolOption(options, "inline", "remove-dead-functions", true),
-                                       boolOption(options, "inline", "noinline-too", false));
+                                       boolOption(options, "inline", "noinline-too", false), maxOps);
 }
 
 }  // namespace tessera::transforms

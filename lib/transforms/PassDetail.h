@@ -22,6 +22,8 @@ namespace tessera::transforms {
 using PassOptions = std::map<std::string, std::string>;
 
 std::unique_ptr<Pass> createInlinerPass(const PassOptions& options);
+/// The inliner's default budget: no function grows past this many ops.
+inline constexpr int64_t kDefaultInlineBudget = 250000;
 std::unique_ptr<Pass> createCanonicalizePass(const PassOptions& options);
 std::unique_ptr<Pass> createCSEPass(const PassOptions& options);
 std::unique_ptr<Pass> createDCEPass(const PassOptions& options);

@@ -24,7 +24,8 @@ std::vector<PassInfo>& mutableRegistry() {
       {"inline",
        "Inlines tt.call of functions of the module (unless noinline) and removes functions "
        "that are no longer called.",
-       {{"remove-dead-functions", "true"}, {"noinline-too", "false"}},
+       {{"remove-dead-functions", "true"}, {"noinline-too", "false"},
+        {"max-ops", std::to_string(kDefaultInlineBudget)}},
        createInlinerPass},
       {"canonicalize",
        "Folds constant expressions, applies algebraic identities and simplifies scf.if/scf.for "

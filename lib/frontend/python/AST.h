@@ -80,7 +80,8 @@ struct Constant : ExprNode<ExprKind::Constant> {
   Type type = Type::None;
   bool boolValue = false;
   int64_t intValue = 0;
-  std::optional<std::string> bigInt;  ///< decimal digits (with '-' never) when the int overflows int64
+  std::optional<std::string> bigInt;  ///< decimal digits (with '-' never) when the int overflows int64;
+                                      ///< "0x..." text beyond 4200 bits
   double floatValue = 0;              ///< Float, and the imaginary part of Complex
   std::string strValue;               ///< Str (UTF-8) and Bytes (raw bytes)
 };

@@ -2,7 +2,7 @@
 //
 // Number tokens become Constants: ints that fit in int64 keep their value,
 // larger ones their decimal digits (hex, octal and binary literals are
-// converted to decimal), floats and imaginary numbers go through strtod.
+// converted to decimal up to 4200 bits; beyond, they keep their text), floats and imaginary numbers go through strtod.
 // Adjacent string tokens are concatenated; as soon as one is an f-string the
 // result is a JoinedStr whose adjacent literal pieces are merged, as CPython
 // does. The expression of each replacement field is parsed by a nested
@@ -85,7 +85,16 @@ ExprPtr Parser::parseNumber() {
     return c;
   }
   size_t nz = digits.find_first_not_of('0');
-  c->bigInt = base == 10 ? digits.substr(nz) : toDecimal(digits.substr(nz), base);
+  std::string significant = digits.substr(nz);
+  // Conversion to decimal is quadratic in the digits, so only numbers a
+  // constexpr can hold (BigInt's 4096 bits) are converted; a longer literal
+  // keeps its own text ("0x..."), which the code generator reports as too
+  // large if a kernel uses it (host code may hold any literal).
+  int bitsPerDigit = base == 16 ? 4 : base == 8 ? 3 : 1;
+  if (base == 10 || significant.size() * bitsPerDigit > 4200)
+    c->bigInt = base == 10 ? significant : text.substr(0, 2) + significant;
+  else
+    c->bigInt = toDecimal(significant, base);
   return c;
 }
 

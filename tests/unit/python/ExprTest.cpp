@@ -57,6 +57,23 @@ TEST(PyExpr, BigIntegersKeepDecimalText) {
   EXPECT_EQ(dumpExpr("0b1" + std::string(64, '0')), "Constant(value=18446744073709551616)");
 }
 
+TEST(PyExpr, HugeRadixLiteralsParseInLinearTime) {
+  // Converting 128k hex digits to decimal took ~10 s (quadratic); a million
+  // would run past ctest's limit. Beyond what a constexpr can hold the
+  // literal keeps its text, with its leading zeros dropped.
+  std::string hex = "0x000" + std::string(1 << 20, 'f');
+  auto e = parseExpression(source(hex));
+  auto* c = e->as<Constant>();
+  ASSERT_TRUE(c && c->bigInt);
+  EXPECT_EQ(c->bigInt->size(), (1u << 20) + 2);
+  EXPECT_EQ(c->bigInt->substr(0, 4), "0xff");
+  EXPECT_EQ(dumpExpr("0b" + std::string(1 << 20, '1')).substr(0, 20), "Constant(value=0b111");
+  EXPECT_EQ(dumpExpr("0o7" + std::string(1 << 20, '0')).substr(0, 20), "Constant(value=0o700");
+  // At the edge: 1050 hex digits (4200 bits) still become decimal text.
+  std::string edge = dumpExpr("0x1" + std::string(1049, '0'));
+  EXPECT_EQ(edge.find("0x"), std::string::npos) << edge.substr(0, 40);
+}
+
 TEST(PyExpr, Strings) {
   EXPECT_EQ(dumpExpr("'abc'"), "Constant(value='abc')");
   EXPECT_EQ(dumpExpr("\"it's\""), "Constant(value=\"it's\")");

@@ -1,0 +1,139 @@
+//===- RobustnessTest.cpp - Misuses of the public API are errors ----------===//
+//
+// Each case is a misuse that once crashed, read out of bounds or silently
+// did nothing (issue 23); now each throws a tessera::Error that names what
+// was wrong. docs/robustness.md lists the promises these tests keep.
+//
+//===----------------------------------------------------------------------===//
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/tessera.h"
+
+namespace {
+
+std::string errorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const tessera::Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+const char* kFill = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def fill(out_ptr, value: tl.int32, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), value, tl.int32))
+)";
+
+TEST(Robustness, UploadChecksTheHostSizeAgainstTheShape) {
+  tessera::Device dev = tessera::Device::interpreter();
+  // Once a segfault (10 floats read as a million) and a heap overflow.
+  std::string big = errorOf([&] { dev.upload(std::vector<float>(10), {1000000}); });
+  EXPECT_NE(big.find("10 elements"), std::string::npos) << big;
+  EXPECT_NE(big.find("1000000"), std::string::npos) << big;
+  std::string small = errorOf([&] { dev.upload(std::vector<float>(4), {64}); });
+  EXPECT_NE(small.find("4 elements"), std::string::npos) << small;
+  EXPECT_NE(small.find("[64]"), std::string::npos) << small;
+  // Too many elements is as wrong as too few.
+  EXPECT_NE(errorOf([&] { dev.upload(std::vector<int32_t>(7), {2, 3}); }).find("has 6"), std::string::npos);
+  std::vector<bool> flags(5, true);
+  EXPECT_NE(errorOf([&] { dev.upload(flags, {6}); }).find("5 elements"), std::string::npos);
+  // The right count still works, bool included.
+  EXPECT_EQ(dev.upload(std::vector<int32_t>(6, 3), {2, 3}).download<int32_t>(), std::vector<int32_t>(6, 3));
+  EXPECT_EQ(dev.upload(flags, {5}).numel(), 5);
+}
+
+TEST(Robustness, OverflowingShapesThrow) {
+  tessera::Device dev = tessera::Device::interpreter();
+  // numel and nbytes were 0: (2^32)^2 wraps to 0 in int64.
+  std::string e = errorOf([&] { dev.zeros(tessera::DType::fp32, {1LL << 32, 1LL << 32}); });
+  EXPECT_NE(e.find("more than 2^63 elements"), std::string::npos) << e;
+  EXPECT_NE(e.find("[4294967296, 4294967296]"), std::string::npos) << e;
+  // Elements fit, bytes do not.
+  e = errorOf([&] { dev.empty(tessera::DType::fp64, {1LL << 61}); });
+  EXPECT_NE(e.find("bytes"), std::string::npos) << e;
+  e = errorOf([&] { dev.empty(tessera::DType::fp32, {3, -1}); });
+  EXPECT_NE(e.find("negative dimension (-1)"), std::string::npos) << e;
+  // A zero dimension is a legal empty tensor even when another is huge.
+  EXPECT_EQ(dev.empty(tessera::DType::fp32, {0, 1LL << 62}).numel(), 0);
+}
+
+TEST(Robustness, StrideNamesTheDimensionAsGiven) {
+  tessera::Device dev = tessera::Device::interpreter();
+  tessera::Tensor t = dev.zeros(tessera::DType::fp32, {4});
+  std::string e = errorOf([&] { t.stride(-2); });
+  EXPECT_NE(e.find("dimension -2 out of range for a tensor of rank 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected -1 to 0"), std::string::npos) << e;
+}
+
+TEST(Robustness, GridsBeyondCudaLimitsAreErrors) {
+  tessera::Device dev = tessera::Device::interpreter();
+  tessera::Kernel k = tessera::Program::from_source(kFill).kernel("fill");
+  tessera::Tensor out = dev.zeros(tessera::DType::i32, {16});
+  tessera::Meta meta{{"BLOCK", int64_t(16)}};
+  // The product of the dims overflowed int64 and the launch silently ran nothing.
+  std::string e = errorOf([&] { k.launch(dev, {1LL << 32, 1LL << 32, 1LL << 32}, {out, 1}, meta); });
+  EXPECT_NE(e.find("dimension x = 4294967296 exceeds CUDA's limit of 2147483647"), std::string::npos) << e;
+  e = errorOf([&] { k.launch(dev, {1LL << 62, 4, 1}, {out, 1}, meta); });
+  EXPECT_NE(e.find("[4611686018427387904, 4, 1]"), std::string::npos) << e;
+  e = errorOf([&] { k.launch(dev, {1, 65536}, {out, 1}, meta); });
+  EXPECT_NE(e.find("dimension y = 65536 exceeds CUDA's limit of 65535"), std::string::npos) << e;
+  e = errorOf([&] { k.launch(dev, {1, 1, 70000}, {out, 1}, meta); });
+  EXPECT_NE(e.find("dimension z = 70000"), std::string::npos) << e;
+  // A grid callable is checked the same way.
+  tessera::Grid computed([](const tessera::Meta&) { return std::vector<int64_t>{1, 1LL << 40}; });
+  e = errorOf([&] { k.launch(dev, computed, {out, 1}, meta); });
+  EXPECT_NE(e.find("dimension y"), std::string::npos) << e;
+  // Nothing ran.
+  EXPECT_EQ(out.download<int32_t>(), std::vector<int32_t>(16, 0));
+  // At the limits (one program does the work; the others write the same row).
+  k.launch(dev, {1, 1, 1}, {out, 7}, meta);
+  EXPECT_EQ(out.download<int32_t>(), std::vector<int32_t>(16, 7));
+  // Zero programs is a legal empty launch.
+  k.launch(dev, {0, 65535}, {out, 9}, meta);
+  EXPECT_EQ(out.download<int32_t>(), std::vector<int32_t>(16, 7));
+}
+
+/// Helpers f0..f{depth}, each calling the one below twice: a kernel of
+/// 2^depth copies once inlined.
+std::string doublingChain(int depth) {
+  std::string src = "import triton\nimport triton.language as tl\n\n@triton.jit\ndef f0(x):\n    return x + 1\n";
+  for (int i = 1; i <= depth; ++i)
+    src += "\n@triton.jit\ndef f" + std::to_string(i) + "(x):\n    return f" + std::to_string(i - 1) + "(x) + f" +
+           std::to_string(i - 1) + "(x)\n";
+  src += "\n@triton.jit\ndef k(out_ptr, BLOCK: tl.constexpr):\n    x = tl.arange(0, BLOCK)\n"
+         "    tl.store(out_ptr + x, f" + std::to_string(depth) + "(x))\n";
+  return src;
+}
+
+TEST(Robustness, InliningHasATotalBudget) {
+  tessera::Device dev = tessera::Device::interpreter();
+  tessera::Tensor out = dev.zeros(tessera::DType::i32, {8});
+  // Depth 40 never finished (2^40 copies); depth 18 took 40 s and 475 MB.
+  for (int depth : {18, 40}) {
+    tessera::Kernel k = tessera::Program::from_source(doublingChain(depth), "chain.py").kernel("k");
+    std::string e = errorOf([&] { k.launch(dev, {1}, {out}, {{"BLOCK", int64_t(8)}}); });
+    EXPECT_NE(e.find("chain.py:"), std::string::npos) << e;
+    EXPECT_NE(e.find("the inline budget"), std::string::npos) << e;
+    EXPECT_NE(e.find("call chain k -> f" + std::to_string(depth) + " -> "), std::string::npos) << e;
+    EXPECT_NE(e.find("-> f0 (5 ops)"), std::string::npos) << e;
+  }
+  // Within the budget the chain compiles and computes (x + 1) * 2^depth.
+  tessera::Program::from_source(doublingChain(10), "chain.py").kernel("k").launch(dev, {1}, {out},
+                                                                                {{"BLOCK", int64_t(8)}});
+  std::vector<int32_t> expect(8);
+  for (int i = 0; i < 8; ++i) expect[i] = (i + 1) << 10;
+  EXPECT_EQ(out.download<int32_t>(), expect);
+}
+
+}  // namespace
