@@ -41,6 +41,7 @@
 #include "Specialization.h"
 #include "tessera/runtime/DiskCache.h"
 #include "tessera/runtime/Hash.h"
+#include "tessera/support/Env.h"
 
 namespace tessera::detail {
 
@@ -104,6 +105,7 @@ std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const st
   const frontend::JitFunction& fn = *kernel.fn;
   runtime::Sha256 h;
   h.field("tessera autotune choice").field(runtime::compilerVersion()).field(runtime::assemblerIdentity());
+  h.field(runtime::libdeviceIdentity()).field(env::codeKnobs());
   const auto& src = kernel.program->source->source();
   h.field(src ? src->name() : "").field(src ? src->text() : "").field(fn.name);
   h.field(device.cuda->name()).field(device.cuda->target().name()).field(key);
@@ -111,10 +113,6 @@ std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const st
   return h.hexDigest();
 }
 
-bool envOn(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::string(v) != "0";
-}
 
 /// Tensors put back after a sweep: copies of their memory on the device
 /// (a copy at memory speed), or on the host when the device has no room.
@@ -250,24 +248,31 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     if (auto it = memory.best.find(key); it != memory.best.end()) return *(memory.last = it->second);
     hooks = memory.hooks;
   }
-  bool print = envOn("TESSERA_PRINT_AUTOTUNING");
+  bool print = env::flag("TESSERA_PRINT_AUTOTUNING");
   std::string dir = runtime::cacheDirectory();
   std::string entryKey = dir.empty() ? "" : diskKey(kernel, dev, key);
-  if (!dir.empty() && !envOn("TESSERA_ALWAYS_COMPILE")) {
-    if (auto files = runtime::loadCacheEntry(dir, entryKey); files && files->count("choice")) {
-      std::istringstream in(files->at("choice"));
-      size_t index = 0;
-      std::string description;
-      in >> index;
-      std::getline(in >> std::ws, description);
-      if (index < spec.configs.size() && describeConfig(spec.configs[index]) == description) {
-        if (print)
-          std::fprintf(stderr, "Tessera autotuning for function %s: cached on disk, best config selected: %s;\n",
-                       fn.name.c_str(), description.c_str());
-        std::lock_guard<std::mutex> lock(memory.mutex);
-        memory.best[key] = index;
-        return *(memory.last = index);
-      }
+  // An entry is intact when its choice names one of this kernel's configs
+  // as it is described now; any other is replaced by the next sweep's.
+  auto parseChoice = [&](const runtime::CacheFiles& files) -> std::optional<size_t> {
+    auto it = files.find("choice");
+    if (it == files.end()) return std::nullopt;
+    std::istringstream in(it->second);
+    size_t index = 0;
+    std::string description;
+    if (!(in >> index) || !std::getline(in >> std::ws, description)) return std::nullopt;
+    if (index >= spec.configs.size() || describeConfig(spec.configs[index]) != description) return std::nullopt;
+    return index;
+  };
+  auto intact = [&](const runtime::CacheFiles& files) { return parseChoice(files).has_value(); };
+  if (!dir.empty() && !env::flag("TESSERA_ALWAYS_COMPILE")) {
+    if (auto files = runtime::loadCacheEntry(dir, entryKey, intact)) {
+      size_t index = *parseChoice(*files);
+      if (print)
+        std::fprintf(stderr, "Tessera autotuning for function %s: cached on disk, best config selected: %s;\n",
+                     fn.name.c_str(), describeConfig(spec.configs[index]).c_str());
+      std::lock_guard<std::mutex> lock(memory.mutex);
+      memory.best[key] = index;
+      return *(memory.last = index);
     }
   }
 
@@ -290,7 +295,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
         resetParams[i] = true;
       }
   Snapshot snapshot;
-  bool restore = !(std::getenv("TESSERA_AUTOTUNE_RESTORE") && std::string(std::getenv("TESSERA_AUTOTUNE_RESTORE")) == "0");
+  bool restore = env::flag("TESSERA_AUTOTUNE_RESTORE", true);
   dev.cuda->synchronize();  // the caller's work on any stream is done before the sweep reads or saves anything
   // Every config compiles and loads at once, one thread each (compilation
   // is pure C++ and the caches are thread-safe); timing then runs them one
@@ -438,7 +443,8 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   }
   if (!dir.empty())
     runtime::publishCacheEntry(dir, entryKey,
-                               {{"choice", std::to_string(best) + " " + describeConfig(spec.configs[best]) + "\n"}});
+                               {{"choice", std::to_string(best) + " " + describeConfig(spec.configs[best]) + "\n"}},
+                               intact);
   std::lock_guard<std::mutex> lock(memory.mutex);
   memory.best[key] = best;
   return *(memory.last = best);

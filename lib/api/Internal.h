@@ -61,6 +61,13 @@ struct CompiledKernelImpl;
 
 struct LaunchMemoEntry;
 
+/// Everything that changes the code compiled for one specialization on one
+/// target, by name, in one list (STYLE.md §12): the disk-cache key is the
+/// hash of these (cacheKeyOf).
+using CacheKeyInputs = std::vector<std::pair<std::string, std::string>>;
+CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& target);
+std::string cacheKeyOf(const CacheKeyInputs& inputs);
+
 /// "[2, 3]": a shape or grid in messages.
 std::string shapeText(const std::vector<int64_t>& shape);
 /// The number of elements of `shape`; throws Error for a negative dimension

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "tessera/interpreter/Interpreter.h"
 #include "tessera/runtime/DiskCache.h"
 #include "tessera/runtime/Hash.h"
+#include "tessera/support/Env.h"
 #include "tessera/transforms/Passes.h"
 
 namespace tessera::frontend {
@@ -81,17 +83,11 @@ Kernel Program::kernel(const std::string& name) const {
 // Compilation
 //===----------------------------------------------------------------------===//
 
-static bool envFlag(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v && std::string(v) != "0";
-}
-
 /// True when TESSERA_DUMP (comma-separated stage names, or "all") names `stage`.
 static bool dumpWanted(const char* stage) {
-  const char* dump = std::getenv("TESSERA_DUMP");
-  if (!dump) return false;
-  std::string stages = std::string(",") + dump + ",";
-  return stages.find("," + std::string(stage) + ",") != std::string::npos || stages.find(",all,") != std::string::npos;
+  for (const std::string& s : env::list("TESSERA_DUMP"))
+    if (s == stage || s == "all") return true;
+  return false;
 }
 
 /// Prints one stage to stderr when TESSERA_DUMP asks for it.
@@ -131,8 +127,7 @@ static std::string specText(const ParamSpec& s) {
 /// and options that differ), or that it is the kernel's first.
 static void reportRecompile(const detail::KernelImpl& kernel, const std::vector<ParamSpec>& specs,
                             const frontend::CompileOptions& options) {
-  const char* env = std::getenv("TESSERA_PRINT_RECOMPILES");
-  if (!env || !*env || std::string(env) == "0") return;
+  if (!env::flag("TESSERA_PRINT_RECOMPILES")) return;
   const frontend::JitFunction& fn = *kernel.fn;
   std::vector<std::string> bestDiff;
   bool any = false;
@@ -212,10 +207,12 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
 
 static frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, const LaunchOptions& options) {
   frontend::CompileOptions o;
-  o.debug = fn.debug || envFlag("TESSERA_DEBUG") || envFlag("TRITON_DEBUG");
+  o.debug = fn.debug || env::flag("TESSERA_DEBUG") || env::flag("TRITON_DEBUG");
   o.numWarps = options.num_warps;
   o.numStages = options.num_stages;
-  o.maxNumRegisters = options.maxnreg;
+  // TESSERA_MAXNREG caps kernels launched without their own maxnreg; as
+  // part of the options it is in the specialization and cache keys.
+  o.maxNumRegisters = options.maxnreg ? options.maxnreg : static_cast<int>(env::integer("TESSERA_MAXNREG").value_or(0));
   if (o.maxNumRegisters != 0 && (o.maxNumRegisters < 16 || o.maxNumRegisters > 255))
     throw Error("kernel '" + fn.name + "': maxnreg must be between 16 and 255 registers per thread (0: no cap), got " +
                 std::to_string(o.maxNumRegisters));
@@ -243,8 +240,7 @@ void setPtxCompilerForTesting(PtxCompiler compiler) {
 /// TESSERA_POINTER_TMA=0: pointer tiles keep their cp.async copies on sm_90a
 /// (to compare with the TMA copies pointer-tiles-to-tma makes of them).
 static bool pointerTmaEnabled() {
-  const char* v = std::getenv("TESSERA_POINTER_TMA");
-  return !(v && std::string(v) == "0");
+  return env::flag("TESSERA_POINTER_TMA", true);
 }
 
 static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& name, const gpu::GpuOptions& options) {
@@ -256,33 +252,43 @@ static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& na
   return override ? override(module, name, options) : gpu::compileToPtx(module, name, options);
 }
 
-/// The disk-cache key of one specialization on one target: everything that
-/// changes the generated code (STYLE.md §12), in this one function. The
-/// file's whole text covers the kernel and every function it calls; the
-/// file name is in device_assert messages; the compiler version covers the
-/// prelude's text too, hashed here explicitly for builds that embed a new
-/// prelude without other changes.
-static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& target) {
+CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& target) {
+  return {
+      // The compiler: its version and build (so also the prelude it embeds,
+      // hashed explicitly for builds that embed a new prelude alone).
+      {"compiler", runtime::compilerVersion()},
+      {"prelude", std::string(frontend::kPreludeSource)},
+      // The kernel: the file's whole text covers it and every function it
+      // calls; the file name is in device_assert messages.
+      {"file", k.source ? k.source->name() : ""},
+      {"source", k.source ? k.source->text() : ""},
+      {"kernel", k.name},
+      {"specialization", k.specializationKey},
+      {"options", "num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
+                      " debug=" + std::to_string(k.debug) + " maxnreg=" + std::to_string(k.maxNumRegisters) +
+                      " pointer_tma=" + std::to_string(pointerTmaEnabled())},
+      {"target", target.name()},
+      // The toolkit: the assembler and libdevice, versions and files.
+      {"assembler", runtime::assemblerIdentity()},
+      {"libdevice", runtime::libdeviceIdentity()},
+      // Every TESSERA_* variable that changes generated code (env::knobs()).
+      {"knobs", env::codeKnobs()},
+  };
+}
+
+std::string cacheKeyOf(const CacheKeyInputs& inputs) {
   runtime::Sha256 h;
-  h.field("tessera kernel cache key")
-      .field(runtime::compilerVersion())
-      .field(frontend::kPreludeSource)
-      .field(k.source ? k.source->name() : "")
-      .field(k.source ? k.source->text() : "")
-      .field(k.name)
-      .field(k.specializationKey)
-      .field("num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
-             " debug=" + std::to_string(k.debug) +
-             (k.maxNumRegisters ? " maxnreg=" + std::to_string(k.maxNumRegisters) : std::string()) +
-             (pointerTmaEnabled() ? "" : " pointer_tma=0"))
-      .field(target.name())
-      .field(runtime::assemblerIdentity());
+  h.field("tessera kernel cache key");
+  for (const auto& [name, value] : inputs) h.field(name).field(value);
   return h.hexDigest();
 }
 
+static std::string diskCacheKey(const CompiledKernelImpl& k, const gpu::Target& target) {
+  return cacheKeyOf(cacheKeyInputs(k, target));
+}
+
 static bool alwaysCompile() {
-  const char* v = std::getenv("TESSERA_ALWAYS_COMPILE");
-  return v && *v && std::string(v) != "0";
+  return env::flag("TESSERA_ALWAYS_COMPILE");
 }
 
 /// Disassembles for TESSERA_DUMP=sass, which must not fail a launch when the
@@ -295,6 +301,15 @@ static void dumpSass(GpuBinary& b) {
   } catch (const Error& e) {
     dumpStage("sass", b.ptx.name, b.target.name(), std::string("// unavailable: ") + e.what());
   }
+}
+
+/// A kernel cache entry is intact when it decodes to the kernel `name`: an
+/// entry whose manifest verifies but does not decode is replaced, not kept.
+static runtime::CacheEntryCheck decodesAs(const std::string& name) {
+  return [name](const runtime::CacheFiles& files) {
+    std::optional<runtime::KernelBinary> b = runtime::deserializeKernelBinary(files);
+    return b && b->ptx.name == name;
+  };
 }
 
 /// The GPU stages of `k` for `target`: from memory, else from the disk
@@ -312,8 +327,9 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     b->diskKey = diskCacheKey(k, target);
     std::optional<runtime::KernelBinary> hit;
     if (!alwaysCompile())
-      if (auto files = runtime::loadCacheEntry(dir, b->diskKey)) hit = runtime::deserializeKernelBinary(*files);
-    if (hit && hit->ptx.name == k.name) {
+      if (auto files = runtime::loadCacheEntry(dir, b->diskKey, decodesAs(k.name)))
+        hit = runtime::deserializeKernelBinary(*files);
+    if (hit) {
       b->ptx = std::move(hit->ptx);
       b->cubin = std::move(hit->cubin);
     } else {
@@ -337,7 +353,8 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     profile::Span span("compile", "cubin ", k.name);
     span.arg("target", target.name());
     slot->cubin = runtime::assemble(slot->ptx, target);
-    runtime::publishCacheEntry(dir, slot->diskKey, runtime::serializeKernelBinary({slot->ptx, *slot->cubin}));
+    runtime::publishCacheEntry(dir, slot->diskKey, runtime::serializeKernelBinary({slot->ptx, *slot->cubin}),
+                               decodesAs(k.name));
     dumpSass(*slot);
   }
   return slot;
@@ -514,8 +531,8 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
 /// specialization: "source<TAB>kernel<TAB>AOT signature<TAB>-D NAME=VALUE ...".
 /// The CLI tests replay these lines through `tessera compile`.
 static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<ParamSpec>& specs) {
-  const char* path = std::getenv("TESSERA_RECORD_LAUNCHES");
-  if (!path || !*path) return;
+  std::optional<std::string> path = env::text("TESSERA_RECORD_LAUNCHES");
+  if (!path) return;
   std::string sig, defines;
   const auto& params = kernel.fn->params;
   for (size_t i = 0; i < specs.size(); ++i) {
@@ -535,9 +552,12 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
   }
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  std::ofstream out(path, std::ios::app);
+  std::ofstream out(*path, std::ios::app);
   out << kernel.program->source->source()->name() << '\t' << kernel.fn->name << '\t' << sig << '\t'
       << defines << '\n';
+  if (!out.flush())
+    env::warnOnce("TESSERA_RECORD_LAUNCHES", "TESSERA_RECORD_LAUNCHES: cannot write '" + *path + "' (" +
+                                                 std::strerror(errno) + "): launches are not recorded");
 }
 
 /// Packs the arguments exactly as the PTX entry's parameters (one 8-byte
@@ -722,8 +742,7 @@ static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Gri
   interp::LaunchConfig config;
   for (int i = 0; i < 3; ++i) config.grid[i] = dims[i];
   config.numWarps = options.num_warps;
-  if (const char* limit = std::getenv("TESSERA_INTERPRETER_LOOP_LIMIT"))
-    config.loopIterationLimit = std::strtoull(limit, nullptr, 10);
+  config.loopIterationLimit = static_cast<uint64_t>(env::integer("TESSERA_INTERPRETER_LOOP_LIMIT").value_or(0));
   interp::run(*compiled->module, compiled->name, runtimeArgs, config);
 }
 

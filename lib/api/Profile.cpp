@@ -18,6 +18,9 @@
 //===----------------------------------------------------------------------===//
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +30,7 @@
 #include <thread>
 
 #include "Internal.h"
+#include "tessera/support/Env.h"
 
 namespace tessera {
 
@@ -94,9 +98,16 @@ double sinceOrigin(Clock::time_point t) {
 
 bool enabled() {
   static const bool on = [] {
-    const char* path = std::getenv("TESSERA_PROFILE");
-    if (!path || !*path) return false;
-    state().path = path;
+    std::optional<std::string> path = env::text("TESSERA_PROFILE");
+    if (!path) return false;
+    // Said now, not at exit: a trace that cannot be written is otherwise
+    // lost without a word after the whole run.
+    if (!std::ofstream(*path, std::ios::app)) {
+      env::warnOnce("TESSERA_PROFILE", "TESSERA_PROFILE: cannot write '" + *path + "' (" + std::strerror(errno) +
+                                           "): no trace will be written");
+      return false;
+    }
+    state().path = *path;
     std::atexit([] { profile_flush(); });
     return true;
   }();
@@ -194,6 +205,11 @@ void profile_flush() {
   }
   s.gpu.clear();
   std::ofstream out(s.path, std::ios::trunc);
+  if (!out) {
+    env::warnOnce("TESSERA_PROFILE", "TESSERA_PROFILE: cannot write '" + s.path + "' (" + std::strerror(errno) +
+                                         "): the trace is lost");
+    return;
+  }
   out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   out << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"GPU\"}}";
   for (const Event& e : s.events) {

@@ -16,6 +16,7 @@
 
 #include "Internal.h"
 #include "tessera/interpreter/Interpreter.h"
+#include "tessera/support/Env.h"
 
 namespace tessera {
 
@@ -190,11 +191,19 @@ Device Device::cuda(int ordinal) {
 }
 
 Device Device::default_device() {
-  const char* interpret = std::getenv("TESSERA_INTERPRET");
-  if (interpret && std::string(interpret) != "0" && std::string(interpret) != "") return interpreter();
+  std::string want = env::choice("TESSERA_DEVICE", "auto");
+  if (want == "interpreter" || env::flag("TESSERA_INTERPRET")) {
+    if (want == "cuda")
+      throw Error("TESSERA_DEVICE=cuda and TESSERA_INTERPRET=1 contradict each other: unset one of them");
+    return interpreter();
+  }
+  if (want == "cuda") return cuda(0);  // its error says why there is no GPU
   try {
     return cuda(0);
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    env::warnOnce("default_device", std::string("no usable GPU, kernels run on the CPU interpreter (") + e.what() +
+                                        "); set TESSERA_DEVICE=cuda to make this an error, or TESSERA_INTERPRET=1 "
+                                        "to choose the interpreter without this message");
     return interpreter();
   }
 }

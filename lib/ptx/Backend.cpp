@@ -4,8 +4,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cstdlib>
-
 #include "ptx/Emitter.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/Backend.h"
@@ -17,12 +15,7 @@ PtxKernel compileToPtx(const ir::Module& module, const std::string& kernelName, 
     throw Error("kernel '" + kernelName + "': num_warps must be a power of 2 between 1 and 32");
   std::unique_ptr<ir::Module> gpu = lowerToGpuIR(module, kernelName, options);
   ir::Operation* kernel = gpu->lookup(kernelName);
-  GpuOptions effective = options;
-  // Experiment knob for register caps (the cache key does not include it:
-  // use with TESSERA_ALWAYS_COMPILE=1).
-  if (const char* cap = std::getenv("TESSERA_MAXNREG"); cap && !effective.maxNumRegisters)
-    effective.maxNumRegisters = std::atoi(cap);
-  PtxKernel out = ptx::Emitter(kernel, effective).emit();
+  PtxKernel out = ptx::Emitter(kernel, options).emit();
   out.ttgir = ir::print(*gpu);
   return out;
 }

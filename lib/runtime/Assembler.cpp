@@ -25,8 +25,10 @@
 #include "runtime/DynamicLibrary.h"
 #include "runtime/Process.h"
 #include "runtime/Toolkit.h"
+#include "tessera/runtime/DiskCache.h"
 #include "tessera/runtime/Driver.h"
 #include "tessera/Error.h"
+#include "tessera/support/Env.h"
 
 namespace tessera::runtime {
 
@@ -303,11 +305,7 @@ namespace {
 /// TESSERA_ASSEMBLER=ptxas asks for whole-program ptxas; unset or
 /// "nvjitlink": nvJitLink.
 bool wantsPtxas() {
-  const char* choice = std::getenv("TESSERA_ASSEMBLER");
-  std::string want = choice ? choice : "";
-  if (want.empty() || want == "nvjitlink") return false;
-  if (want == "ptxas") return true;
-  throw Error("TESSERA_ASSEMBLER must be 'nvjitlink' or 'ptxas', got '" + want + "'");
+  return env::choice("TESSERA_ASSEMBLER", "nvjitlink") == "ptxas";
 }
 
 /// The toolkit's ptxas program and where it was looked for (empty path:
@@ -359,18 +357,44 @@ Cubin assembleWithPtxas(const gpu::PtxKernel& kernel, const gpu::Target& target,
   return cubin;
 }
 
+/// "ptxas <its --version's release and build lines> <file identity>", once
+/// per process.
+const std::string& ptxasIdentity() {
+  static const std::string identity = [] {
+    std::string program = ptxasProgram();
+    std::string out, version;
+    runProgram({program, "--version"}, out);
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("release") != std::string::npos || line.rfind("Build", 0) == 0) version += line + "; ";
+    return "ptxas " + version + fileIdentity(program);
+  }();
+  return identity;
+}
+
+/// "nvJitLink <major>.<minor> <file identity>", once per process.
+const std::string& jitLinkIdentity() {
+  static const std::string identity = [] {
+    const JitLinkApi& api = jitLinkApi();
+    unsigned major = 0, minor = 0;
+    if (api.version) api.version(&major, &minor);
+    return "nvJitLink " + std::to_string(major) + "." + std::to_string(minor) + " " + fileIdentity(api.path);
+  }();
+  return identity;
+}
+
 }  // namespace
 
 std::string assemblerIdentity() {
   std::string sass;
-  if (const char* forced = std::getenv("TESSERA_CUDA_ARCH"); forced && *forced && cudaAvailable())
+  if (env::text("TESSERA_CUDA_ARCH") && cudaAvailable())
     sass = " for " + cudaDeviceNativeTarget(0).name();
-  return (wantsPtxas() ? "ptxas " + ptxasProgram() : "nvJitLink " + jitLinkApi().path) + sass;
+  return (wantsPtxas() ? ptxasIdentity() : jitLinkIdentity()) + sass;
 }
 
 gpu::Target sassTarget(const gpu::Target& ptxTarget) {
-  const char* forced = std::getenv("TESSERA_CUDA_ARCH");
-  if (!forced || !*forced || !cudaAvailable() || gpu::Target::parse(forced).name() != ptxTarget.name())
+  std::optional<std::string> forced = env::text("TESSERA_CUDA_ARCH");
+  if (!forced || !cudaAvailable() || gpu::Target::parse(*forced).name() != ptxTarget.name())
     return ptxTarget;
   return cudaDeviceNativeTarget(0);
 }

@@ -8,6 +8,7 @@
 #include "tessera/runtime/DiskCache.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <sstream>
 
 #include "tessera/runtime/Hash.h"
+#include "tessera/support/Env.h"
 
 namespace tessera::runtime {
 
@@ -38,14 +40,7 @@ bool validFileName(const std::string& name) {
   return !name.empty() && name[0] != '.' && name.find('/') == std::string::npos && name != kManifest;
 }
 
-std::optional<std::string> readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
-}
+std::optional<std::string> readFile(const fs::path& path) { return readRegularFile(path.string()); }
 
 bool writeFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -87,13 +82,46 @@ void cleanupStaleTemps(const std::string& dir) {
 
 }  // namespace
 
+std::optional<std::string> readRegularFile(const std::string& path, size_t maxBytes) {
+  // O_NONBLOCK: opening a FIFO does not wait for a writer; O_NOFOLLOW: a
+  // symbolic link (to /dev/zero, say) is refused, not followed.
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > maxBytes) return std::nullopt;
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;  // shrank while we read: a writer is at work
+    done += static_cast<size_t>(n);
+  }
+  char extra;
+  if (read(fd, &extra, 1) != 0) return std::nullopt;  // grew while we read
+  return text;
+}
+
+std::string fileIdentity(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return path;
+  return path + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
 std::string cacheDirectory() {
-  if (const char* dir = std::getenv("TESSERA_CACHE_DIR")) return dir;
+  // Set but empty: no disk cache (env::text would read it as unset).
+  if (env::find("TESSERA_CACHE_DIR"); const char* dir = std::getenv("TESSERA_CACHE_DIR")) return dir;
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/tessera";
   return "";
 }
 
-std::optional<CacheFiles> loadCacheEntry(const std::string& dir, const std::string& key) {
+std::optional<CacheFiles> loadCacheEntry(const std::string& dir, const std::string& key,
+                                         const CacheEntryCheck& valid) {
   if (dir.empty() || key.empty()) return std::nullopt;
   fs::path entry = fs::path(dir) / key;
   std::optional<std::string> manifest = readFile(entry / kManifest);
@@ -109,10 +137,12 @@ std::optional<CacheFiles> loadCacheEntry(const std::string& dir, const std::stri
     files[name] = std::move(*text);
   }
   if (!lines.eof() || files.empty()) return std::nullopt;
+  if (valid && !valid(files)) return std::nullopt;
   return files;
 }
 
-bool publishCacheEntry(const std::string& dir, const std::string& key, const CacheFiles& files) {
+bool publishCacheEntry(const std::string& dir, const std::string& key, const CacheFiles& files,
+                       const CacheEntryCheck& valid) {
   if (dir.empty() || key.empty() || key[0] == '.' || key.find('/') != std::string::npos) return false;
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -143,7 +173,7 @@ bool publishCacheEntry(const std::string& dir, const std::string& key, const Cac
       return true;
     }
     if (errno != ENOTEMPTY && errno != EEXIST) break;
-    if (loadCacheEntry(dir, key)) {
+    if (loadCacheEntry(dir, key, valid)) {
       fs::remove_all(tmp, ec);
       return true;
     }
@@ -155,19 +185,15 @@ bool publishCacheEntry(const std::string& dir, const std::string& key, const Cac
     fs::remove_all(trash, ec);
   }
   fs::remove_all(tmp, ec);
-  return static_cast<bool>(loadCacheEntry(dir, key));
+  return static_cast<bool>(loadCacheEntry(dir, key, valid));
 }
 
 const std::string& compilerVersion() {
   static const std::string version = [] {
     std::string v = std::string("tessera ") + kProjectVersion + "; cache format " + kCacheFormat;
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&compilerVersion), &info) && info.dli_fname) {
-      struct stat st {};
-      if (stat(info.dli_fname, &st) == 0)
-        v += std::string("; build ") + info.dli_fname + " " + std::to_string(st.st_size) + " " +
-             std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
-    }
+    if (dladdr(reinterpret_cast<void*>(&compilerVersion), &info) && info.dli_fname)
+      v += "; build " + fileIdentity(info.dli_fname);
     return v;
   }();
   return version;

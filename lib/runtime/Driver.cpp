@@ -17,6 +17,7 @@
 
 #include "runtime/DynamicLibrary.h"
 #include "tessera/Error.h"
+#include "tessera/support/Env.h"
 
 namespace tessera::runtime {
 namespace {
@@ -261,11 +262,11 @@ gpu::Target nativeTargetOf(int major, int minor) {
 /// mma.sync code of the same kernels: how that path is tested there).
 gpu::Target targetOf(int major, int minor) {
   gpu::Target t = nativeTargetOf(major, minor);
-  const char* forced = std::getenv("TESSERA_CUDA_ARCH");
-  if (!forced || !*forced) return t;
-  gpu::Target f = gpu::Target::parse(forced);
+  std::optional<std::string> forced = env::text("TESSERA_CUDA_ARCH");
+  if (!forced) return t;
+  gpu::Target f = gpu::Target::parse(*forced);
   if (f.capability > t.capability || (f.archSpecific && f.capability != t.capability))
-    throw Error(std::string("TESSERA_CUDA_ARCH=") + forced + ": a device of compute capability " +
+    throw Error("TESSERA_CUDA_ARCH=" + *forced + ": a device of compute capability " +
                 std::to_string(major) + "." + std::to_string(minor) + " cannot run code for it (its own is " +
                 t.name() + ")");
   return f;
@@ -367,8 +368,7 @@ void CudaDevice::makeCurrent() {
 void* CudaDevice::pool() {
   std::call_once(poolOnce_, [this] {
     const DriverApi& api = driverApi();
-    const char* choice = std::getenv("TESSERA_CUDA_ALLOCATOR");
-    if (choice && std::string(choice) == "plain") return;
+    if (env::choice("TESSERA_CUDA_ALLOCATOR", "pool") == "plain") return;
     if (!api.cuMemPoolCreate || !api.cuMemPoolSetAttribute || !api.cuMemAllocFromPoolAsync || !api.cuMemFreeAsync ||
         !api.cuMemPoolTrimTo)
       return;

@@ -9,7 +9,10 @@
 // with -rdc=true (so the wrappers stay visible) and -ftz=true (Triton links
 // libdevice with FTZ reflected on), and the resulting PTX is the second
 // nvJitLink input. One compilation per (set of wrappers, architecture),
-// cached in memory and in <cache dir>/libdevice/<sha256>.ptx.
+// cached in memory and on disk as a cache entry "libdevice-<sha256>" (see
+// DiskCache.h: published atomically, every file checked against its
+// SHA-256 manifest, a corrupt entry recompiled and replaced). The key holds
+// NVRTC's version and the identity of its libraries, which carry libdevice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,7 @@
 #include "tessera/Error.h"
 #include "tessera/runtime/DiskCache.h"
 #include "tessera/runtime/Hash.h"
+#include "tessera/support/Env.h"
 
 namespace tessera::runtime {
 
@@ -101,25 +105,27 @@ bool definesAll(const std::string& ptx, const std::vector<gpu::ExternFunction>& 
   return true;
 }
 
-void writeFileAtomically(const std::string& dir, const std::string& name, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::string tmpl = dir + "/.tmp-" + name + "-XXXXXX";
-  std::vector<char> path(tmpl.begin(), tmpl.end());
-  path.push_back('\0');
-  int fd = mkstemp(path.data());
-  if (fd < 0) return;
-  bool ok = true;
-  for (size_t off = 0; ok && off < text.size();) {
-    ssize_t n = write(fd, text.data() + off, text.size() - off);
-    ok = n > 0;
-    off += ok ? static_cast<size_t>(n) : 0;
-  }
-  close(fd);
-  if (!ok || std::rename(path.data(), (dir + "/" + name).c_str()) != 0) std::remove(path.data());
-}
-
 }  // namespace
+
+std::string libdeviceIdentity() {
+  static const std::string identity = [] {
+    const NvrtcApi& api = nvrtcApi();
+    if (!api.error.empty()) return std::string("no NVRTC");
+    int major = 0, minor = 0;
+    api.version(&major, &minor);
+    std::string id = "NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " " + fileIdentity(api.path);
+    // libdevice's bitcode lives in NVRTC's builtins library beside it.
+    std::error_code ec;
+    std::vector<std::string> builtins;
+    fs::path dir = fs::path(api.path).parent_path();
+    for (fs::directory_iterator it(dir.empty() ? fs::path(".") : dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().rfind("libnvrtc-builtins", 0) == 0) builtins.push_back(it->path().string());
+    std::sort(builtins.begin(), builtins.end());
+    for (const std::string& b : builtins) id += "; " + fileIdentity(b);
+    return id;
+  }();
+  return identity;
+}
 
 const NvrtcApi& nvrtcApi() {
   static const NvrtcApi* api = [] {
@@ -196,11 +202,8 @@ std::string libdevicePtx(const std::vector<gpu::ExternFunction>& externs, const 
                      (target.archSpecific ? "a" : "");
   std::vector<std::string> options = {arch, "-rdc=true", "-ftz=true"};
 
-  const NvrtcApi& api = nvrtcApi();
-  int major = 0, minor = 0;
-  if (api.error.empty()) api.version(&major, &minor);
   Sha256 key;
-  key.field(kLibdeviceFormat).field(source).field(std::to_string(major) + "." + std::to_string(minor));
+  key.field(kLibdeviceFormat).field(source).field(libdeviceIdentity());
   for (const auto& o : options) key.field(o);
   std::string hex = key.hexDigest();
 
@@ -211,18 +214,17 @@ std::string libdevicePtx(const std::vector<gpu::ExternFunction>& externs, const 
     if (auto it = memory.find(hex); it != memory.end()) return it->second;
   }
   std::string dir = cacheDirectory();
+  std::string entry = "libdevice-" + hex;
+  auto intact = [&](const CacheFiles& files) {
+    auto it = files.find("ptx");
+    return it != files.end() && definesAll(it->second, externs);
+  };
   std::string ptx;
-  if (!dir.empty()) {
-    std::ifstream in(dir + "/libdevice/" + hex + ".ptx", std::ios::binary);
-    if (in) {
-      std::ostringstream ss;
-      ss << in.rdbuf();
-      if (definesAll(ss.str(), externs)) ptx = ss.str();
-    }
-  }
+  if (!dir.empty() && !env::flag("TESSERA_ALWAYS_COMPILE"))
+    if (std::optional<CacheFiles> files = loadCacheEntry(dir, entry, intact)) ptx = files->at("ptx");
   if (ptx.empty()) {
     ptx = compileWithNvrtc(source, options, kernelName);
-    if (!dir.empty()) writeFileAtomically(dir + "/libdevice", hex + ".ptx", ptx);
+    if (!dir.empty()) publishCacheEntry(dir, entry, {{"ptx", ptx}, {"source", source}}, intact);
   }
   std::lock_guard<std::mutex> lock(mutex);
   return memory.emplace(hex, ptx).first->second;

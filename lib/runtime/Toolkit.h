@@ -61,8 +61,8 @@ const NvrtcApi& nvrtcApi();
 std::string libdeviceSource(const std::vector<gpu::ExternFunction>& externs, const std::string& kernelName);
 
 /// PTX defining the wrappers for `externs` on `target` (NVRTC, -rdc, FTZ as
-/// Triton links libdevice). Cached in memory and under
-/// <cache dir>/libdevice/. Throws tessera::Error naming the kernel.
+/// Triton links libdevice). Cached in memory and as the disk-cache entry
+/// libdevice-<key>. Throws tessera::Error naming the kernel.
 std::string libdevicePtx(const std::vector<gpu::ExternFunction>& externs, const gpu::Target& target,
                          const std::string& kernelName);
 

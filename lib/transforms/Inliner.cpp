@@ -15,7 +15,8 @@
 // recursive cycle (those stay calls; Triton rejects recursion earlier).
 // Callees are processed before callers (post-order over the call graph), so
 // each callee is copied already flattened and every call site costs one copy.
-// No function grows past `max-ops` operations (nested ops included): a call
+// No function grows past `max-ops` operations (nested ops included; 0, the
+// default: TESSERA_INLINE_BUDGET or 250000): a call
 // graph whose flattened size would (helpers that call helpers twice double
 // it per level) is a located error naming the heaviest call chain, raised
 // before anything is copied.
@@ -30,6 +31,7 @@
 
 #include "tessera/Error.h"
 #include "tessera/ir/Builder.h"
+#include "tessera/support/Env.h"
 #include "transforms/PassDetail.h"
 
 namespace tessera::transforms {
@@ -138,8 +140,8 @@ class Inliner {
     std::string where = l.known() ? *l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) + ": " : "";
     throw Error(where + "error: inlining the calls in '" + displayName(func) + "' would make it more than " +
                 std::to_string(maxOps_) + " operations (the inline budget): call chain " + chain +
-                ". Each call is a copy of its callee; call fewer helpers per level, loop instead of repeating "
-                "calls, or mark a helper @triton.jit(noinline=True)");
+                ". Each call is a copy of its callee: call fewer helpers per level or loop instead of repeating "
+                "calls (TESSERA_INLINE_BUDGET raises the budget)");
   }
 
   /// A function's name as the user wrote it: the code generator's symbol
@@ -238,8 +240,10 @@ class InlinerPass : public Pass {
 }  // namespace
 
 std::unique_ptr<Pass> createInlinerPass(const PassOptions& options) {
-  int64_t maxOps = intOption(options, "inline", "max-ops", kDefaultInlineBudget);
-  if (maxOps <= 0) throw Error("pass 'inline': option 'max-ops' must be positive");
+  // 0: the default budget, which TESSERA_INLINE_BUDGET may raise.
+  int64_t maxOps = intOption(options, "inline", "max-ops", 0);
+  if (maxOps < 0) throw Error("pass 'inline': option 'max-ops' must be positive (0: the default budget)");
+  if (maxOps == 0) maxOps = env::integer("TESSERA_INLINE_BUDGET").value_or(kDefaultInlineBudget);
   return std::make_unique<InlinerPass>(boolOption(options, "inline", "remove-dead-functions", true),
                                        boolOption(options, "inline", "noinline-too", false), maxOps);
 }

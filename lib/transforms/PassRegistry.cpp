@@ -25,7 +25,7 @@ std::vector<PassInfo>& mutableRegistry() {
        "Inlines tt.call of functions of the module (unless noinline) and removes functions "
        "that are no longer called.",
        {{"remove-dead-functions", "true"}, {"noinline-too", "false"},
-        {"max-ops", std::to_string(kDefaultInlineBudget)}},
+        {"max-ops", "0"}},
        createInlinerPass},
       {"canonicalize",
        "Folds constant expressions, applies algebraic identities and simplifies scf.if/scf.for "

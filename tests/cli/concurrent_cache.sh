@@ -36,9 +36,9 @@ for i in 0 1 2; do
     cmp -s "$tmp/p1.$i.cubin" "$tmp/p$p.$i.cubin" || { echo "FAIL: process $p got another cubin for spec $i"; exit 1; }
   done
 done
-entries=$(find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name libdevice | wc -l)
+entries=$(find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name 'libdevice*' | wc -l)
 [ "$entries" -eq 3 ] || { echo "FAIL: $entries cache entries, want 3"; ls -la "$cache"; exit 1; }
-for d in $(find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name libdevice); do
+for d in $(find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name 'libdevice*'); do
   [ -s "$d/MANIFEST" ] || { echo "FAIL: $d has no MANIFEST"; exit 1; }
   while read -r name size _; do
     [ "$(stat -c %s "$d/$name")" = "$size" ] || { echo "FAIL: $d/$name is not $size bytes"; exit 1; }

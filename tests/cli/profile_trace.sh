@@ -13,6 +13,11 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 TESSERA_PROFILE=$tmp/trace.json TESSERA_CACHE_DIR=$tmp/cache "$example" >"$tmp/out.log" 2>&1 ||
   { cat "$tmp/out.log"; exit 1; }
 [ -s "$tmp/trace.json" ] || { echo "FAIL: no trace written"; exit 1; }
+# A path that cannot be written is said once, up front, and the run goes on.
+TESSERA_PROFILE=$tmp/no/such/dir/trace.json TESSERA_CACHE_DIR=$tmp/cache "$example" >"$tmp/bad.log" 2>&1 ||
+  { cat "$tmp/bad.log"; echo "FAIL: an unwritable TESSERA_PROFILE stopped the run"; exit 1; }
+[ "$(grep -c "TESSERA_PROFILE: cannot write '$tmp/no/such/dir/trace.json'" "$tmp/bad.log")" = 1 ] ||
+  { cat "$tmp/bad.log"; echo "FAIL: an unwritable TESSERA_PROFILE was not said exactly once"; exit 1; }
 for needle in '"traceEvents"' '"cat": "compile"' '"name": "ttir softmax_rows"' '"cat": "launch"' '"name": "softmax_rows"'; do
   grep -q "$needle" "$tmp/trace.json" || { echo "FAIL: the trace lacks $needle"; head -c 2000 "$tmp/trace.json"; exit 1; }
 done

@@ -53,9 +53,15 @@ gpu::Target sassTarget(const gpu::Target& ptxTarget);
 /// (`sharedBytesPerCta`, dynamic plus static) would let that CTA in.
 int occupancyRegisterCap(int registers, int threads, int64_t sharedBytesPerCta, const gpu::Target& target);
 
-/// Which assembler assemble() uses ("nvJitLink <path>" or "ptxas <path>"),
-/// part of the disk-cache key: the two allocate registers differently.
+/// Which assembler assemble() uses, with its version and the identity of
+/// its file ("nvJitLink 13.0 <path> <size> <mtime>" or "ptxas <version
+/// line> <path> ..."): part of the disk-cache key, since the two allocate
+/// registers differently and any upgrade may change the SASS.
 std::string assemblerIdentity();
+
+/// NVRTC's version and the identity of its libraries (which carry
+/// libdevice): part of the keys of libdevice wrappers and of every kernel.
+std::string libdeviceIdentity();
 
 /// SASS text of a cubin (nvdisasm / cuobjdump from the toolkit).
 std::string disassemble(const Cubin& cubin, const gpu::Target& target);

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,15 +35,37 @@ using CacheFiles = std::map<std::string, std::string>;
 /// (then nothing is cached on disk).
 std::string cacheDirectory();
 
-/// The entry `key` of `dir` when present and intact (every file matches the
-/// manifest); std::nullopt otherwise. Never throws.
-std::optional<CacheFiles> loadCacheEntry(const std::string& dir, const std::string& key);
+/// The largest file a cache entry may hold (256 MiB): a larger one reads
+/// as corrupt.
+constexpr size_t kMaxCacheFileBytes = size_t{256} << 20;
 
-/// Publishes `files` as entry `key` of `dir` (created if needed). Returns
-/// true when an intact entry for `key` exists afterwards (ours or a
-/// concurrent writer's). Never throws: a cache that cannot be written only
-/// costs a recompilation.
-bool publishCacheEntry(const std::string& dir, const std::string& key, const CacheFiles& files);
+/// The contents of `path` when it is a regular file (not a symbolic link,
+/// FIFO, device or directory) of at most `maxBytes`; std::nullopt otherwise.
+/// Never blocks on a FIFO and never reads an endless device: cache files
+/// someone replaced count as corrupt.
+std::optional<std::string> readRegularFile(const std::string& path, size_t maxBytes = kMaxCacheFileBytes);
+
+/// "<path> <size> <mtime>" of a file (the path alone when it cannot be
+/// stat'ed): changes whenever the file is replaced, e.g. by an upgrade.
+std::string fileIdentity(const std::string& path);
+
+/// Whether the files of an entry make sense to their reader (they decode);
+/// an entry that fails it is as corrupt as one that fails its manifest.
+using CacheEntryCheck = std::function<bool(const CacheFiles&)>;
+
+/// The entry `key` of `dir` when present and intact (every file a regular
+/// file that matches the manifest, and `valid` accepts them); std::nullopt
+/// otherwise. Never throws.
+std::optional<CacheFiles> loadCacheEntry(const std::string& dir, const std::string& key,
+                                         const CacheEntryCheck& valid = {});
+
+/// Publishes `files` as entry `key` of `dir` (created if needed). An entry
+/// already there that is not intact by loadCacheEntry(dir, key, valid) is
+/// replaced. Returns true when an intact entry for `key` exists afterwards
+/// (ours or a concurrent writer's). Never throws: a cache that cannot be
+/// written only costs a recompilation.
+bool publishCacheEntry(const std::string& dir, const std::string& key, const CacheFiles& files,
+                       const CacheEntryCheck& valid = {});
 
 /// A tag that changes whenever the compiler may generate different code:
 /// the project version, a format number bumped by hand, and the identity

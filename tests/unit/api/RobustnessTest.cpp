@@ -136,4 +136,70 @@ TEST(Robustness, InliningHasATotalBudget) {
   EXPECT_EQ(out.download<int32_t>(), expect);
 }
 
+struct SetEnv {
+  std::string name;
+  SetEnv(const std::string& n, const std::string& v) : name(n) { setenv(n.c_str(), v.c_str(), 1); }
+  ~SetEnv() { unsetenv(name.c_str()); }
+};
+
+TEST(Robustness, DefaultDeviceSaysWhyItFallsBack) {
+  std::string why;
+  try {
+    tessera::Device::cuda(0);
+    GTEST_SKIP() << "a GPU is usable here";
+  } catch (const tessera::Error& e) {
+    why = e.what();
+  }
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(tessera::Device::default_device().is_interpreter());
+  EXPECT_TRUE(tessera::Device::default_device().is_interpreter());
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("tessera: warning: no usable GPU, kernels run on the CPU interpreter (" + why + ")"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("no usable GPU"), err.rfind("no usable GPU")) << "said twice: " << err;
+  {
+    SetEnv device("TESSERA_DEVICE", "cuda");  // no fallback
+    EXPECT_EQ(errorOf([] { tessera::Device::default_device(); }), why);
+  }
+  {
+    SetEnv device("TESSERA_DEVICE", "gpu");
+    EXPECT_NE(errorOf([] { tessera::Device::default_device(); }).find("expected one of auto, cuda, interpreter"),
+              std::string::npos);
+  }
+  SetEnv device("TESSERA_DEVICE", "interpreter");
+  EXPECT_TRUE(tessera::Device::default_device().is_interpreter());
+}
+
+TEST(Robustness, BadKnobValuesStopTheLaunch) {
+  tessera::Device dev = tessera::Device::interpreter();
+  tessera::Kernel k = tessera::Program::from_source(kFill).kernel("fill");
+  tessera::Tensor out = dev.zeros(tessera::DType::i32, {16});
+  for (const char* bad : {"abc", "-1"}) {
+    SetEnv limit("TESSERA_INTERPRETER_LOOP_LIMIT", bad);
+    std::string e = errorOf([&] { k.launch(dev, {1}, {out, 3}, {{"BLOCK", int64_t(16)}}); });
+    EXPECT_NE(e.find("TESSERA_INTERPRETER_LOOP_LIMIT='" + std::string(bad) + "' is not valid"), std::string::npos)
+        << e;
+  }
+  SetEnv cap("TESSERA_MAXNREG", "1");
+  std::string e = errorOf([&] { k.compile("*i32, i32", {{"BLOCK", int64_t(16)}}, {}, "sm_90a"); });
+  EXPECT_NE(e.find("TESSERA_MAXNREG='1' is not valid: expected an integer from 16 to 255"), std::string::npos) << e;
+}
+
+TEST(Robustness, UnwritableTracePathsAreSaidOnce) {
+  // (TESSERA_PROFILE, read once per process: tests/cli/profile_trace.sh.)
+  SetEnv record("TESSERA_RECORD_LAUNCHES", "/nonexistent-dir/launches.tsv");
+  tessera::Device dev = tessera::Device::interpreter();
+  tessera::Tensor out = dev.zeros(tessera::DType::i32, {16});
+  testing::internal::CaptureStderr();
+  for (int block : {16, 8})  // two specializations, two records
+    tessera::Program::from_source(kFill).kernel("fill").launch(dev, {1}, {out, 3}, {{"BLOCK", int64_t(block)}});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("TESSERA_RECORD_LAUNCHES: cannot write '/nonexistent-dir/launches.tsv' (No such file or "
+                     "directory): launches are not recorded"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("cannot write"), err.rfind("cannot write")) << err;
+}
+
 }  // namespace

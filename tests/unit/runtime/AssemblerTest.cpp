@@ -18,6 +18,7 @@
 
 #include "TestPtx.h"
 #include "TestUtil.h"
+#include "tessera/runtime/DiskCache.h"
 #include "runtime/Toolkit.h"
 #include "tessera/Error.h"
 #include "tessera/runtime/Assembler.h"
@@ -201,15 +202,15 @@ TEST(Assembler, LibdevicePtxIsCachedOnDisk) {
   gpu::ExternFunction cbrt{"__nv_cbrtf", "", {ir::Type::f32()}, ir::Type::f32()};
   std::string ptx = runtime::libdevicePtx({cbrt}, gpu::Target::parse("sm_80"), "k");
   EXPECT_NE(ptx.find(" __tessera__nv_cbrtf("), std::string::npos);
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir.path + "/libdevice"))
-    files.push_back(e.path().filename().string());
-  ASSERT_EQ(files.size(), 1u);  // no temp file left behind
-  EXPECT_EQ(files[0].size(), 64u + 4u);  // <sha256>.ptx
-  std::ifstream in(dir.path + "/libdevice/" + files[0]);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_EQ(text.str(), ptx);
+  std::vector<std::string> entries;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path))
+    entries.push_back(e.path().filename().string());
+  ASSERT_EQ(entries.size(), 1u);  // no temporary directory left behind
+  EXPECT_EQ(entries[0].size(), 10u + 64u);  // libdevice-<sha256>, an entry like a kernel's
+  std::optional<runtime::CacheFiles> files = runtime::loadCacheEntry(dir.path, entries[0]);
+  ASSERT_TRUE(files);
+  EXPECT_EQ(files->at("ptx"), ptx);
+  EXPECT_NE(files->at("source").find("__nv_cbrtf"), std::string::npos);
 }
 
 TEST(Assembler, LibdeviceSourceIsCanonical) {
