@@ -24,9 +24,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+packages_s=$SECONDS
+
 echo "== configuring and building (build/)"
 cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build -j"$(nproc)"
+build_s=$((SECONDS - packages_s))
 
 echo "== main job: fused softmax from C++"
 ./build/examples/softmax_example
+echo "== phases (scripts/setup.sh, $(nproc) cores)"
+printf '  %-28s %5d s\n' "packages" "$packages_s" "configure + build" "$build_s" \
+  "main job" $((SECONDS - packages_s - build_s)) "total" "$SECONDS"

@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# CI's check of GPU code generation without a GPU (DESIGN.md "Testing"):
-# every kernel specialization the e2e suite launched (recorded through
-# TESSERA_RECORD_LAUNCHES) goes through `tessera compile --emit cubin` for
-# sm_80 and for sm_90a: the PTX backend must lower it and nvJitLink (ptxas)
-# must accept the PTX (tt.dot kernels included).
+# The check of GPU code generation without a GPU (DESIGN.md "Testing"):
+# kernel specializations the e2e suite launched (recorded through
+# TESSERA_RECORD_LAUNCHES) go through `tessera compile --emit cubin` for
+# sm_80 and for sm_90a: the PTX backend must lower them and nvJitLink
+# (ptxas) must accept the PTX (tt.dot kernels included).
+#
+# By default (CI, ctest) a deterministic sample: every specialization is
+# compiled to Tile IR (fast), and a greedy set cover picks the fewest that
+# together hold every op with every element type it appears with, every
+# tt.dot result type, and every kernel file (lib/op_features.awk,
+# lib/set_cover.awk). Assembling all of them takes minutes on two cores, so
+# the device run (tests/gpu/run, 16 cores) asks for all of them with
+# TESSERA_ASSEMBLE_ALL=1.
 #
 #   assemble_all_e2e_kernels.sh TESSERA TESSERA_OPT SOURCE_DIR
 #
 # Environment:
+#   TESSERA_ASSEMBLE_ALL=1      every recorded specialization, not the sample.
 #   TESSERA_ASSEMBLE_STRICT=0   failures are listed and the test exits 77,
 #                               which ctest reports as skipped
 #                               (SKIP_RETURN_CODE), instead of failing (the
@@ -43,11 +52,27 @@ sort -u "$manifest" | while IFS=$'\t' read -r file rest; do [ -f "$file" ] && pr
 count=$(wc -l <"$tmp/specs.tsv")
 [ "$count" -gt 0 ] || { echo "no recorded specialization has its kernel file on disk"; exit 1; }
 
-# One specialization per call: writes $tmp/res/N as lines
+# Phase 1: every specialization to Tile IR (a frontend failure is a
+# failure whether or not the sample takes the specialization).
+ttir_worker() {
+  local n=$1 file kernel sig defines
+  IFS=$'\t' read -r file kernel sig defines < <(sed -n "${n}p" "$tmp/specs.tsv")
+  # shellcheck disable=SC2086
+  if ! "$tessera" compile "$file" --kernel "$kernel" --signature "$sig" $defines --emit ttir -o "$tmp/k$n.ttir" \
+       >/dev/null 2>"$tmp/k$n.ttir.err"; then
+    printf 'ttir\t-\t%s\n' "$(grep -m1 . "$tmp/k$n.ttir.err")" >"$tmp/res/$n"
+    cp "$tmp/k$n.ttir.err" "$logs/$kernel.$n.ttir.log"
+    return
+  fi
+  awk -v spec="$n" -v file="$(basename "$file")" -f "$lib/op_features.awk" "$tmp/k$n.ttir" >"$tmp/k$n.features"
+}
+
+# Phase 2, one specialization per call: writes $tmp/res/N as lines
 #   "<status>\t<arch or ->\t<first error line>" with status ok|fail|refused|ttir
 # A fresh cache directory makes every run really assemble (kernels compiled
 # earlier and cached on disk are not looked at).
-export TESSERA_CACHE_DIR=$tmp/cache tessera tmp logs
+lib=$(cd "$(dirname "$0")/lib" && pwd)
+export TESSERA_CACHE_DIR=$tmp/cache tessera tmp logs lib
 export ARCHS="${archs[*]}"
 
 # Refusals that are right (Triton refuses the same on NVIDIA GPUs): they are
@@ -68,13 +93,7 @@ worker() {
   local n=$1 file kernel sig defines
   IFS=$'\t' read -r file kernel sig defines < <(sed -n "${n}p" "$tmp/specs.tsv")
   local res=$tmp/res/$n base="$tmp/k$n"
-  # shellcheck disable=SC2086
-  if ! "$tessera" compile "$file" --kernel "$kernel" --signature "$sig" $defines --emit ttir -o "$base.ttir" \
-       >/dev/null 2>"$base.err"; then
-    printf 'ttir\t-\t%s\n' "$(grep -m1 . "$base.err")" >"$res"
-    cp "$base.err" "$logs/$kernel.$n.ttir.log"
-    return
-  fi
+  [ -s "$res" ] && return  # phase 1 failed
   local arch
   for arch in $ARCHS; do
     # shellcheck disable=SC2086
@@ -101,14 +120,28 @@ worker() {
     rm -f "$base.$arch.cubin"
   done
 }
-export -f worker
+export -f worker ttir_worker
 start=$SECONDS
-seq 1 "$count" | xargs -P "${TESSERA_ASSEMBLE_JOBS:-$(nproc)}" -I{} bash -c 'worker {}' 2>>"$tmp/workers.err"
+jobs=${TESSERA_ASSEMBLE_JOBS:-$(nproc)}
+seq 1 "$count" | xargs -P "$jobs" -I{} bash -c 'ttir_worker {}' 2>>"$tmp/workers.err"
+if [ "${TESSERA_ASSEMBLE_ALL:-0}" = 1 ]; then
+  seq 1 "$count" >"$tmp/chosen"
+  what="all $count recorded specializations"
+else
+  cat "$tmp"/k*.features 2>/dev/null | awk -f "$lib/set_cover.awk" | sort -n >"$tmp/chosen"
+  features=$(cat "$tmp"/k*.features 2>/dev/null | cut -f2 | sort -u | wc -l)
+  # Frontend failures are reported too.
+  for n in $(seq 1 "$count"); do [ -s "$tmp/res/$n" ] && echo "$n"; done >>"$tmp/chosen"
+  sort -nu -o "$tmp/chosen" "$tmp/chosen"
+  what="a sample of $(wc -l <"$tmp/chosen") of $count recorded specializations covering $features op, type and file features (TESSERA_ASSEMBLE_ALL=1: all)"
+fi
+echo "assembling $what"
+xargs -P "$jobs" -I{} bash -c 'worker {}' <"$tmp/chosen" 2>>"$tmp/workers.err"
 
 # Report: failures grouped by specialization, then one summary line.
 assembled=0 failed=0 frontend=0 refused=0
 : >"$tmp/refused.txt"
-for n in $(seq 1 "$count"); do
+while read -r n; do
   res=$tmp/res/$n
   IFS=$'\t' read -r file kernel sig defines < <(sed -n "${n}p" "$tmp/specs.tsv")
   if [ ! -s "$res" ]; then echo "FAIL $kernel ($(basename "$file")): no result (worker died)"; failed=$((failed + 1)); continue; fi
@@ -127,13 +160,13 @@ for n in $(seq 1 "$count"); do
     echo "  $kernel ($(basename "$file"))$defines on $(grep '^refused' "$res" | cut -f2 | paste -sd' ')" >>"$tmp/refused.txt"
   fi
   grep -q '^ok' "$res" && assembled=$((assembled + 1))
-done
+done <"$tmp/chosen"
 if [ "$refused" -gt 0 ]; then
   echo "refused on purpose, as Triton does (fp8e4nv before sm_89, AMD fp8 types, fp8e4b15 on sm_90+):"
   cat "$tmp/refused.txt"
 fi
 echo "assembled $assembled specializations for ${archs[0]} and ${archs[1]}" \
-     "($failed failed, of $count; $((SECONDS - start)) s)"
+     "($failed failed; $(wc -l <"$tmp/chosen") chosen of $count recorded; $((SECONDS - start)) s)"
 [ "$failed" -gt 0 ] && echo "full logs: $logs/"
 if [ "$frontend" -gt 0 ]; then echo "$frontend specializations did not even compile to ttir"; exit 1; fi
 if [ "$failed" -eq 0 ]; then exit 0; fi
