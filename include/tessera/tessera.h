@@ -48,6 +48,14 @@ using Value = std::variant<bool, int64_t, double, std::string>;
 /// Meta-parameters by name.
 using Meta = std::map<std::string, Value>;
 
+/// meta[name] as an integer (a bool is 0 or 1), for grid callables:
+/// `[](const Meta& m) { return std::vector<int64_t>{cdiv(n, meta_int(m, "BLOCK"))}; }`.
+/// Throws Error naming `name` and the meta-parameters there are (where
+/// m.at(name) throws std::out_of_range).
+int64_t meta_int(const Meta& meta, const std::string& name);
+/// meta[name] as a float (an integer converts).
+double meta_float(const Meta& meta, const std::string& name);
+
 namespace detail {
 struct TensorStorage;
 struct DeviceImpl;

@@ -15,12 +15,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "Internal.h"
 #include "Specialization.h"
+#include "frontend/python/SourceText.h"
 #include "tessera/interpreter/Interpreter.h"
 #include "tessera/runtime/DiskCache.h"
 #include "tessera/runtime/Hash.h"
@@ -42,13 +44,26 @@ using frontend::ParamSpec;
 
 Program Program::from_source(const std::string& text, const std::string& filename) {
   auto impl = std::make_shared<detail::ProgramImpl>();
-  impl->source = frontend::SourceProgram::load(std::make_shared<SourceFile>(filename, text));
+  impl->source =
+      frontend::SourceProgram::load(std::make_shared<SourceFile>(filename, py::pythonSourceText(text, filename)));
   return Program(std::move(impl));
 }
 
 Program Program::from_file(const std::string& path) {
+  // Said before opening: a directory opens fine and reads as nothing, and a
+  // FIFO would wait for a writer.
+  std::error_code ec;
+  std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st))
+    throw Error("cannot open kernel file '" + path + "': " + (ec ? ec.message() : "no such file"));
+  if (std::filesystem::is_directory(st))
+    throw Error("kernel file '" + path + "' is a directory; give the .py file that holds the kernels");
+  if (!std::filesystem::is_regular_file(st)) throw Error("kernel file '" + path + "' is not a regular file");
+  constexpr uintmax_t kMaxSourceBytes = uintmax_t{64} << 20;
+  if (std::filesystem::file_size(path, ec) > kMaxSourceBytes)
+    throw Error("kernel file '" + path + "' is larger than 64 MiB");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open kernel file '" + path + "'");
+  if (!in) throw Error("cannot open kernel file '" + path + "': " + std::strerror(errno));
   std::stringstream ss;
   ss << in.rdbuf();
   return from_source(ss.str(), path);

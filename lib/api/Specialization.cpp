@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "Internal.h"
+#include "tessera/support/IntLiteral.h"
 
 #include <cctype>
 #include <sstream>
@@ -274,23 +275,33 @@ static std::vector<std::string> splitTopLevel(const std::string& sig) {
   return out;
 }
 
+static const char* const kTypeNames[] = {"i1",      "i8",      "i16",      "i32",     "i64",      "u1",   "u8",
+                                         "u16",     "u32",     "u64",      "fp8e4nv", "fp8e5",    "fp8e4b15",
+                                         "fp8e4b8", "fp8e5b16", "fp16",    "bf16",    "fp32",     "fp64", "B"};
+
 static bool isKnownType(const std::string& t) {
-  static const char* names[] = {"i1", "i8", "i16", "i32", "i64", "u1", "u8", "u16", "u32", "u64",
-                                "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16",
-                                "fp16", "bf16", "fp32", "fp64", "B"};
-  for (const char* n : names)
+  for (const char* n : kTypeNames)
     if (t == n) return true;
   return false;
 }
 
-/// A constexpr literal in a signature: int, float, True/False, None, or a string.
+static std::string knownTypes() {
+  std::string list;
+  for (const char* n : kTypeNames) list += (list.empty() ? "" : ", ") + std::string(n);
+  return list;
+}
+
+/// A constexpr literal in a signature: int (as Python writes it), float,
+/// True/False, None, or a string.
 static ConstValue parseLiteral(const std::string& text) {
   if (text == "True" || text == "true") return true;
   if (text == "False" || text == "false") return false;
   if (text == "None") return std::monostate{};
+  int64_t i = 0;
+  IntLiteralStatus status = parseIntLiteral(text, i);
+  if (status == IntLiteralStatus::Ok) return i;
+  if (status != IntLiteralStatus::NotAnInteger) throw Error(intLiteralError(text, status));
   char* end = nullptr;
-  long long i = std::strtoll(text.c_str(), &end, 0);
-  if (end && *end == '\0' && !text.empty()) return static_cast<int64_t>(i);
   double d = std::strtod(text.c_str(), &end);
   if (end && *end == '\0' && !text.empty()) return d;
   std::string s = text;
@@ -317,15 +328,25 @@ static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Par
   if (!type.empty() && type[0] == '*') {
     std::string elem = type.substr(1);
     if (!elem.empty() && elem[0] == 'k') elem = elem.substr(1);
-    if (!isKnownType(elem)) throw bad("unknown pointer element type '" + elem + "'");
+    if (!isKnownType(elem)) throw bad("unknown pointer element type '" + elem + "' (types: " + knownTypes() + ")");
     s.kind = ParamSpec::Kind::Pointer;
     s.type = type;
   } else if (isKnownType(type)) {
     s.kind = ParamSpec::Kind::Scalar;
     s.type = type == "B" || type == "u1" ? "i1" : type;
   } else {
+    // A runtime parameter specialized to a constant (`1`, `None`, a quoted
+    // string); any other word is a misspelled type, not a string constant.
+    bool word = !entry.empty() && (std::isalpha(static_cast<unsigned char>(entry[0])) || entry[0] == '_');
+    if (word && entry != "True" && entry != "False" && entry != "true" && entry != "false" && entry != "None")
+      throw bad("unknown type '" + entry + "' (types: " + knownTypes() +
+                "; *TYPE for a pointer; TYPE:16 for a multiple of 16, TYPE:1 for the value 1)");
     s.kind = ParamSpec::Kind::Constexpr;
-    s.value = parseLiteral(entry);
+    try {
+      s.value = parseLiteral(entry);
+    } catch (const Error& e) {
+      throw bad(e.what());
+    }
     return s;
   }
   if (hint == "16") {
@@ -342,14 +363,29 @@ static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Par
 std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std::string& signature,
                                       const Meta& constexprs) {
   std::vector<std::string> entries = splitTopLevel(signature);
+  if (!entries.empty() && entries.back().empty()) entries.pop_back();  // a trailing comma
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].empty())
+      throw Error("signature of kernel '" + fn.name + "': entry " + std::to_string(i + 1) + " of '" + signature +
+                  "' is empty (entries are types such as *fp32:16 or i32, separated by commas)");
   const auto& params = fn.params;
   size_t runtimeCount = 0;
   for (const auto& p : params) runtimeCount += !p.isConstexpr;
   bool allParams = entries.size() == params.size() && entries.size() != runtimeCount;
-  if (!allParams && entries.size() != runtimeCount)
+  if (!allParams && entries.size() != runtimeCount) {
+    // A misspelled type is the likelier mistake when there is one.
+    std::string typo;
+    for (const std::string& e : entries) {
+      std::string type = trim(e.substr(0, e.rfind(':')));
+      if (!type.empty() && type[0] == '*') type = type.substr(type.size() > 1 && type[1] == 'k' ? 2 : 1);
+      if (typo.empty() && !isKnownType(type) && !frontend::TensorDescType::parse(type) &&
+          (std::isalpha(static_cast<unsigned char>(type[0])) || type[0] == '_'))
+        typo = "; '" + e + "' is not a type (types: " + knownTypes() + ")";
+    }
     throw Error("signature of kernel '" + fn.name + "' has " + std::to_string(entries.size()) +
-                " entries but the kernel has " + std::to_string(runtimeCount) +
-                " non-constexpr parameters (" + std::to_string(params.size()) + " in all)");
+                " entries but the kernel has " + std::to_string(runtimeCount) + " non-constexpr parameters (" +
+                std::to_string(params.size()) + " in all)" + typo);
+  }
   std::vector<ParamSpec> specs(params.size());
   size_t next = 0;
   for (size_t i = 0; i < params.size(); ++i) {
@@ -358,7 +394,11 @@ std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std
     if (p.isConstexpr) {
       specs[i].kind = ParamSpec::Kind::Constexpr;
       if (allParams) {
-        specs[i].value = parseLiteral(entries[next++]);
+        try {
+          specs[i].value = parseLiteral(entries[next++]);
+        } catch (const Error& e) {
+          throw Error("signature of kernel '" + fn.name + "', constexpr '" + p.name + "': " + e.what());
+        }
         if (named != constexprs.end())
           throw Error("kernel '" + fn.name + "': constexpr '" + p.name + "' given both in the signature and by -D");
       } else if (named != constexprs.end()) {

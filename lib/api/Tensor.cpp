@@ -285,8 +285,47 @@ void Device::synchronize() {
   if (impl_->kind == detail::DeviceKind::Cuda) impl_->cuda->synchronize();
 }
 
+static std::string metaKeys(const Meta& meta) {
+  std::string keys;
+  for (const auto& entry : meta) keys += (keys.empty() ? "" : ", ") + entry.first;
+  return keys.empty() ? "none" : keys;
+}
+
+static const Value& metaValue(const Meta& meta, const std::string& name) {
+  auto it = meta.find(name);
+  if (it == meta.end())
+    throw Error("no meta-parameter named '" + name + "' (the meta-parameters are: " + metaKeys(meta) + ")");
+  return it->second;
+}
+
+int64_t meta_int(const Meta& meta, const std::string& name) {
+  const Value& v = metaValue(meta, name);
+  if (const int64_t* i = std::get_if<int64_t>(&v)) return *i;
+  if (const bool* b = std::get_if<bool>(&v)) return *b;
+  throw Error("meta-parameter '" + name + "' is not an integer");
+}
+
+double meta_float(const Meta& meta, const std::string& name) {
+  const Value& v = metaValue(meta, name);
+  if (const double* d = std::get_if<double>(&v)) return *d;
+  if (const int64_t* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  throw Error("meta-parameter '" + name + "' is not a number");
+}
+
 std::vector<int64_t> Grid::resolve(const Meta& meta) const {
-  std::vector<int64_t> d = fn ? fn(meta) : dims;
+  std::vector<int64_t> d;
+  if (!fn) {
+    d = dims;
+  } else {
+    try {
+      d = fn(meta);
+    } catch (const std::out_of_range& e) {
+      // m.at("BLOKC") in the callable: name what there is.
+      throw Error(std::string("the grid callable looked up a meta-parameter that does not exist (") + e.what() +
+                  "); the meta-parameters are: " + metaKeys(meta) +
+                  ". tessera::meta_int(meta, \"NAME\") names the missing key in its error");
+    }
+  }
   if (d.empty() || d.size() > 3)
     throw Error("grid must have 1 to 3 dimensions, got " + std::to_string(d.size()));
   detail::checkGridDims(d);

@@ -26,6 +26,17 @@ Target Target::parse(const std::string& name) {
   t.capability = std::stoi(s);
   if (t.capability < 70)
     throw Error("GPU architecture '" + name + "' is not supported (Tessera needs sm_70 or newer)");
+  // NVIDIA's compute capabilities; the "a" (architecture-specific) forms
+  // exist from sm_90 on.
+  static const int kKnown[] = {70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 110, 120, 121};
+  bool known = false;
+  std::string list;
+  for (int k : kKnown) {
+    known = known || k == t.capability;
+    list += (list.empty() ? "sm_" : ", sm_") + std::to_string(k) + (k >= 90 ? "[a]" : "");
+  }
+  if (!known || (t.archSpecific && t.capability < 90))
+    throw Error("unknown GPU architecture '" + name + "' (known: " + list + ")");
   return t;
 }
 

@@ -2,7 +2,7 @@
 //
 //   tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...
 //           [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH]
-//           --emit ttir|ttgir|ptx|cubin|sass|metadata|cpp [-o OUT]
+//           --emit ttir|ttgir|ptx|cubin|sass|metadata|cpp [-o OUT] [--name ID]
 //   tessera list FILE
 //   tessera info
 //   tessera bench TRACE.json     (bench.cpp)
@@ -24,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "tessera/runtime/Driver.h"
 #include "bench.h"
 #include "tessera/aot.h"
+#include "tessera/support/IntLiteral.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -39,15 +41,55 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
-    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT]\n"
-    "      STAGE: ttir | ttgir | ptx (no toolkit needed) | cubin | sass | metadata | cpp (need the CUDA toolkit)\n"
-    "      cpp:   -o NAME writes NAME.h and NAME.cpp, a launcher with the cubins embedded\n"
-    "             (--arch may list several, e.g. sm_80,sm_90a)\n"
-    "      ARCH:  sm_80, sm_90, sm_90a, ... (default: GPU 0's architecture, else sm_90a)\n"
-    "  tessera list FILE\n"
+    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
+    "  tessera list FILE     (the kernels of FILE and their parameters)\n"
     "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
     "  tessera bench TRACE   (per-kernel launches, run and compile time of a TESSERA_PROFILE=TRACE trace)\n"
-    "  tessera --help | --version\n";
+    "  tessera COMMAND --help | tessera --help | --version\n";
+
+const char* kCompileHelp =
+    "usage: tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
+    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
+    "\n"
+    "Compiles one specialization of the @triton.jit kernel NAME of FILE and writes one stage of it.\n"
+    "Options take their value as the next argument or after '=' (--emit=ptx).\n"
+    "\n"
+    "  -k, --kernel NAME     the kernel\n"
+    "  -s, --signature SIG   the kernel's non-constexpr parameters, in order, separated by commas:\n"
+    "                          *TYPE      a pointer to TYPE (a tensor), e.g. *fp32\n"
+    "                          TYPE       a scalar, e.g. i32, fp32\n"
+    "                          ...:16     the value (a pointer's address) is a multiple of 16\n"
+    "                          i32:1      the value is 1 (the parameter becomes a constant)\n"
+    "                          tensordesc<bf16[64, 64]>  a host tensor descriptor\n"
+    "                        TYPE: i1 i8 i16 i32 i64 u8 u16 u32 u64 fp8e4nv fp8e5 fp16 bf16 fp32 fp64\n"
+    "                        e.g. \"*fp32:16, *fp32:16, i32, i32:16\". Triton's form, with every parameter and\n"
+    "                        constexpr values inline (\"*fp32, i32, 1024\"), is accepted too.\n"
+    "  -D NAME=VALUE         a constexpr parameter: an integer (Python's spelling: 10, 0x10, 0o10), a float,\n"
+    "                        True/False, or a string such as a dtype name\n"
+    "  -w, --num-warps N     warps per program: 1, 2, 4 (default), 8, 16 or 32\n"
+    "  --num-stages N        software pipeline depth of loops with loads (default 3)\n"
+    "  --maxnreg N           registers per thread, 16 to 255 (default: the assembler decides)\n"
+    "  --arch ARCH           sm_80, sm_86, sm_89, sm_90, sm_90a, ... (default: GPU 0's, else sm_90a);\n"
+    "                        with --emit cpp a comma-separated list\n"
+    "  --emit STAGE          ttir | ttgir | ptx (no toolkit needed) | cubin | sass | metadata (JSON) |\n"
+    "                        cpp (an ahead-of-time launcher; these need the CUDA toolkit)\n"
+    "  -o, --output OUT      the file to write (default: stdout); with --emit cpp, OUT.h and OUT.cpp\n"
+    "                        (a trailing .cpp or .h is dropped)\n"
+    "  --name ID             with --emit cpp: the C++ name of the launcher (default: OUT's file name)\n";
+
+const char* kListHelp =
+    "usage: tessera list FILE\n"
+    "\n"
+    "Lists the @triton.jit kernels of FILE, one per line with their parameters.\n";
+const char* kInfoHelp =
+    "usage: tessera info\n"
+    "\n"
+    "Says whether the CUDA toolkit (nvJitLink, NVRTC) is usable and lists the GPUs, one per line.\n";
+const char* kBenchHelp =
+    "usage: tessera bench TRACE\n"
+    "\n"
+    "Summarizes a trace written with TESSERA_PROFILE=TRACE: per kernel, its launches, run time and\n"
+    "compile time.\n";
 
 const char* kVersion = "tessera 0.1.0";
 
@@ -55,13 +97,17 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// -D values: ints, floats, True/False, otherwise a string (dtype names etc.).
-tessera::Value parseDefineValue(const std::string& text) {
+/// -D values: ints (as Python writes them), floats, True/False, otherwise a
+/// string (dtype names etc.).
+tessera::Value parseDefineValue(const std::string& name, const std::string& text) {
   if (text == "True" || text == "true") return true;
   if (text == "False" || text == "false") return false;
+  int64_t i = 0;
+  tessera::IntLiteralStatus status = tessera::parseIntLiteral(text, i);
+  if (status == tessera::IntLiteralStatus::Ok) return i;
+  if (status != tessera::IntLiteralStatus::NotAnInteger)
+    throw UsageError("-D " + name + "=" + text + ": " + tessera::intLiteralError(text, status));
   char* end = nullptr;
-  long long i = std::strtoll(text.c_str(), &end, 0);
-  if (!text.empty() && *end == '\0') return static_cast<int64_t>(i);
   double d = std::strtod(text.c_str(), &end);
   if (!text.empty() && *end == '\0') return d;
   std::string s = text;
@@ -70,14 +116,16 @@ tessera::Value parseDefineValue(const std::string& text) {
 }
 
 int parseInt(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0') throw UsageError(flag + " expects an integer, got '" + text + "'");
+  int64_t v = 0;
+  tessera::IntLiteralStatus status = tessera::parseIntLiteral(text, v);
+  if (status == tessera::IntLiteralStatus::NotAnInteger) throw UsageError(flag + " expects an integer, got '" + text + "'");
+  if (status != tessera::IntLiteralStatus::Ok) throw UsageError(flag + " " + tessera::intLiteralError(text, status));
+  if (v < INT32_MIN || v > INT32_MAX) throw UsageError(flag + " " + text + " is out of range");
   return static_cast<int>(v);
 }
 
 struct CompileArgs {
-  std::string file, kernel, signature, emit = "ttir", out, arch;
+  std::string file, kernel, signature, emit = "ttir", out, arch, name;
   bool haveSignature = false;
   tessera::Meta defines;
   tessera::LaunchOptions options;
@@ -86,8 +134,15 @@ struct CompileArgs {
 CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
   CompileArgs c;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
+    std::string a = args[i];
+    // --opt=value is --opt value.
+    std::optional<std::string> inlineValue;
+    if (size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inlineValue = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
     auto value = [&]() -> std::string {
+      if (inlineValue) return *inlineValue;
       if (i + 1 >= args.size()) throw UsageError(a + " expects a value");
       return args[++i];
     };
@@ -99,12 +154,14 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
     else if (a == "--num-warps" || a == "-w") c.options.num_warps = parseInt(a, value());
     else if (a == "--num-stages" || a == "-ns") c.options.num_stages = parseInt(a, value());
     else if (a == "--maxnreg") c.options.maxnreg = parseInt(a, value());
+    else if (a == "--name") c.name = value();
     else if (a.rfind("-D", 0) == 0) {
       std::string def = a.size() > 2 ? a.substr(2) : value();
       size_t eq = def.find('=');
       if (eq == std::string::npos || eq == 0) throw UsageError("-D expects NAME=VALUE, got '" + def + "'");
-      c.defines[def.substr(0, eq)] = parseDefineValue(def.substr(eq + 1));
-    } else if (!a.empty() && a[0] == '-' && a != "-") throw UsageError("unknown option '" + a + "'");
+      c.defines[def.substr(0, eq)] = parseDefineValue(def.substr(0, eq), def.substr(eq + 1));
+    } else if (inlineValue) throw UsageError("unknown option '" + a + "'");
+    else if (!a.empty() && a[0] == '-' && a != "-") throw UsageError("unknown option '" + a + "'");
     else if (c.file.empty()) c.file = a;
     else throw UsageError("unexpected argument '" + a + "'");
   }
@@ -115,7 +172,8 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
       c.emit != "metadata" && c.emit != "cpp")
     throw UsageError("--emit must be one of ttir, ttgir, ptx, cubin, sass, metadata, cpp; got '" + c.emit + "'");
   if (c.emit == "cpp" && (c.out.empty() || c.out == "-"))
-    throw UsageError("--emit cpp writes NAME.h and NAME.cpp: give -o NAME (a path whose last part is a C++ identifier)");
+    throw UsageError("--emit cpp writes OUT.h and OUT.cpp: give -o OUT");
+  if (c.emit != "cpp" && !c.name.empty()) throw UsageError("--name names the launcher of --emit cpp");
   if (c.emit != "cpp" && c.arch.find(',') != std::string::npos)
     throw UsageError("several architectures (--arch " + c.arch + ") only with --emit cpp");
   if (c.options.num_warps < 1 || c.options.num_warps > 32 || (c.options.num_warps & (c.options.num_warps - 1)))
@@ -171,11 +229,18 @@ int compileCommand(const std::vector<std::string>& args) {
     for (std::string arch; std::getline(archs, arch, ',');)
       perArch.push_back(program.kernel(c.kernel).compile(c.signature, c.defines, c.options, arch));
     if (perArch.empty()) perArch.push_back(program.kernel(c.kernel).compile(c.signature, c.defines, c.options, ""));
-    size_t slash = c.out.find_last_of('/');
-    std::string name = slash == std::string::npos ? c.out : c.out.substr(slash + 1);
+    // -o gen/softmax.cpp and -o gen/softmax both write gen/softmax.{h,cpp};
+    // the launcher is named after the file's stem unless --name says.
+    std::string base = c.out;
+    for (const char* ext : {".cpp", ".h", ".cc", ".hpp"})
+      if (base.size() > std::strlen(ext) && base.compare(base.size() - std::strlen(ext), std::string::npos, ext) == 0)
+        base.resize(base.size() - std::strlen(ext));
+    size_t slash = base.find_last_of('/');
+    std::string stem = slash == std::string::npos ? base : base.substr(slash + 1);
+    std::string name = c.name.empty() ? stem : c.name;
     tessera::aot::Files files = tessera::aot::generate(name, perArch);
-    writeOutput(c.out + ".h", files.header);
-    writeOutput(c.out + ".cpp", files.source);
+    writeOutput(base + ".h", files.header);
+    writeOutput(base + ".cpp", files.source);
     return 0;
   }
   tessera::CompiledKernel compiled = program.kernel(c.kernel).compile(c.signature, c.defines, c.options, c.arch);
@@ -184,7 +249,7 @@ int compileCommand(const std::vector<std::string>& args) {
 }
 
 int listCommand(const std::vector<std::string>& args) {
-  if (args.size() != 1) throw UsageError("list expects exactly one FILE");
+  if (args.size() != 1 || (args[0].size() > 1 && args[0][0] == '-')) throw UsageError("list expects exactly one FILE");
   tessera::Program program = tessera::Program::from_file(args[0]);
   for (const auto& name : program.kernel_names()) {
     std::cout << name << "(";
@@ -236,6 +301,17 @@ int main(int argc, char** argv) {
   }
   std::string command = args[0];
   args.erase(args.begin());
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") {
+      const char* help = command == "compile" ? kCompileHelp
+                         : command == "list"  ? kListHelp
+                         : command == "info"  ? kInfoHelp
+                         : command == "bench" ? kBenchHelp
+                                              : nullptr;
+      if (!help) break;
+      std::cout << help;
+      return 0;
+    }
   try {
     if (command == "compile") return compileCommand(args);
     if (command == "list") return listCommand(args);

@@ -136,6 +136,44 @@ TEST(Robustness, InliningHasATotalBudget) {
   EXPECT_EQ(out.download<int32_t>(), expect);
 }
 
+TEST(Robustness, MetaTyposInGridCallablesNameTheKeys) {
+  tessera::Device dev = tessera::Device::interpreter();
+  tessera::Kernel k = tessera::Program::from_source(kFill).kernel("fill");
+  tessera::Tensor out = dev.zeros(tessera::DType::i32, {16});
+  tessera::Meta meta{{"BLOCK", int64_t(16)}};
+  // m.at() threw std::out_of_range ("map::at"), which escaped the API.
+  tessera::Grid typo([](const tessera::Meta& m) { return std::vector<int64_t>{std::get<int64_t>(m.at("BLOKC"))}; });
+  std::string e = errorOf([&] { k.launch(dev, typo, {out, 1}, meta); });
+  EXPECT_NE(e.find("the meta-parameters are: BLOCK"), std::string::npos) << e;
+  EXPECT_NE(e.find("meta_int"), std::string::npos) << e;
+  tessera::Grid accessor([](const tessera::Meta& m) { return std::vector<int64_t>{tessera::meta_int(m, "BLOKC")}; });
+  e = errorOf([&] { k.launch(dev, accessor, {out, 1}, meta); });
+  EXPECT_NE(e.find("no meta-parameter named 'BLOKC' (the meta-parameters are: BLOCK, value)"), std::string::npos) << e;
+  tessera::Grid right([](const tessera::Meta& m) { return std::vector<int64_t>{16 / tessera::meta_int(m, "BLOCK")}; });
+  k.launch(dev, right, {out, 5}, meta);
+  EXPECT_EQ(out.download<int32_t>(), std::vector<int32_t>(16, 5));
+  EXPECT_EQ(tessera::meta_float({{"x", int64_t(3)}}, "x"), 3.0);
+  EXPECT_EQ(tessera::meta_int({{"flag", true}}, "flag"), 1);
+  EXPECT_NE(errorOf([] { tessera::meta_int({{"s", std::string("a")}}, "s"); }).find("not an integer"),
+            std::string::npos);
+}
+
+TEST(Robustness, SourceFilesAreReadAsPythonReadsThem) {
+  // CR-only line endings are newlines; invalid UTF-8 is a located error.
+  tessera::Program cr = tessera::Program::from_source(
+      "import triton\rimport triton.language as tl\r@triton.jit\rdef one(x_ptr):\r    tl.store(x_ptr, 1)\r", "cr.py");
+  EXPECT_EQ(cr.kernel_names(), std::vector<std::string>{"one"});
+  std::string e = errorOf([] { tessera::Program::from_source("x = 1\ny = '\xff'\n", "bad.py"); });
+  EXPECT_NE(e.find("bad.py:2:6: error: the file is not valid UTF-8 (byte 0xff)"), std::string::npos) << e;
+  // Overlong forms and surrogates are not UTF-8 either; real UTF-8 is fine.
+  EXPECT_NE(errorOf([] { tessera::Program::from_source("# \xc0\xaf\n"); }).find("0xc0"), std::string::npos);
+  EXPECT_NE(errorOf([] { tessera::Program::from_source("# \xed\xa0\x80\n"); }).find("0xed"), std::string::npos);
+  EXPECT_NO_THROW(tessera::Program::from_source("# caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n"));
+  // A directory is said to be one.
+  e = errorOf([] { tessera::Program::from_file(TESSERA_SOURCE_DIR); });
+  EXPECT_NE(e.find("is a directory"), std::string::npos) << e;
+}
+
 struct SetEnv {
   std::string name;
   SetEnv(const std::string& n, const std::string& v) : name(n) { setenv(n.c_str(), v.c_str(), 1); }
