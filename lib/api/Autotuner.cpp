@@ -42,6 +42,7 @@
 #include "tessera/runtime/DiskCache.h"
 #include "tessera/runtime/Hash.h"
 #include "tessera/support/Env.h"
+#include "tessera/support/ThreadPool.h"
 
 namespace tessera::detail {
 
@@ -303,24 +304,15 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   size_t count = spec.configs.size();
   std::vector<std::string> prepareErrors(count);
   std::vector<std::optional<std::vector<bool>>> written(count);
-  {
-    std::vector<std::thread> workers;
-    std::atomic<size_t> nextConfig{0};
-    size_t threads = std::min<size_t>(candidates.size(), std::max(1u, std::thread::hardware_concurrency()));
-    for (size_t t = 0; t < threads; ++t)
-      workers.emplace_back([&] {
-        for (size_t j = nextConfig++; j < candidates.size(); j = nextConfig++) {
-          size_t i = candidates[j];
-          try {
-            written[i] = prepareConfig(i);
-          } catch (const std::exception& e) {
-            prepareErrors[i] = e.what();
-            if (prepareErrors[i].empty()) prepareErrors[i] = "failed to compile";
-          }
-        }
-      });
-    for (auto& w : workers) w.join();
-  }
+  ThreadPool::shared().parallelFor(candidates.size(), [&](size_t j) {
+    size_t i = candidates[j];
+    try {
+      written[i] = prepareConfig(i);
+    } catch (const std::exception& e) {
+      prepareErrors[i] = e.what();
+      if (prepareErrors[i].empty()) prepareErrors[i] = "failed to compile";
+    }
+  });
   auto compiled = std::chrono::steady_clock::now();
   // What the sweep may clobber: the reset_to_zero tensors and those any
   // compiled config may write (every tensor when one of them cannot tell),

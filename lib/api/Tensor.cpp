@@ -17,6 +17,7 @@
 #include "Internal.h"
 #include "tessera/interpreter/Interpreter.h"
 #include "tessera/support/Env.h"
+#include "tessera/support/ThreadPool.h"
 
 namespace tessera {
 
@@ -219,7 +220,7 @@ int Device::ordinal() const { return is_interpreter() ? -1 : impl_->ordinal; }
 std::string Device::arch() const { return is_interpreter() ? std::string() : impl_->cuda->target().name(); }
 
 int Device::multiprocessor_count() const {
-  if (is_interpreter()) return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (is_interpreter()) return static_cast<int>(ThreadPool::shared().size());
   return impl_->cuda->multiprocessorCount();
 }
 

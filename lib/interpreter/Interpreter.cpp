@@ -17,6 +17,7 @@
 #include "interpreter/FloatFormats.h"
 #include "interpreter/Runtime.h"
 #include "tessera/support/Diagnostics.h"
+#include "tessera/support/ThreadPool.h"
 
 namespace tessera::interp {
 
@@ -323,19 +324,13 @@ void run(const ir::Module& module, std::string_view kernel, const std::vector<Ru
     std::lock_guard<std::mutex> lock(r.mutex);
     for (const auto& [base, info] : r.allocations) launch.allocations.push_back(info);
   }
-  int threads = config.numThreads > 0 ? config.numThreads
-                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (threads > total) threads = static_cast<int>(total);
+  // One worker loop per thread of the shared pool (TESSERA_NUM_THREADS, or
+  // the CPUs this process may use); each claims programs until none is left.
+  ThreadPool& pool = ThreadPool::shared();
+  int64_t threads = config.numThreads > 0 ? std::min<int64_t>(config.numThreads, pool.size()) : pool.size();
+  threads = std::min(threads, total);
   std::atomic<int64_t> next{0};
-  if (threads <= 1) {
-    worker(launch, plan, args, next, total);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-      pool.emplace_back([&] { worker(launch, plan, args, next, total); });
-    worker(launch, plan, args, next, total);
-    for (auto& t : pool) t.join();
-  }
+  pool.parallelFor(static_cast<size_t>(threads), [&](size_t) { worker(launch, plan, args, next, total); });
   std::fflush(stdout);
   if (launch.hasError) throw Error(launch.error);
 }

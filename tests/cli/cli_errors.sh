@@ -58,5 +58,13 @@ if "$tessera" info 2>&1 | grep -q '^toolkit: available'; then
   grep -q "fused_softmax" "$tmp/gen/x.h" || { echo "FAIL: --name did not name the launcher"; failed=$((failed + 1)); }
   expect 2 "--name names the launcher of --emit cpp" "${c[@]}" --signature "$sig" -D BLOCK=1024 --name x
 fi
+# The interpreter's threads follow the CPUs this process may use, or TESSERA_NUM_THREADS.
+if command -v taskset >/dev/null; then
+  taskset -c 0 "$tessera" info | grep -q '^cpus: 1 usable' ||
+    { echo "FAIL: under taskset -c 0, tessera info does not count 1 usable CPU"; failed=$((failed + 1)); }
+fi
+TESSERA_NUM_THREADS=3 "$tessera" info | grep -q 'interpreter threads: 3$' ||
+  { echo "FAIL: TESSERA_NUM_THREADS=3 is not the interpreter's thread count"; failed=$((failed + 1)); }
+TESSERA_NUM_THREADS=0 expect 1 "TESSERA_NUM_THREADS='0' is not valid: expected an integer from 1 to 4096" info
 [ "$failed" = 0 ] || { echo "$failed cases failed"; exit 1; }
 echo "ok: every misuse was refused with its reason"

@@ -34,6 +34,7 @@
 #include "bench.h"
 #include "tessera/aot.h"
 #include "tessera/support/IntLiteral.h"
+#include "tessera/support/ThreadPool.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -265,6 +266,8 @@ int listCommand(const std::vector<std::string>& args) {
 int infoCommand(const std::vector<std::string>& args) {
   if (!args.empty()) throw UsageError("info takes no arguments");
   std::cout << kVersion << "\n";
+  std::cout << "cpus: " << tessera::usableCpus() << " usable (affinity mask and cgroup quota); interpreter threads: "
+            << tessera::Device::interpreter().multiprocessor_count() << "\n";
   std::string why;
   if (tessera::runtime::toolkitAvailable(&why))
     std::cout << "toolkit: available (ptx -> cubin with nvJitLink, libdevice with NVRTC)\n";

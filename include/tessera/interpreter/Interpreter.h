@@ -30,7 +30,8 @@ struct RuntimeArg {
 
 struct LaunchConfig {
   int64_t grid[3] = {1, 1, 1};
-  /// Worker threads for programs; 0 = all hardware threads.
+  /// Worker threads for programs, at most the shared pool's; 0 = all of
+  /// them (TESSERA_NUM_THREADS, else the CPUs this process may use).
   int numThreads = 0;
   int numWarps = 4;  ///< only informative (device_print of scalars)
   /// When nonzero, a program that runs more loop iterations (scf.for/while

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -172,6 +173,25 @@ TEST(Robustness, SourceFilesAreReadAsPythonReadsThem) {
   // A directory is said to be one.
   e = errorOf([] { tessera::Program::from_file(TESSERA_SOURCE_DIR); });
   EXPECT_NE(e.find("is a directory"), std::string::npos) << e;
+}
+
+int threadsOfThisProcess() {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) n += e.is_directory() ? 1 : 0;
+  return n;
+}
+
+TEST(Robustness, InterpreterLaunchesReuseOnePool) {
+  // Each launch started hardware_concurrency() threads of its own.
+  tessera::Device dev = tessera::Device::interpreter();
+  tessera::Kernel k = tessera::Program::from_source(kFill).kernel("fill");
+  tessera::Tensor out = dev.zeros(tessera::DType::i32, {64});
+  k.launch(dev, {64}, {out, 1}, {{"BLOCK", int64_t(1)}});
+  int after = threadsOfThisProcess();
+  for (int i = 0; i < 20; ++i) k.launch(dev, {64}, {out, i}, {{"BLOCK", int64_t(1)}});
+  EXPECT_EQ(threadsOfThisProcess(), after);
+  EXPECT_LE(after, dev.multiprocessor_count() + 1);  // the pool's helpers and this thread
+  EXPECT_EQ(out.download<int32_t>()[0], 19);
 }
 
 struct SetEnv {
