@@ -43,6 +43,7 @@ run_asan() {
     { tail -20 $dir/build.log; summary+=("asan+ubsan: the build failed"); status=1; return; }
   echo "== asan+ubsan: ctest ($((SECONDS - start)) s so far)"
   local rc=0
+  LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp \
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir $dir -j"$jobs" --timeout 900 --output-on-failure >$dir/sanitize.log 2>&1 || rc=$?

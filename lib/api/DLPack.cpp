@@ -63,8 +63,8 @@ Tensor from_dlpack(void* dl_managed_tensor) {
   const dlpack::Tensor& t = m->dl_tensor;
   DType dtype = fromDataType(t.dtype);
   if (t.ndim < 0) throw Error("from_dlpack: negative ndim");
-  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
   if (t.ndim > 0 && !t.shape) throw Error("from_dlpack: the tensor has no shape array");
+  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
   int64_t numel = 0;
   try {
     numel = detail::checkedNumel(shape, dtype);

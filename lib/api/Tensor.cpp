@@ -236,6 +236,9 @@ int64_t checkedNumel(const std::vector<int64_t>& shape, DType dtype) {
   int64_t n = 1;
   for (int64_t d : shape)
     if (d < 0) throw Error("tensor shape " + shapeText(shape) + " has a negative dimension (" + std::to_string(d) + ")");
+  // A zero anywhere is an empty tensor, however large the other dims.
+  for (int64_t d : shape)
+    if (d == 0) return 0;
   for (int64_t d : shape)
     if (__builtin_mul_overflow(n, d, &n))
       throw Error("tensor shape " + shapeText(shape) + " has more than 2^63 elements");

@@ -378,7 +378,8 @@ const std::string& jitLinkIdentity() {
     const JitLinkApi& api = jitLinkApi();
     unsigned major = 0, minor = 0;
     if (api.version) api.version(&major, &minor);
-    return "nvJitLink " + std::to_string(major) + "." + std::to_string(minor) + " " + fileIdentity(api.path);
+    std::string path = loadedLibraryPath(reinterpret_cast<const void*>(api.create), api.path);
+    return "nvJitLink " + std::to_string(major) + "." + std::to_string(minor) + " " + fileIdentity(path);
   }();
   return identity;
 }

@@ -113,6 +113,12 @@ std::string fileIdentity(const std::string& path) {
          std::to_string(st.st_mtim.tv_nsec);
 }
 
+std::string loadedLibraryPath(const void* symbol, const std::string& fallback) {
+  Dl_info info{};
+  if (symbol && dladdr(symbol, &info) && info.dli_fname && info.dli_fname[0] == '/') return info.dli_fname;
+  return fallback;
+}
+
 std::string cacheDirectory() {
   // Set but empty: no disk cache (env::text would read it as unset).
   if (env::find("TESSERA_CACHE_DIR"); const char* dir = std::getenv("TESSERA_CACHE_DIR")) return dir;

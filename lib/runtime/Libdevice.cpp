@@ -113,13 +113,15 @@ std::string libdeviceIdentity() {
     if (!api.error.empty()) return std::string("no NVRTC");
     int major = 0, minor = 0;
     api.version(&major, &minor);
-    std::string id = "NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " " + fileIdentity(api.path);
+    std::string path = loadedLibraryPath(reinterpret_cast<const void*>(api.createProgram), api.path);
+    std::string id = "NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " " + fileIdentity(path);
     // libdevice's bitcode lives in NVRTC's builtins library beside it.
     std::error_code ec;
     std::vector<std::string> builtins;
-    fs::path dir = fs::path(api.path).parent_path();
-    for (fs::directory_iterator it(dir.empty() ? fs::path(".") : dir, ec), end; !ec && it != end; it.increment(ec))
-      if (it->path().filename().string().rfind("libnvrtc-builtins", 0) == 0) builtins.push_back(it->path().string());
+    fs::path dir = fs::path(path).parent_path();
+    if (!dir.empty())
+      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().filename().string().rfind("libnvrtc-builtins", 0) == 0) builtins.push_back(it->path().string());
     std::sort(builtins.begin(), builtins.end());
     for (const std::string& b : builtins) id += "; " + fileIdentity(b);
     return id;

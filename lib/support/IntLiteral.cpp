@@ -16,7 +16,10 @@ IntLiteralStatus parseIntLiteral(std::string_view text, int64_t& value) {
   if (t.size() > 2 && t[0] == '0') {
     char p = static_cast<char>(t[1] | 0x20);
     base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 10;
-    if (base != 10) t.remove_prefix(2);
+    if (base != 10) {
+      t.remove_prefix(2);
+      if (!t.empty() && t[0] == '_') t.remove_prefix(1);  // 0x_1f is Python too
+    }
   }
   // Magnitudes up to 2^63 (for -2^63), checked digit by digit.
   uint64_t magnitude = 0, limit = uint64_t{1} << 63;

@@ -23,6 +23,7 @@
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -32,24 +33,49 @@ namespace tessera {
 
 namespace {
 
-/// ceil(quota / period) from the cgroup, or 0 when there is no quota.
+/// ceil(quota / period) of the tightest CPU quota on the way from this
+/// process's cgroup (/proc/self/cgroup) up to the root, or 0 when there is
+/// none: a quota on any ancestor (a systemd slice, a container) limits it.
 unsigned cgroupCpuQuota() {
-  // cgroup v2: "max 100000" or "200000 100000".
-  if (std::ifstream in("/sys/fs/cgroup/cpu.max"); in) {
+  unsigned best = 0;
+  auto take = [&](long long quota, long long period) {
+    if (quota <= 0 || period <= 0) return;
+    unsigned cpus = static_cast<unsigned>((quota + period - 1) / period);
+    best = best ? std::min(best, cpus) : cpus;
+  };
+  auto readV2 = [&](const std::string& dir) {  // "max 100000" or "200000 100000"
+    std::ifstream in(dir + "/cpu.max");
     std::string quota;
     long long period = 0;
-    if (in >> quota >> period && quota != "max" && period > 0) {
-      long long q = std::atoll(quota.c_str());
-      if (q > 0) return static_cast<unsigned>((q + period - 1) / period);
+    if (in >> quota >> period && quota != "max") take(std::atoll(quota.c_str()), period);
+  };
+  auto readV1 = [&](const std::string& dir) {
+    long long quota = -1, period = 0;
+    std::ifstream(dir + "/cpu.cfs_quota_us") >> quota;
+    std::ifstream(dir + "/cpu.cfs_period_us") >> period;
+    take(quota, period);
+  };
+  std::ifstream cgroups("/proc/self/cgroup");
+  for (std::string line; std::getline(cgroups, line);) {
+    // "0::/user.slice/x.scope" (v2) or "4:cpu,cpuacct:/docker/abc" (v1).
+    size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",", path = line.substr(b + 1);
+    bool v2 = controllers == ",,";
+    if (!v2 && controllers.find(",cpu,") == std::string::npos) continue;
+    for (std::string p = path;;) {
+      if (v2) {
+        readV2("/sys/fs/cgroup" + p);
+      } else {
+        readV1("/sys/fs/cgroup/cpu" + p);
+        readV1("/sys/fs/cgroup/cpu,cpuacct" + p);
+      }
+      if (p.empty() || p == "/") break;
+      size_t slash = p.find_last_of('/');
+      p = slash == 0 || slash == std::string::npos ? "/" : p.substr(0, slash);
     }
-    return 0;
   }
-  // cgroup v1.
-  long long quota = -1, period = 0;
-  std::ifstream("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") >> quota;
-  std::ifstream("/sys/fs/cgroup/cpu/cpu.cfs_period_us") >> period;
-  if (quota > 0 && period > 0) return static_cast<unsigned>((quota + period - 1) / period);
-  return 0;
+  return best;
 }
 
 struct Job {
@@ -89,6 +115,7 @@ struct ThreadPool::State {
   std::condition_variable wake;
   std::deque<std::shared_ptr<Job>> queue;  ///< one entry per helper a job asked for
   bool stopping = false;
+  bool startFailed = false;  ///< the system refused a thread: use those there are
   std::vector<std::thread> threads;
 };
 
@@ -121,8 +148,10 @@ void ThreadPool::parallelFor(size_t n, const std::function<void(size_t)>& fn, un
     State& s = *state_;
     {
       std::lock_guard<std::mutex> lock(s.mutex);
-      // Threads start on first use, all of them at once.
-      while (s.threads.size() < helpers_)
+      // Threads start on first use, all of them at once; where the system
+      // refuses one, the pool works with those it has.
+      while (s.threads.size() < helpers_ && !s.startFailed) {
+        try {
         s.threads.emplace_back([state = state_] {
           while (true) {
             std::shared_ptr<Job> j;
@@ -141,6 +170,11 @@ void ThreadPool::parallelFor(size_t n, const std::function<void(size_t)>& fn, un
             }
           }
         });
+        } catch (const std::system_error&) {
+          s.startFailed = true;
+        }
+      }
+      want = std::min<unsigned>(want, static_cast<unsigned>(s.threads.size()) + 1);
       for (unsigned h = 1; h < want; ++h) s.queue.push_back(job);
     }
     s.wake.notify_all();

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -107,7 +108,8 @@ class Inliner {
   /// size is exact: func's own ops, plus each inlinable call's callee body
   /// (less its return and the call itself).
   void checkBudget(Operation* func, const std::vector<Operation*>& calls) {
-    int64_t total = countOps(func);
+    int64_t own = countOps(func);
+    int64_t total = own;
     Operation* heaviestCall = nullptr;
     int64_t heaviestSize = -1;
     for (Operation* call : calls) {
@@ -120,7 +122,9 @@ class Inliner {
     }
     // Callees, not calls: the calls are gone once inlined.
     heaviest_[func] = heaviestCall ? lookup(heaviestCall->strAttr("callee")) : nullptr;
-    if (total <= maxOps_) {
+    // A function over the budget by its own ops (static_range unrolling has
+    // its own limit) is not the inliner's to refuse: only growth is.
+    if (total <= std::max(maxOps_, own) || !heaviestCall) {
       size_[func] = total;
       return;
     }

@@ -116,6 +116,21 @@ TEST(Memory, TensorDescriptorTiles) {
   }
 }
 
+// Once, the helper's body read the first descriptor's tensor for both calls
+// (x + 2x instead of x + 2y) and referred to the caller's values directly.
+TEST(Memory, TensorDescriptorsThroughAHelper) {
+  E2E_RNG(rng);
+  const int64_t M = 37, N = 90, BM = 16, BN = 32;
+  auto x = rng.floats(M * N, -1, 1), y = rng.floats(M * N, -1, 1);
+  auto out = dev().zeros(DType::fp32, {M, N});
+  kernel(kFile, "descriptors_through_a_helper")
+      .launch(dev(), {cdiv(M, BM), cdiv(N, BN)}, {dev().upload(x, {M, N}), dev().upload(y, {M, N}), out, M, N},
+              {{"BM", BM}, {"BN", BN}});
+  std::vector<float> want(M * N);
+  for (int64_t i = 0; i < M * N; ++i) want[i] = x[i] + 2.0f * y[i];
+  expectSameBits(out.download<float>(), want, "x + 2 y through one helper");
+}
+
 TEST(Memory, TensorDescriptorNanPadding) { expectNanPadding("descriptor_nan_padding"); }
 
 // A 3-D descriptor whose blocks overhang every dim of a 5 x 7 x 37 tensor.

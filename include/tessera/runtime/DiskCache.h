@@ -49,6 +49,11 @@ std::optional<std::string> readRegularFile(const std::string& path, size_t maxBy
 /// stat'ed): changes whenever the file is replaced, e.g. by an upgrade.
 std::string fileIdentity(const std::string& path);
 
+/// The file a loaded shared library was mapped from, found from one of its
+/// symbols (dladdr): a library opened by soname (libnvJitLink.so.13 on
+/// LD_LIBRARY_PATH) has a real path too. `fallback` when it cannot be found.
+std::string loadedLibraryPath(const void* symbol, const std::string& fallback);
+
 /// Whether the files of an entry make sense to their reader (they decode);
 /// an entry that fails it is as corrupt as one that fails its manifest.
 using CacheEntryCheck = std::function<bool(const CacheFiles&)>;

@@ -118,15 +118,18 @@ int64_t CodeGen::normAxis(int64_t axis, int64_t rank, const char* what) {
   return axis < 0 ? axis + rank : axis;
 }
 
+// A tensor descriptor's base, shape and strides are tensors too: a helper
+// given one gets them as parameters like any other tensor, so its body
+// never refers to the caller's values.
 void flattenTensors(const Val& v, std::vector<Val>& leaves) {
   if (v.isTensor()) leaves.push_back(v);
-  else if (v.isTuple())
+  else if (v.isTuple() || v.kind == Val::Kind::TensorDesc)
     for (const auto& e : v.elems) flattenTensors(e, leaves);
 }
 
 Val rebuildTensors(const Val& templ, const std::vector<Val>& values, size_t& pos) {
   if (templ.isTensor()) return values[pos++];
-  if (templ.isTuple()) {
+  if (templ.isTuple() || templ.kind == Val::Kind::TensorDesc) {
     Val r = templ;
     for (auto& e : r.elems) e = rebuildTensors(e, values, pos);
     return r;

@@ -41,6 +41,13 @@ std::string specKey(const Val& v) {
       for (const auto& e : v.elems) s += specKey(e) + "_";
       return s + "E";
     }
+    case Val::Kind::TensorDesc: {
+      // Its type, padding, and which parts are constants (their values) or
+      // tensors (their types: the values are parameters).
+      std::string s = "D" + v.repr() + v.s + "_";
+      for (const auto& e : v.elems) s += specKey(e) + "_";
+      return s + "E";
+    }
     case Val::Kind::Func: return "fn" + (v.fn.fn ? v.fn.fn->name : std::string());
     case Val::Kind::Builtin: return "b" + v.s;
     default: return "c" + v.repr();

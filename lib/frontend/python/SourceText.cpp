@@ -43,7 +43,8 @@ std::string pythonSourceText(const std::string& bytes, const std::string& filena
   std::string text;
   text.reserve(bytes.size());
   int line = 1;
-  size_t lineStart = 0;
+  // The lexer skips a byte order mark, so line 1's columns start after it.
+  size_t lineStart = bytes.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   for (size_t i = 0; i < bytes.size();) {
     char c = bytes[i];
     if (c == '\r') {

@@ -83,6 +83,24 @@ def descriptor_tiles(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @triton.jit
+def tile_at(desc, m0, n0):
+    return desc.load([m0, n0])
+
+
+@triton.jit
+def descriptors_through_a_helper(x_ptr, y_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # One helper called with two descriptors of the same type: each call must
+    # read its own tensor (the helper's one specialization takes the
+    # descriptors' base, shape and strides as parameters).
+    dx = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    dy = tl.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BM, BN])
+    m0 = tl.program_id(0) * BM
+    n0 = tl.program_id(1) * BN
+    dst.store([m0, n0], tile_at(dx, m0, n0) + 2.0 * tile_at(dy, m0, n0))
+
+
+@triton.jit
 def descriptor_nan_padding(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     src = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN], padding_option="nan")
     t = tl.load_tensor_descriptor(src, [0, 0])

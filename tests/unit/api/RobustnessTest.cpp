@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/dlpack.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -65,8 +66,26 @@ TEST(Robustness, OverflowingShapesThrow) {
   EXPECT_NE(e.find("bytes"), std::string::npos) << e;
   e = errorOf([&] { dev.empty(tessera::DType::fp32, {3, -1}); });
   EXPECT_NE(e.find("negative dimension (-1)"), std::string::npos) << e;
-  // A zero dimension is a legal empty tensor even when another is huge.
+  // A zero dimension is a legal empty tensor however large the others, and
+  // wherever it is (the product of the others may overflow first).
   EXPECT_EQ(dev.empty(tessera::DType::fp32, {0, 1LL << 62}).numel(), 0);
+  EXPECT_EQ(dev.empty(tessera::DType::fp32, {1LL << 40, 1LL << 40, 0}).numel(), 0);
+}
+
+TEST(Robustness, DLPackTensorsWithoutAShapeOrOverflowingAreErrors) {
+  int deleted = 0;
+  tessera::dlpack::ManagedTensor m{};
+  float data[4] = {};
+  m.dl_tensor = {data, {1, 0}, 2, {2, 32, 1}, nullptr, nullptr, 0};  // rank 2, no shape array
+  m.manager_ctx = &deleted;
+  m.deleter = [](tessera::dlpack::ManagedTensor* self) { ++*static_cast<int*>(self->manager_ctx); };
+  EXPECT_NE(errorOf([&] { tessera::from_dlpack(&m); }).find("no shape array"), std::string::npos);
+  EXPECT_EQ(deleted, 1);  // the producer's memory is released all the same
+  int64_t huge[2] = {1LL << 40, 1LL << 40};
+  m.dl_tensor.shape = huge;
+  EXPECT_NE(errorOf([&] { tessera::from_dlpack(&m); }).find("from_dlpack: tensor shape [1099511627776, "),
+            std::string::npos);
+  EXPECT_EQ(deleted, 2);
 }
 
 TEST(Robustness, StrideNamesTheDimensionAsGiven) {
@@ -191,6 +210,8 @@ TEST(Robustness, InterpreterLaunchesReuseOnePool) {
   for (int i = 0; i < 20; ++i) k.launch(dev, {64}, {out, i}, {{"BLOCK", int64_t(1)}});
   EXPECT_EQ(threadsOfThisProcess(), after);
   EXPECT_LE(after, dev.multiprocessor_count() + 1);  // the pool's helpers and this thread
+  // The helpers outlive the launch (each launch started and joined its own).
+  if (dev.multiprocessor_count() > 1) EXPECT_GE(after, dev.multiprocessor_count());
   EXPECT_EQ(out.download<int32_t>()[0], 19);
 }
 
