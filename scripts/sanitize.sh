@@ -67,9 +67,10 @@ run_tsan() {
   export TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1" TESSERA_CACHE_DIR=$PWD/$dir/test-cache
   for t in "unit_support ThreadPool.*" "unit_runtime DiskCache.*:CacheIntegrity.*" "unit_api *" \
            "e2e_tests Atomics.*:Atomics16.*:Reductions.*:Models.*:Warps.*:Basics.*:Control.*"; do
-    set -- $t
-    echo "-- $1 $2" >>$dir/sanitize.log
-    TESSERA_NUM_THREADS=4 $dir/tests/$1 --gtest_filter="$2" >>$dir/sanitize.log 2>&1 || rc=1
+    local bin filter
+    read -r bin filter <<<"$t"  # (not `set -- $t`: the shell would expand the filter's *)
+    echo "-- $bin $filter" >>$dir/sanitize.log
+    TESSERA_NUM_THREADS=4 $dir/tests/$bin --gtest_filter="$filter" >>$dir/sanitize.log 2>&1 || rc=1
   done
   local reports passed failed
   reports=$(grep -c '^WARNING: ThreadSanitizer' $dir/sanitize.log)

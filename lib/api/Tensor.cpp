@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
@@ -135,7 +136,10 @@ int64_t Tensor::stride(int dim) const {
 }
 
 int64_t Tensor::numel() const {
+  // The product fits (checkedNumel made the shape), unless a zero comes
+  // after dims whose product does not: an empty tensor.
   const std::vector<int64_t>& dims = shape();
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
 }
 

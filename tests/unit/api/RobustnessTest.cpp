@@ -203,7 +203,16 @@ int threadsOfThisProcess() {
 TEST(Robustness, InterpreterLaunchesReuseOnePool) {
   // Each launch started hardware_concurrency() threads of its own.
   tessera::Device dev = tessera::Device::interpreter();
-  tessera::Kernel k = tessera::Program::from_source(kFill).kernel("fill");
+  // One element per program (programs that all wrote one element would race).
+  tessera::Kernel k = tessera::Program::from_source(R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def fill_rows(out_ptr, value: tl.int32, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.full((BLOCK,), value, tl.int32))
+)").kernel("fill_rows");
   tessera::Tensor out = dev.zeros(tessera::DType::i32, {64});
   k.launch(dev, {64}, {out, 1}, {{"BLOCK", int64_t(1)}});
   int after = threadsOfThisProcess();
@@ -212,7 +221,7 @@ TEST(Robustness, InterpreterLaunchesReuseOnePool) {
   EXPECT_LE(after, dev.multiprocessor_count() + 1);  // the pool's helpers and this thread
   // The helpers outlive the launch (each launch started and joined its own).
   if (dev.multiprocessor_count() > 1) EXPECT_GE(after, dev.multiprocessor_count());
-  EXPECT_EQ(out.download<int32_t>()[0], 19);
+  EXPECT_EQ(out.download<int32_t>(), std::vector<int32_t>(64, 19));
 }
 
 struct SetEnv {
