@@ -105,8 +105,8 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
 std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const std::string& key) {
   const frontend::JitFunction& fn = *kernel.fn;
   runtime::Sha256 h;
-  h.field("tessera autotune choice").field(runtime::compilerVersion()).field(runtime::assemblerIdentity());
-  h.field(runtime::libdeviceIdentity()).field(env::codeKnobs());
+  h.field("tessera autotune choice");
+  for (const auto& [name, value] : toolchainKeyInputs()) h.field(name).field(value);
   const auto& src = kernel.program->source->source();
   h.field(src ? src->name() : "").field(src ? src->text() : "").field(fn.name);
   h.field(device.cuda->name()).field(device.cuda->target().name()).field(key);

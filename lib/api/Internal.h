@@ -66,6 +66,9 @@ struct LaunchMemoEntry;
 /// hash of these (cacheKeyOf).
 using CacheKeyInputs = std::vector<std::pair<std::string, std::string>>;
 CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& target);
+/// The part of every key that is not the kernel's: compiler, prelude,
+/// assembler, libdevice, code-changing knobs (the autotuner's keys too).
+CacheKeyInputs toolchainKeyInputs();
 std::string cacheKeyOf(const CacheKeyInputs& inputs);
 
 /// "[2, 3]": a shape or grid in messages.
@@ -73,8 +76,10 @@ std::string shapeText(const std::vector<int64_t>& shape);
 /// The number of elements of `shape`; throws Error for a negative dimension
 /// or when the elements or their bytes overflow int64.
 int64_t checkedNumel(const std::vector<int64_t>& shape, DType dtype);
+/// CUDA's grid limits (cuLaunchKernel): x < 2^31, y and z < 65536.
+inline constexpr int64_t kGridLimit[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
 /// Throws Error naming the dims and the limit for a grid dimension that is
-/// negative or beyond CUDA's (x < 2^31, y and z < 65536).
+/// negative or beyond kGridLimit.
 void checkGridDims(const std::vector<int64_t>& dims);
 
 /// The launch shapes a kernel was last launched with on a GPU, each with its

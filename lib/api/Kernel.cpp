@@ -267,12 +267,22 @@ static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& na
   return override ? override(module, name, options) : gpu::compileToPtx(module, name, options);
 }
 
-CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& target) {
+CacheKeyInputs toolchainKeyInputs() {
   return {
       // The compiler: its version and build (so also the prelude it embeds,
       // hashed explicitly for builds that embed a new prelude alone).
       {"compiler", runtime::compilerVersion()},
       {"prelude", std::string(frontend::kPreludeSource)},
+      // The toolkit: the assembler and libdevice, versions and files.
+      {"assembler", runtime::assemblerIdentity()},
+      {"libdevice", runtime::libdeviceIdentity()},
+      // Every TESSERA_* variable that changes generated code (env::knobs()).
+      {"knobs", env::codeKnobs()},
+  };
+}
+
+CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& target) {
+  CacheKeyInputs inputs = {
       // The kernel: the file's whole text covers it and every function it
       // calls; the file name is in device_assert messages.
       {"file", k.source ? k.source->name() : ""},
@@ -283,12 +293,10 @@ CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& ta
                       " debug=" + std::to_string(k.debug) + " maxnreg=" + std::to_string(k.maxNumRegisters) +
                       " pointer_tma=" + std::to_string(pointerTmaEnabled())},
       {"target", target.name()},
-      // The toolkit: the assembler and libdevice, versions and files.
-      {"assembler", runtime::assemblerIdentity()},
-      {"libdevice", runtime::libdeviceIdentity()},
-      // Every TESSERA_* variable that changes generated code (env::knobs()).
-      {"knobs", env::codeKnobs()},
   };
+  CacheKeyInputs toolchain = toolchainKeyInputs();
+  inputs.insert(inputs.end(), toolchain.begin(), toolchain.end());
+  return inputs;
 }
 
 std::string cacheKeyOf(const CacheKeyInputs& inputs) {

@@ -168,7 +168,7 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   size_t rank = grid.dims.size();
   if (rank == 0 || rank > 3) return false;  // the full path reports it
   for (size_t d = 0; d < rank; ++d) {
-    if (grid.dims[d] < 0 || grid.dims[d] > (d ? 65535 : INT32_MAX)) return false;  // the full path reports it
+    if (grid.dims[d] < 0 || grid.dims[d] > kGridLimit[d]) return false;  // the full path reports it
     dims[d] = grid.dims[d];
   }
   if (dims[0] * dims[1] * dims[2] == 0) return true;

@@ -291,6 +291,19 @@ static std::string knownTypes() {
   return list;
 }
 
+/// True for an entry that is a word but no type, such as `i3`, `int32` or
+/// `*fp3:16`: a misspelled type (a constexpr literal is a number, a quoted
+/// string, True/False or None).
+static bool isMisspelledType(const std::string& entry) {
+  std::string type = trim(entry.substr(0, entry.rfind(':')));
+  bool pointer = !type.empty() && type[0] == '*';
+  if (pointer) type = type.substr(type.size() > 1 && type[1] == 'k' ? 2 : 1);
+  if (type.empty() || isKnownType(type) || frontend::TensorDescType::parse(type)) return false;
+  if (!pointer && (type == "True" || type == "False" || type == "true" || type == "false" || type == "None"))
+    return false;
+  return pointer || std::isalpha(static_cast<unsigned char>(type[0])) || type[0] == '_';
+}
+
 /// A constexpr literal in a signature: int (as Python writes it), float,
 /// True/False, None, or a string.
 static ConstValue parseLiteral(const std::string& text) {
@@ -336,9 +349,8 @@ static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Par
     s.type = type == "B" || type == "u1" ? "i1" : type;
   } else {
     // A runtime parameter specialized to a constant (`1`, `None`, a quoted
-    // string); any other word is a misspelled type, not a string constant.
-    bool word = !entry.empty() && (std::isalpha(static_cast<unsigned char>(entry[0])) || entry[0] == '_');
-    if (word && entry != "True" && entry != "False" && entry != "true" && entry != "false" && entry != "None")
+    // string); a word is a misspelled type, not a string constant.
+    if (isMisspelledType(entry))
       throw bad("unknown type '" + entry + "' (types: " + knownTypes() +
                 "; *TYPE for a pointer; TYPE:16 for a multiple of 16, TYPE:1 for the value 1)");
     s.kind = ParamSpec::Kind::Constexpr;
@@ -375,13 +387,11 @@ std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std
   if (!allParams && entries.size() != runtimeCount) {
     // A misspelled type is the likelier mistake when there is one.
     std::string typo;
-    for (const std::string& e : entries) {
-      std::string type = trim(e.substr(0, e.rfind(':')));
-      if (!type.empty() && type[0] == '*') type = type.substr(type.size() > 1 && type[1] == 'k' ? 2 : 1);
-      if (typo.empty() && !isKnownType(type) && !frontend::TensorDescType::parse(type) &&
-          (std::isalpha(static_cast<unsigned char>(type[0])) || type[0] == '_'))
+    for (const std::string& e : entries)
+      if (isMisspelledType(e)) {
         typo = "; '" + e + "' is not a type (types: " + knownTypes() + ")";
-    }
+        break;
+      }
     throw Error("signature of kernel '" + fn.name + "' has " + std::to_string(entries.size()) +
                 " entries but the kernel has " + std::to_string(runtimeCount) + " non-constexpr parameters (" +
                 std::to_string(params.size()) + " in all)" + typo);

@@ -344,16 +344,15 @@ std::vector<int64_t> Grid::resolve(const Meta& meta) const {
 namespace detail {
 
 void checkGridDims(const std::vector<int64_t>& d) {
-  // CUDA's limits (cuLaunchKernel), kept on the interpreter too so that a
-  // launch that works there works on the GPU.
-  static constexpr int64_t kLimit[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
+  // Kept on the interpreter too, so that a launch that works there works on
+  // the GPU.
   static constexpr const char* kAxis[3] = {"x", "y", "z"};
   for (size_t i = 0; i < d.size() && i < 3; ++i) {
     if (d[i] < 0)
       throw Error("grid " + shapeText(d) + ": dimension " + kAxis[i] + " is negative (" + std::to_string(d[i]) + ")");
-    if (d[i] > kLimit[i])
+    if (d[i] > kGridLimit[i])
       throw Error("grid " + shapeText(d) + ": dimension " + kAxis[i] + " = " + std::to_string(d[i]) +
-                  " exceeds CUDA's limit of " + std::to_string(kLimit[i]) +
+                  " exceeds CUDA's limit of " + std::to_string(kGridLimit[i]) +
                   " (x < 2^31, y and z < 65536; a larger grid must loop over its programs)");
   }
 }

@@ -119,6 +119,26 @@ struct ThreadPool::State {
   std::vector<std::thread> threads;
 };
 
+/// A helper thread: takes jobs until the pool stops.
+void ThreadPool::helperLoop(std::shared_ptr<State> state) {
+  while (true) {
+    std::shared_ptr<Job> j;
+    {
+      std::unique_lock<std::mutex> lock(state->mutex);
+      state->wake.wait(lock, [&] { return state->stopping || !state->queue.empty(); });
+      if (state->stopping) return;
+      j = std::move(state->queue.front());
+      state->queue.pop_front();
+    }
+    ++j->active;  // before claiming: the caller waits for us
+    j->work();
+    if (--j->active == 0) {
+      std::lock_guard<std::mutex> lock(j->mutex);
+      j->idle.notify_all();
+    }
+  }
+}
+
 ThreadPool& ThreadPool::shared() {
   // Never destroyed: threads outlive static destructors that may still
   // launch kernels.
@@ -152,24 +172,7 @@ void ThreadPool::parallelFor(size_t n, const std::function<void(size_t)>& fn, un
       // refuses one, the pool works with those it has.
       while (s.threads.size() < helpers_ && !s.startFailed) {
         try {
-        s.threads.emplace_back([state = state_] {
-          while (true) {
-            std::shared_ptr<Job> j;
-            {
-              std::unique_lock<std::mutex> lock(state->mutex);
-              state->wake.wait(lock, [&] { return state->stopping || !state->queue.empty(); });
-              if (state->stopping) return;
-              j = std::move(state->queue.front());
-              state->queue.pop_front();
-            }
-            ++j->active;  // before claiming: the caller waits for us
-            j->work();
-            if (--j->active == 0) {
-              std::lock_guard<std::mutex> lock(j->mutex);
-              j->idle.notify_all();
-            }
-          }
-        });
+          s.threads.emplace_back(helperLoop, state_);
         } catch (const std::system_error&) {
           s.startFailed = true;
         }

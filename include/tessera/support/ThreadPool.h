@@ -50,6 +50,7 @@ class ThreadPool {
 
  private:
   struct State;
+  static void helperLoop(std::shared_ptr<State> state);
   unsigned helpers_;
   std::shared_ptr<State> state_;
 };
