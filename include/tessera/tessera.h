@@ -439,6 +439,17 @@ class Kernel {
   const std::string& name() const;
   /// Parameter names in order (constexpr ones included).
   std::vector<std::string> parameter_names() const;
+  /// One parameter of the kernel, as declared.
+  struct Parameter {
+    std::string name;
+    bool is_constexpr = false;               ///< annotated tl.constexpr
+    std::optional<std::string> annotation;   ///< a type it is pinned to ("fp32", "i64")
+    std::optional<std::string> default_value;  ///< Python's repr of the default, if any
+  };
+  std::vector<Parameter> parameters() const;
+  /// Where the kernel is defined: "pkg/ops.py:12"; and, when it was made by
+  /// a call rather than a decorator, that call ("triton.jit(f) at ...").
+  std::string defined_at() const;
   /// The configs of the kernel's @triton.autotune (empty without one).
   std::vector<AutotuneConfig> autotune_configs() const;
   /// The config the autotuner chose for the latest GPU launch of this kernel
@@ -459,15 +470,33 @@ class Kernel {
   std::shared_ptr<detail::KernelImpl> impl_;
 };
 
-/// A parsed source file with its @triton.jit functions.
+/// How a Program finds the modules its file imports and answers the device
+/// queries of its host code.
+struct ProgramOptions {
+  /// Directories searched first for imported modules (the CLI's -I); then
+  /// TESSERA_PATH, then the file's own directory and its package root.
+  std::vector<std::string> search_path;
+  /// The GPU that `torch.cuda.get_device_properties(...)` and friends
+  /// describe in host code: an architecture ("sm_80"), or "" for CUDA
+  /// device 0 when one is usable, else TESSERA_CUDA_ARCH, else an H100.
+  std::string arch;
+};
+
+/// A program: a kernel file and the modules it imports, with their
+/// @triton.jit functions. Module-level host code runs when it is loaded;
+/// each kernel's autotune and heuristics decorators when first needed.
 class Program {
  public:
-  static Program from_file(const std::string& path);
-  static Program from_source(const std::string& text, const std::string& filename = "<string>");
+  static Program from_file(const std::string& path, const ProgramOptions& options = {});
+  static Program from_source(const std::string& text, const std::string& filename = "<string>",
+                             const ProgramOptions& options = {});
   /// Throws Error naming the kernels that exist.
   Kernel kernel(const std::string& name) const;
-  /// Names of the @triton.jit functions in the file, in source order.
+  /// Names of the @triton.jit functions the file defines, in source order.
   std::vector<std::string> kernel_names() const;
+  /// The user modules loaded with it (dotted names; the file's own first),
+  /// each with the kernels it defines: `tessera list` of a package.
+  std::vector<std::pair<std::string, std::vector<std::string>>> modules() const;
 
   explicit Program(std::shared_ptr<detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
 

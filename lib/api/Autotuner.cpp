@@ -67,7 +67,7 @@ std::string metaValueText(const Value& v) { return frontend::toString(toConstVal
 /// the tensor arguments (Triton keys on both).
 std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs) {
   std::ostringstream k;
-  for (const std::string& name : fn.autotune->key) {
+  for (const std::string& name : fn.autotune()->key) {
     k << name << "=";
     bool found = false;
     for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i) {
@@ -107,10 +107,10 @@ std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const st
   runtime::Sha256 h;
   h.field("tessera autotune choice");
   for (const auto& [name, value] : toolchainKeyInputs()) h.field(name).field(value);
-  const auto& src = kernel.program->source->source();
-  h.field(src ? src->name() : "").field(src ? src->text() : "").field(fn.name);
+  const auto& src = fn.program->source();
+  h.field(src ? src->name() : "").field(src ? src->text() : "").field(programDigest(fn)).field(fn.name);
   h.field(device.cuda->name()).field(device.cuda->target().name()).field(key);
-  for (const auto& c : fn.autotune->configs) h.field(describeConfig(c));
+  for (const auto& c : fn.autotune()->configs) h.field(describeConfig(c));
   return h.hexDigest();
 }
 
@@ -185,7 +185,7 @@ Meta namedArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, co
 /// with top_k. Returns the indices of the configs to time.
 std::vector<size_t> prunedConfigs(const frontend::JitFunction& fn, const AutotuneHooks* hooks,
                                   const std::vector<Arg>& args, const Meta& constexprs) {
-  const frontend::AutotuneSpec& spec = *fn.autotune;
+  const frontend::AutotuneSpec& spec = *fn.autotune();
   std::vector<size_t> keep(spec.configs.size());
   for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
   if (!hooks) {
@@ -238,7 +238,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
                        const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig) {
   const frontend::JitFunction& fn = *kernel.fn;
-  const frontend::AutotuneSpec& spec = *fn.autotune;
+  const frontend::AutotuneSpec& spec = *fn.autotune();
   if (device.is_interpreter() || spec.configs.size() == 1) return 0;
   DeviceImpl& dev = *device.impl();
   std::string key = device.name() + "|" + tuningKey(fn, args, constexprs);

@@ -69,6 +69,11 @@ CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& ta
 /// The part of every key that is not the kernel's: compiler, prelude,
 /// assembler, libdevice, code-changing knobs (the autotuner's keys too).
 CacheKeyInputs toolchainKeyInputs();
+/// A digest of every module of `fn`'s program (names and texts): a kernel's
+/// code depends on the helpers and constants it imports.
+std::string programDigest(const frontend::JitFunction& fn);
+/// The frontend's load options for a Program's (Program.cpp).
+frontend::LoadOptions loadOptions(const ProgramOptions& options);
 std::string cacheKeyOf(const CacheKeyInputs& inputs);
 
 /// "[2, 3]": a shape or grid in messages.
@@ -165,6 +170,7 @@ struct CompiledKernelImpl {
   bool debug = false;
   std::string specializationKey;  ///< detail::specializationKey
   SourceFileRef source;           ///< the kernel's file (disk cache key)
+  std::string modulesDigest;      ///< detail::programDigest of the kernel's program (disk cache key)
   gpu::Target target;             ///< default: sm_90a
   std::shared_ptr<GpuStages> gpu = std::make_shared<GpuStages>();
 };

@@ -39,62 +39,6 @@ using detail::BoundParam;
 using frontend::ParamSpec;
 
 //===----------------------------------------------------------------------===//
-// Program
-//===----------------------------------------------------------------------===//
-
-Program Program::from_source(const std::string& text, const std::string& filename) {
-  auto impl = std::make_shared<detail::ProgramImpl>();
-  impl->source =
-      frontend::SourceProgram::load(std::make_shared<SourceFile>(filename, py::pythonSourceText(text, filename)));
-  return Program(std::move(impl));
-}
-
-Program Program::from_file(const std::string& path) {
-  // Said before opening: a directory opens fine and reads as nothing, and a
-  // FIFO would wait for a writer.
-  std::error_code ec;
-  std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st))
-    throw Error("cannot open kernel file '" + path + "': " + (ec ? ec.message() : "no such file"));
-  if (std::filesystem::is_directory(st))
-    throw Error("kernel file '" + path + "' is a directory; give the .py file that holds the kernels");
-  if (!std::filesystem::is_regular_file(st)) throw Error("kernel file '" + path + "' is not a regular file");
-  constexpr uintmax_t kMaxSourceBytes = uintmax_t{64} << 20;
-  if (std::filesystem::file_size(path, ec) > kMaxSourceBytes)
-    throw Error("kernel file '" + path + "' is larger than 64 MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open kernel file '" + path + "': " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_source(ss.str(), path);
-}
-
-std::vector<std::string> Program::kernel_names() const {
-  std::vector<std::string> names;
-  for (const auto& fn : impl_->source->functions()) names.push_back(fn.name);
-  return names;
-}
-
-Kernel Program::kernel(const std::string& name) const {
-  const frontend::JitFunction* fn = impl_->source->find(name);
-  if (!fn) {
-    std::string known;
-    for (const auto& n : kernel_names()) known += (known.empty() ? "" : ", ") + n;
-    throw Error("no @triton.jit function named '" + name + "' in " + impl_->source->source()->name() +
-                (known.empty() ? std::string(" (the file has no @triton.jit functions)")
-                               : " (it has: " + known + ")"));
-  }
-  auto impl = std::make_shared<detail::KernelImpl>();
-  impl->program = impl_;
-  impl->fn = fn;
-  std::lock_guard<std::mutex> lock(impl_->cachesMutex);
-  std::shared_ptr<detail::KernelCache>& cache = impl_->caches[name];
-  if (!cache) cache = std::make_shared<detail::KernelCache>();
-  impl->cache = cache;
-  return Kernel(std::move(impl));
-}
-
-//===----------------------------------------------------------------------===//
 // Compilation
 //===----------------------------------------------------------------------===//
 
@@ -195,7 +139,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   detail::profile::Span span("compile", "ttir ", kernel.fn->name);
   frontend::CompileResult result;
   try {
-    result = kernel.program->source->compile(kernel.fn->name, specs, options);
+    result = kernel.fn->program->compile(*kernel.fn, specs, options);
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + "\n" + specializationNote(*kernel.fn, specs));
   }
@@ -214,7 +158,8 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->specs = specs;
   for (const auto& p : kernel.fn->params) compiled->paramNames.push_back(p.name);
   compiled->options = options;
-  compiled->source = kernel.program->source->source();
+  compiled->source = kernel.fn->program->source();
+  compiled->modulesDigest = detail::programDigest(*kernel.fn);
   dumpStages(*compiled);
   std::lock_guard<std::mutex> lock(kernel.cache->mutex);
   return kernel.cache->entries.emplace(key, compiled).first->second;
@@ -287,6 +232,7 @@ CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& ta
       // calls; the file name is in device_assert messages.
       {"file", k.source ? k.source->name() : ""},
       {"source", k.source ? k.source->text() : ""},
+      {"modules", k.modulesDigest},
       {"kernel", k.name},
       {"specialization", k.specializationKey},
       {"options", "num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
@@ -506,10 +452,10 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
                          LaunchOptions& options, size_t configIndex) {
   const frontend::JitFunction& fn = *kernel.fn;
   Meta extra;
-  if (fn.autotune && !fn.autotune->configs.empty()) {
+  if (const frontend::AutotuneSpec* spec = fn.autotune(); spec && !spec->configs.empty()) {
     // The config the autotuner chose (Autotuner.cpp; the first one on the
     // interpreter, which has no timing model).
-    const frontend::AutotuneConfig& cfg = fn.autotune->configs.at(configIndex);
+    const frontend::AutotuneConfig& cfg = spec->configs.at(configIndex);
     for (const auto& [name, value] : cfg.kwargs) {
       if (constexprs.count(name))
         throw Error("kernel '" + fn.name + "': conflicting meta-parameters: '" + name +
@@ -523,7 +469,7 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
     options.num_stages = cfg.numStages;
     options.maxnreg = cfg.maxnreg.value_or(0);
   }
-  if (!fn.heuristics.empty()) {
+  if (fn.hasHeuristics) {
     std::map<std::string, frontend::ConstValue> named;
     for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
       const Arg& a = args[i];
@@ -541,8 +487,8 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
     for (const auto& [name, value] : extra) named[name] = detail::toConstValue(value);
     for (const auto& p : fn.params)
       if (!named.count(p.name) && p.hasDefault && p.defaultValue) named[p.name] = *p.defaultValue;
-    for (const auto& h : fn.heuristics) {
-      frontend::ConstValue v = kernel.program->source->evalHostExpr(*h.body, h.argName, named);
+    for (const auto& h : fn.heuristics()) {
+      frontend::ConstValue v = fn.program->evalHeuristic(h, named);
       named[h.name] = v;
       extra[h.name] = detail::toMetaValue(v);
     }
@@ -576,7 +522,7 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   std::ofstream out(*path, std::ios::app);
-  out << kernel.program->source->source()->name() << '\t' << kernel.fn->name << '\t' << sig << '\t'
+  out << kernel.fn->program->source()->name() << '\t' << kernel.fn->name << '\t' << sig << '\t'
       << defines << '\n';
   if (!out.flush())
     env::warnOnce("TESSERA_RECORD_LAUNCHES", "TESSERA_RECORD_LAUNCHES: cannot write '" + *path + "' (" +
@@ -705,7 +651,7 @@ static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& gri
                        const Meta& constexprs, const LaunchOptions& launchOptions) {
   const frontend::JitFunction& fn = *impl.fn;
   size_t config = 0;
-  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter()) {
+  if (fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
     // The sweep runs on the default stream (do_bench's events, the resets
     // and the snapshot copies are there too); the autotuner synchronizes
     // the device around it, so work on the caller's stream is ordered.
@@ -807,19 +753,19 @@ void GridLaunch::launch(const Arg* args, size_t n) {
 
 std::vector<AutotuneConfig> Kernel::autotune_configs() const {
   std::vector<AutotuneConfig> out;
-  if (impl_->fn->autotune)
-    for (const auto& c : impl_->fn->autotune->configs) out.push_back(detail::publicConfig(c));
+  if (const frontend::AutotuneSpec* spec = impl_->fn->autotune())
+    for (const auto& c : spec->configs) out.push_back(detail::publicConfig(c));
   return out;
 }
 
 std::optional<AutotuneConfig> Kernel::best_config() const {
   std::lock_guard<std::mutex> lock(impl_->cache->autotune.mutex);
-  if (!impl_->fn->autotune || !impl_->cache->autotune.last) return std::nullopt;
-  return detail::publicConfig(impl_->fn->autotune->configs.at(*impl_->cache->autotune.last));
+  if (!impl_->fn->hasAutotune || !impl_->cache->autotune.last) return std::nullopt;
+  return detail::publicConfig(impl_->fn->autotune()->configs.at(*impl_->cache->autotune.last));
 }
 
 void Kernel::set_autotune_hooks(AutotuneHooks hooks) {
-  if (!impl_->fn->autotune)
+  if (!impl_->fn->hasAutotune)
     throw Error("kernel '" + impl_->fn->name + "' has no @triton.autotune: set_autotune_hooks does not apply");
   std::lock_guard<std::mutex> lock(impl_->cache->autotune.mutex);
   impl_->cache->autotune.hooks = std::move(hooks);
@@ -832,7 +778,7 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
   auto p = std::make_shared<PreparedLaunch::Impl>(*this, device, grid, args, constexprs, options);
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = 0;
-  if (fn.autotune && fn.autotune->configs.size() > 1 && !device.is_interpreter()) {
+  if (fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
     LaunchOptions sweep = options;  // on the default stream, as in launch()
     sweep.stream = nullptr;
     config = detail::autotunedConfig(

@@ -130,7 +130,7 @@ struct LaunchMemoEntry {
 
 static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const Grid& grid, size_t nargs) {
   const frontend::JitFunction& fn = *kernel.fn;
-  if (device.kind != DeviceKind::Cuda || grid.fn || nargs > kMaxArgs || fn.autotune || !fn.heuristics.empty() ||
+  if (device.kind != DeviceKind::Cuda || grid.fn || nargs > kMaxArgs || fn.hasAutotune || fn.hasHeuristics ||
       nargs > fn.params.size())
     return false;
   // A constexpr given by position specializes on its exact value, which

@@ -82,6 +82,12 @@ const std::vector<Knob>& knobs() {
       {"TRITON_DEBUG", Kind::Flag, true, 0, 0, "", "Triton's name for TESSERA_DEBUG"},
       {"TESSERA_INLINE_BUDGET", Kind::Integer, false, 1, int64_t{1} << 31, "",
        "operations a kernel may have once its calls are inlined (default 250000)"},
+      // Programs of several files and their host Python.
+      {"TESSERA_PATH", Kind::Text, false, 0, 0, "",
+       "directories (':'-separated) searched for the modules kernel files import, before the file's own "
+       "directory and package root"},
+      {"TESSERA_HOST_STEPS", Kind::Integer, false, 1000, int64_t{1} << 40, "",
+       "steps the host-Python evaluator may take per module import chain or decorator (default 20000000)"},
       // Caches.
       {"TESSERA_CACHE_DIR", Kind::Text, false, 0, 0, "", "the disk cache (default ~/.cache/tessera)"},
       {"TESSERA_ALWAYS_COMPILE", Kind::Flag, false, 0, 0, "",

@@ -35,7 +35,7 @@ expect 1 "unknown GPU architecture 'sm_999' (known: sm_70" "${c[@]}" --signature
 expect 1 "is a directory" compile "$src/examples" --kernel k --signature i32
 expect 1 "is a directory" list "$src/examples"
 expect 0 "*TYPE      a pointer to TYPE" compile --help
-expect 0 "usage: tessera list FILE" list --help
+expect 0 "usage: tessera list [-I DIR]... FILE|PACKAGE" list --help
 expect 0 "usage: tessera info" info --help
 expect 2 "unknown option '--frobnicate'" "${c[@]}" --signature "$sig" --frobnicate=3
 # --opt=value is --opt value.

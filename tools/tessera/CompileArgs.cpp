@@ -41,9 +41,23 @@ int parseInt(const std::string& flag, const std::string& text) {
 
 }  // namespace
 
+bool parseIncludeDir(const std::vector<std::string>& args, size_t& i, std::vector<std::string>& dirs) {
+  const std::string& a = args[i];
+  if (a.rfind("-I", 0) != 0 && a != "--include") return false;
+  if (a.size() > 2 && a != "--include") {
+    dirs.push_back(a.substr(2));
+  } else {
+    if (i + 1 >= args.size()) throw UsageError(a + " expects a directory");
+    dirs.push_back(args[++i]);
+  }
+  if (dirs.back().empty()) throw UsageError("-I expects a directory");
+  return true;
+}
+
 CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
   CompileArgs c;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (parseIncludeDir(args, i, c.program.search_path)) continue;
     std::string a = args[i];
     // --opt=value is --opt value.
     std::optional<std::string> inlineValue;
@@ -89,6 +103,7 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
   if (c.options.num_warps < 1 || c.options.num_warps > 32 || (c.options.num_warps & (c.options.num_warps - 1)))
     throw UsageError("--num-warps must be a power of two from 1 to 32, got " + std::to_string(c.options.num_warps));
   if (c.options.num_stages < 1) throw UsageError("--num-stages must be at least 1");
+  c.program.arch = c.arch.substr(0, c.arch.find(','));
   return c;
 }
 

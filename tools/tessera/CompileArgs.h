@@ -24,7 +24,12 @@ struct CompileArgs {
   bool haveSignature = false;
   tessera::Meta defines;
   tessera::LaunchOptions options;
+  tessera::ProgramOptions program;  ///< -I directories; the device queries follow --arch
 };
+
+/// `-I DIR` / `-IDIR` at args[i] (advancing i past a separate DIR): true when
+/// it is one.
+bool parseIncludeDir(const std::vector<std::string>& args, size_t& i, std::vector<std::string>& dirs);
 
 /// The arguments after `compile`; throws UsageError for anything wrong.
 CompileArgs parseCompileArgs(const std::vector<std::string>& args);

@@ -19,9 +19,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -48,19 +50,21 @@ const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
     "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
-    "  tessera list FILE     (the kernels of FILE and their parameters)\n"
+    "  tessera list [-I DIR]... FILE|PACKAGE   (the kernels and their parameters)\n"
     "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
     "  tessera bench TRACE   (per-kernel launches, run and compile time of a TESSERA_PROFILE=TRACE trace)\n"
     "  tessera COMMAND --help | tessera --help | --version\n";
 
 const char* kCompileHelp =
-    "usage: tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
+    "usage: tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]... [-I DIR]...\n"
     "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
     "\n"
     "Compiles one specialization of the @triton.jit kernel NAME of FILE and writes one stage of it.\n"
     "Options take their value as the next argument or after '=' (--emit=ptx).\n"
     "\n"
-    "  -k, --kernel NAME     the kernel\n"
+    "  -k, --kernel NAME     the kernel: its name in FILE, or module.name for one FILE imports\n"
+    "  -I DIR                also search DIR for the modules FILE imports (before TESSERA_PATH and\n"
+    "                        FILE's own directory and package root); repeatable\n"
     "  -s, --signature SIG   the kernel's non-constexpr parameters, in order, separated by commas:\n"
     "                          *TYPE      a pointer to TYPE (a tensor), e.g. *fp32\n"
     "                          TYPE       a scalar, e.g. i32, fp32\n"
@@ -84,9 +88,11 @@ const char* kCompileHelp =
     "  --name ID             with --emit cpp: the C++ name of the launcher (default: OUT's file name)\n";
 
 const char* kListHelp =
-    "usage: tessera list FILE\n"
+    "usage: tessera list [-I DIR]... FILE|PACKAGE\n"
     "\n"
-    "Lists the @triton.jit kernels of FILE, one per line with their parameters.\n";
+    "Lists the @triton.jit kernels of FILE, one per line with their parameters (constexpr ones marked\n"
+    "': constexpr'). For a PACKAGE (a directory with __init__.py), every module of it, the kernels named\n"
+    "module.kernel. -I DIR adds DIR to the module search path.\n";
 const char* kInfoHelp =
     "usage: tessera info\n"
     "\n"
@@ -138,7 +144,7 @@ int compileCommand(const std::vector<std::string>& args) {
                            std::string(c.emit == "sass" ? ", nvdisasm or cuobjdump" : "") + "): " + why +
                            "\n(set CUDA_HOME to the toolkit; --emit ptx and ttgir need no toolkit)");
   }
-  tessera::Program program = tessera::Program::from_file(c.file);
+  tessera::Program program = tessera::Program::from_file(c.file, c.program);
   if (c.emit == "cpp") {
     // One specialization per architecture of the comma-separated --arch.
     std::vector<tessera::CompiledKernel> perArch;
@@ -165,15 +171,45 @@ int compileCommand(const std::vector<std::string>& args) {
   return 0;
 }
 
-int listCommand(const std::vector<std::string>& args) {
-  if (args.size() != 1 || (args[0].size() > 1 && args[0][0] == '-')) throw UsageError("list expects exactly one FILE");
-  tessera::Program program = tessera::Program::from_file(args[0]);
+/// "name(x_ptr, n, BLOCK: constexpr)" for each kernel of `program`'s file.
+void printKernels(const tessera::Program& program, const std::string& prefix) {
   for (const auto& name : program.kernel_names()) {
-    std::cout << name << "(";
-    auto params = program.kernel(name).parameter_names();
-    for (size_t i = 0; i < params.size(); ++i) std::cout << (i ? ", " : "") << params[i];
+    std::cout << prefix << name << "(";
+    auto params = program.kernel(name).parameters();
+    for (size_t i = 0; i < params.size(); ++i)
+      std::cout << (i ? ", " : "") << params[i].name << (params[i].is_constexpr ? ": constexpr" : "");
     std::cout << ")\n";
   }
+}
+
+int listCommand(const std::vector<std::string>& args) {
+  tessera::ProgramOptions options;
+  std::string file;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (tessera::cli::parseIncludeDir(args, i, options.search_path)) continue;
+    if (args[i].size() > 1 && args[i][0] == '-') throw UsageError("unknown option '" + args[i] + "'");
+    if (!file.empty()) throw UsageError("list expects exactly one FILE");
+    file = args[i];
+  }
+  if (file.empty()) throw UsageError("list expects exactly one FILE");
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(file, ec) && fs::exists(fs::path(file) / "__init__.py", ec)) {
+    // A package: each module of it, by its dotted name.
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(file, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      if (it->is_regular_file(ec) && it->path().extension() == ".py") files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      tessera::Program program = tessera::Program::from_file(f.string(), options);
+      std::string module = program.modules().front().first;
+      printKernels(program, module + ".");
+    }
+    return 0;
+  }
+  printKernels(tessera::Program::from_file(file, options), "");
   return 0;
 }
 

@@ -2,22 +2,26 @@
 //
 // The frontend's contract with the runtime:
 //
-//   auto program = frontend::SourceProgram::load(source);   // parse + index
+//   auto program = frontend::SourceProgram::loadFile(path, options);  // run the modules
 //   const frontend::JitFunction* fn = program->find("softmax_kernel");
 //   std::vector<frontend::ParamSpec> specs = ...;             // one per parameter
-//   frontend::CompileResult r = program->compile("softmax_kernel", specs, {});
+//   frontend::CompileResult r = fn->program->compile(*fn, specs, {});
 //   // r.module: Tile IR with one kernel function (callees inlined unless
 //   // noinline), not yet optimised (the caller runs the pass pipeline).
 //
-// A SourceProgram parses the whole file (any valid Python 3.12) and indexes
-// the @triton.jit functions, their decorators (@triton.autotune,
-// @triton.heuristics, @triton.jit(...) arguments, kept for the runtime) and
-// the module-level names they may use (constexpr globals, plain ints/floats,
-// imports of triton / triton.language / libdevice).
+// A program is a set of modules: the entry file and the modules it imports,
+// found on a search path (LoadOptions). Each module's top level runs on the
+// host-Python evaluator (lib/frontend/host): imports, constants, configs,
+// version switches, device queries. A SourceProgram is one module; its
+// kernels are the @triton.jit functions it defines. The autotune and
+// heuristics decorators of a kernel are evaluated when first asked for
+// (JitFunction::autotune / heuristics), so one kernel's bad decorator never
+// breaks another.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +29,7 @@
 #include <variant>
 #include <vector>
 
+#include "tessera/frontend/DeviceQueries.h"
 #include "tessera/ir/IR.h"
 #include "tessera/support/Diagnostics.h"
 
@@ -75,27 +80,45 @@ struct AutotuneSpec {
   SourceLoc loc;
 };
 
-/// `@triton.heuristics({name: lambda args: expr})`: the lambda bodies are kept
-/// as expressions the runtime evaluates over the launch arguments.
+/// One entry of `@triton.heuristics({name: callable})`: the callable is a
+/// host-Python value (a lambda, a def, a partial) run over the launch
+/// arguments by SourceProgram::evalHeuristic.
 struct HeuristicSpec {
   std::string name;
-  const py::Expr* body = nullptr;   ///< the lambda body (owned by the Module)
-  std::string argName;              ///< the lambda's parameter name ("args")
+  std::shared_ptr<const void> fn;  ///< the host callable (a host::Ref, kept opaque here)
   SourceLoc loc;
 };
 
-/// A @triton.jit function of the file.
+class SourceProgram;
+struct JitLazy;
+
+/// A @triton.jit function.
 struct JitFunction {
-  std::string name;
-  const py::FunctionDef* def = nullptr;  ///< owned by the SourceProgram's Module
+  std::string name;                        ///< the def's name (the kernel symbol)
+  const SourceProgram* program = nullptr;  ///< the module that defines it
+  const py::FunctionDef* def = nullptr;    ///< owned by the program's module
   std::vector<Parameter> params;
   bool noinline = false;
   bool debug = false;
   std::vector<std::string> doNotSpecialize;
   std::vector<std::string> doNotSpecializeOnAlignment;
-  std::optional<AutotuneSpec> autotune;
-  std::vector<HeuristicSpec> heuristics;
+  bool hasAutotune = false;    ///< an @triton.autotune applies (its arguments are evaluated lazily)
+  bool hasHeuristics = false;  ///< an @triton.heuristics applies
+  /// Decorators above @triton.jit that Tessera does not know, taken as
+  /// transparent wrappers (a project's own cache or registry).
+  std::vector<std::string> transparentDecorators;
+  /// "triton.jit(f) at file:line" when made by a call, not a decorator.
+  std::string madeBy;
   SourceLoc loc;
+
+  /// The autotune decorator's arguments, evaluated on first use (null when
+  /// there is none). Throws tessera::Error, located at the decorator, when
+  /// they cannot be evaluated; the error is the same on every call.
+  const AutotuneSpec* autotune() const;
+  /// The heuristics, outermost decorator first, evaluated on first use.
+  const std::vector<HeuristicSpec>& heuristics() const;
+
+  std::shared_ptr<JitLazy> lazy;  ///< internal: what autotune()/heuristics() evaluate
 };
 
 /// How one parameter is specialized for a compilation (Triton's key).
@@ -144,38 +167,69 @@ struct CompileResult {
   std::vector<int> argComponent;
 };
 
+struct LoadOptions {
+  /// Directories searched first for the modules kernel files import (CLI
+  /// -I); then TESSERA_PATH, then the entry file's directory and its
+  /// package root.
+  std::vector<std::string> searchPath;
+  /// Answers device queries of host code; called at most once, when host
+  /// code first asks. Unset: an H100 (sm_90, 132 SMs).
+  std::function<DeviceQueries()> device;
+};
+
 class SourceProgram {
  public:
-  /// Parses the file; throws tessera::Error for syntax errors and for
-  /// malformed decorators.
-  static std::shared_ptr<SourceProgram> load(SourceFileRef source);
+  struct Shared;  ///< the program's modules and evaluator (Bridge.cpp)
+
+  /// Runs `source` as a program's entry module. `path` is its file ("" for
+  /// text with no file: relative imports are then errors); a syntax error
+  /// in it or in a module it imports throws tessera::Error.
+  static std::shared_ptr<SourceProgram> load(SourceFileRef source, const std::string& path = "",
+                                             const LoadOptions& options = {});
+  /// Reads and runs the file at `path`.
+  static std::shared_ptr<SourceProgram> loadFile(const std::string& path, const LoadOptions& options = {});
   ~SourceProgram();
 
   const SourceFileRef& source() const { return source_; }
-  const py::Module& ast() const { return *module_; }
-  /// The @triton.jit functions in source order.
-  const std::vector<JitFunction>& functions() const { return functions_; }
+  const py::Module& ast() const { return *ast_; }
+  /// The module's dotted name ("pkg.ops", or the file's stem).
+  const std::string& moduleName() const { return moduleName_; }
+  /// The @triton.jit functions this module defines and binds at its top
+  /// level, in source order.
+  std::vector<const JitFunction*> functions() const;
+  /// A kernel by the name it is bound to at the module's top level (or its
+  /// def's name), or by a dotted path into an imported module
+  /// ("ops.add_kernel"); null when none.
   const JitFunction* find(std::string_view name) const;
+  /// The user modules of the program loaded so far, this one among them.
+  std::vector<std::shared_ptr<const SourceProgram>> modules() const;
+  /// The directories imports are searched in, in order.
+  const std::vector<std::string>& searchPath() const;
 
-  /// Compiles `name` for `params` (one spec per parameter of the function, in
+  /// Compiles `fn` for `params` (one spec per parameter of the function, in
   /// order). Throws tessera::Error with file:line:col for every user error.
+  CompileResult compile(const JitFunction& fn, const std::vector<ParamSpec>& params,
+                        const CompileOptions& options) const;
   CompileResult compile(std::string_view name, const std::vector<ParamSpec>& params,
                         const CompileOptions& options) const;
 
-  /// Evaluates a host-side expression (heuristic lambda bodies, grid
-  /// lambdas) with `names` bound (the lambda's dict param maps to `args`).
-  ConstValue evalHostExpr(const py::Expr& expr, const std::string& argName,
-                          const std::map<std::string, ConstValue>& args) const;
+  /// Runs heuristic `h` over the launch arguments (the dict its callable
+  /// receives); the result must be None, a bool, an int, a float, a string
+  /// or a dtype (given as its name).
+  ConstValue evalHeuristic(const HeuristicSpec& h, const std::map<std::string, ConstValue>& args) const;
 
   /// Internal state of the code generator (module-level names).
   struct Globals;
   const Globals& globals() const { return *globals_; }
 
  private:
+  friend struct Bridge;
   SourceProgram() = default;
   SourceFileRef source_;
-  std::unique_ptr<py::Module> module_;
-  std::vector<JitFunction> functions_;
+  const py::Module* ast_ = nullptr;
+  std::string moduleName_;
+  Shared* shared_ = nullptr;  ///< owned by the program (aliasing handles keep it alive)
+  void* module_ = nullptr;  ///< the host::ModuleObj of this module
   std::unique_ptr<Globals> globals_;
 };
 

@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,10 +36,15 @@
 
 namespace tessera::frontend {
 
-/// Module-level names of a SourceProgram.
+/// Module-level names of a SourceProgram, as the code generator sees them:
+/// converted from the module's host values on first use (Bridge.cpp).
 struct SourceProgram::Globals {
-  std::map<std::string, Val> names;
+  /// The value bound to `name` at the module's top level; nullopt if none.
+  std::optional<Val> lookup(const std::string& name) const;
+  const SourceProgram* program = nullptr;
   bool isPrelude = false;
+  mutable std::mutex mutex;
+  mutable std::map<std::string, Val> cache;
 };
 
 /// The Triton-language library (tl.sum, tl.softmax, the PRNG...), parsed once.

@@ -97,7 +97,8 @@ Val CodeGen::call(const Val& callee, std::vector<Val> args, KwArgs kwargs) {
       if (!b->fn) return callLibdevice(*this, b->name, bound);
       return b->fn(*this, bound);
     }
-    case Val::Kind::Opaque: fail(callee.s + " cannot be called inside a @jit function");
+    case Val::Kind::Opaque: fail(callee.b ? callee.s : callee.s + " cannot be called inside a @jit function");
+    case Val::Kind::Module: fail("module '" + callee.s + "' is not callable");
     default: fail("'" + callee.typeName() + "' object is not callable");
   }
 }

@@ -15,21 +15,23 @@ namespace tessera::frontend {
 
 using py::ExprKind;
 
+/// The error for using opaque global `v` (named `id`) in a kernel.
+static std::string opaqueUse(const Val& v, const std::string& id) {
+  if (v.b) return v.s;
+  if (v.s.rfind("global variable", 0) == 0)
+    return "cannot access global variable '" + id +
+           "' from within a @jit function: only constexpr globals (e.g. `" + id +
+           " = tl.constexpr(...)`, ints, floats, bools, strings, dtypes) can be used";
+  return v.s + " cannot be used inside a @jit function";
+}
+
 Val CodeGen::lookupName(const std::string& id, const py::Node& at) {
   if (!frames_.empty()) {
     auto& locals = frame().locals;
     if (auto it = locals.find(id); it != locals.end()) return it->second;
-    const auto& globals = frame().program->globals().names;
-    if (auto it = globals.find(id); it != globals.end()) {
-      const Val& v = it->second;
-      if (v.kind == Val::Kind::Opaque) {
-        if (v.s.rfind("global variable", 0) == 0)
-          fail(at, "cannot access global variable '" + id +
-                       "' from within a @jit function: only constexpr globals (e.g. `" + id +
-                       " = tl.constexpr(...)`, ints, floats, bools, strings, dtypes) can be used");
-        fail(at, v.s + " cannot be used inside a @jit function");
-      }
-      return v;
+    if (std::optional<Val> v = frame().program->globals().lookup(id)) {
+      if (v->kind == Val::Kind::Opaque) fail(at, opaqueUse(*v, id));
+      return *v;
     }
   }
   if (auto v = pythonBuiltin(id)) return *v;
@@ -38,6 +40,12 @@ Val CodeGen::lookupName(const std::string& id, const py::Node& at) {
 
 Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) {
   switch (v.kind) {
+    case Val::Kind::Module: {
+      std::optional<Val> r = v.fn.program->globals().lookup(attr);
+      if (!r) fail(at, "module '" + v.s + "' has no attribute '" + attr + "'");
+      if (r->kind == Val::Kind::Opaque) fail(at, opaqueUse(*r, v.s + "." + attr));
+      return *r;
+    }
     case Val::Kind::Namespace: {
       if (auto r = namespaceAttr(v.s, attr)) {
         if (r->kind == Val::Kind::Opaque) fail(at, r->s + " cannot be used inside a @jit function");

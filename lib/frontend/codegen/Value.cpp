@@ -68,7 +68,7 @@ std::string Val::repr() const {
     case Kind::Dict: return "{...}";
     case Kind::Func: return "<jit function " + (fn.fn ? fn.fn->name : std::string("?")) + ">";
     case Kind::Builtin: return "<builtin " + s + ">";
-    case Kind::Namespace: return "<module " + s + ">";
+    case Kind::Namespace: case Kind::Module: return "<module " + s + ">";
     case Kind::Opaque: return s;
     case Kind::Tensor: case Kind::TensorDesc: return typeName();
   }
@@ -110,7 +110,7 @@ bool Val::sameConst(const Val& o) const {
   if (kind != o.kind) return false;
   switch (kind) {
     case Kind::None: return true;
-    case Kind::Str: case Kind::Builtin: case Kind::Namespace: case Kind::Opaque: return s == o.s;
+    case Kind::Str: case Kind::Builtin: case Kind::Namespace: case Kind::Opaque: case Kind::Module: return s == o.s;
     case Kind::DType: return dtype == o.dtype;
     case Kind::Tuple: case Kind::Slice:
       if (elems.size() != o.elems.size()) return false;

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "BigInt.h"
+#include "frontend/python/BigInt.h"
 #include "TritonType.h"
 #include "tessera/ir/IR.h"
 
@@ -41,6 +41,9 @@ class Val {
   enum class Kind {
     None, Bool, Int, Float, Str, DType, Tuple, Slice, Dict,
     Func, Builtin, Namespace, Opaque, Tensor,
+    /// A user module (`import pkg.ops as ops`): fn.program is its
+    /// SourceProgram, s its dotted name.
+    Module,
     /// tl.make_tensor_descriptor: dtype = element type, shape = block
     /// shape, elems = {base pointer, shape tuple, strides tuple}, s =
     /// padding option.
@@ -51,7 +54,8 @@ class Val {
   bool b = false;
   BigInt i;
   double f = 0;
-  /// Str text; Builtin/Namespace qualified name; Opaque description.
+  /// Str text; Builtin/Namespace qualified name; Opaque description (with
+  /// `b` set, the whole message of an error that uses it); Module name.
   std::string s;
   /// DType value, or the element type of a tensor.
   DType dtype;

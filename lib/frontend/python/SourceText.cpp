@@ -10,8 +10,13 @@
 
 #include "frontend/python/SourceText.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "tessera/support/Diagnostics.h"
 
@@ -73,6 +78,26 @@ std::string pythonSourceText(const std::string& bytes, const std::string& filena
     i += n;
   }
   return text;
+}
+
+std::string readSourceFile(const std::string& path) {
+  // Said before opening: a directory opens fine and reads as nothing, and a
+  // FIFO would wait for a writer.
+  std::error_code ec;
+  std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st))
+    throw Error("cannot open kernel file '" + path + "': " + (ec ? ec.message() : "no such file"));
+  if (std::filesystem::is_directory(st))
+    throw Error("kernel file '" + path + "' is a directory; give the .py file that holds the kernels");
+  if (!std::filesystem::is_regular_file(st)) throw Error("kernel file '" + path + "' is not a regular file");
+  constexpr uintmax_t kMaxSourceBytes = uintmax_t{64} << 20;
+  if (std::filesystem::file_size(path, ec) > kMaxSourceBytes)
+    throw Error("kernel file '" + path + "' is larger than 64 MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open kernel file '" + path + "': " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace tessera::py

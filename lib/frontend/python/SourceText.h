@@ -10,4 +10,9 @@ namespace tessera::py {
 /// "\r\n" and lone "\r" line endings become "\n".
 std::string pythonSourceText(const std::string& bytes, const std::string& filename);
 
+/// The bytes of the Python file at `path`; throws tessera::Error saying why
+/// when it is missing, a directory, not a regular file (a FIFO would wait
+/// for a writer), larger than 64 MiB or unreadable.
+std::string readSourceFile(const std::string& path);
+
 }  // namespace tessera::py

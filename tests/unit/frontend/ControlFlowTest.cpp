@@ -351,12 +351,12 @@ def k(P, n, N, BLOCK: tl.constexpr, EVEN: tl.constexpr, NP2: tl.constexpr = 4, D
   EXPECT_TRUE(fn->params[5].hasDefault);
   EXPECT_EQ(std::get<int64_t>(*fn->params[5].defaultValue), 4);
   EXPECT_EQ(std::get<std::string>(*fn->params[6].defaultValue), "fp16");
-  ASSERT_EQ(fn->heuristics.size(), 2u);
+  ASSERT_EQ(fn->heuristics().size(), 2u);
   std::map<std::string, ConstValue> args{{"N", int64_t{1000}}, {"BLOCK", int64_t{8}}};
-  EXPECT_EQ(std::get<bool>(prog->evalHostExpr(*fn->heuristics[0].body, fn->heuristics[0].argName, args)), true);
+  EXPECT_EQ(std::get<bool>(prog->evalHeuristic(fn->heuristics()[0], args)), true);
   args["BLOCK"] = int64_t{16};
-  EXPECT_EQ(std::get<bool>(prog->evalHostExpr(*fn->heuristics[0].body, fn->heuristics[0].argName, args)), false);
-  EXPECT_EQ(std::get<int64_t>(prog->evalHostExpr(*fn->heuristics[1].body, fn->heuristics[1].argName, args)), 1024);
+  EXPECT_EQ(std::get<bool>(prog->evalHeuristic(fn->heuristics()[0], args)), false);
+  EXPECT_EQ(std::get<int64_t>(prog->evalHeuristic(fn->heuristics()[1], args)), 1024);
 }
 
 TEST(Debug, AssertOnlyInDebugMode) {

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BigInt.h"
+#include "frontend/python/BigInt.h"
 
 #include <algorithm>
 #include <cassert>

@@ -1,0 +1,659 @@
+//===- Bridge.cpp - Programs of several modules, seen by the code generator ===//
+//
+// SourceProgram::load runs the entry module on the host evaluator
+// (lib/frontend/host), which imports what it imports, and makes one
+// SourceProgram per user module. This file is the bridge between the two
+// worlds:
+//
+//   module globals   converted from host values to code-generator Vals on
+//                    first use (Globals::lookup): constants, dtypes, tuples
+//                    of them, @jit functions (FuncRef into the module that
+//                    defines them), user modules (Val::Kind::Module),
+//                    Triton's namespaces and builtins. Everything else is
+//                    an Opaque Val whose text says why it cannot be used.
+//   jit functions    one JitFunction per host JitFn value, with its
+//                    parameters; autotune and heuristics are evaluated on
+//                    first use (JitFunction::autotune / heuristics), each
+//                    in a session of its own, and a failure is kept and
+//                    rethrown unchanged.
+//   heuristics       run as host calls over the launch arguments.
+//
+// All host evaluation is serialized on the evaluator's mutex; the code
+// generator's lookups take it only on a cache miss.
+//
+//===----------------------------------------------------------------------===//
+
+#include <filesystem>
+#include <sstream>
+
+#include "CodeGen.h"
+#include "frontend/host/Interp.h"
+#include "frontend/python/SourceText.h"
+#include "tessera/support/Env.h"
+
+namespace tessera::frontend {
+
+using host::Kind;
+using host::Ref;
+
+struct SourceProgram::Shared : std::enable_shared_from_this<SourceProgram::Shared> {
+  explicit Shared(host::Environment env) : interp(std::move(env)) {}
+  host::Interp interp;
+  std::map<const host::ModuleObj*, std::unique_ptr<SourceProgram>> programs;
+  /// One JitFunction per host JitFn value (kept alive here).
+  std::map<const host::JitData*, std::pair<Ref, std::unique_ptr<JitFunction>>> jits;
+};
+
+struct JitLazy {
+  Ref value;  ///< the host JitFn
+  SourceProgram::Shared* shared = nullptr;
+  bool autotuneDone = false, heuristicsDone = false;
+  std::optional<AutotuneSpec> autotune;
+  std::vector<HeuristicSpec> heuristics;
+  std::exception_ptr autotuneError, heuristicsError;
+};
+
+struct Bridge {
+  static SourceProgram& programFor(SourceProgram::Shared& sh, const host::ModuleObj* m) {
+    auto& slot = sh.programs[m];
+    if (!slot) {
+      slot.reset(new SourceProgram());
+      slot->source_ = m->source;
+      slot->ast_ = m->ast.get();
+      slot->moduleName_ = m->name;
+      slot->shared_ = &sh;
+      slot->module_ = const_cast<host::ModuleObj*>(m);
+      slot->globals_ = std::make_unique<SourceProgram::Globals>();
+      slot->globals_->program = slot.get();
+      slot->globals_->isPrelude = m->source && m->source->name() == "<triton prelude>";
+    }
+    return *slot;
+  }
+
+  static std::shared_ptr<SourceProgram> handle(SourceProgram::Shared& sh, SourceProgram& p) {
+    return std::shared_ptr<SourceProgram>(sh.shared_from_this(), &p);
+  }
+
+  static std::string where(const SourceLoc& at) {
+    return at.file ? " (" + at.file->name() + ":" + std::to_string(at.line) + ")" : "";
+  }
+
+  static std::optional<ConstValue> toConst(const host::Object& v) {
+    switch (v.kind) {
+      case Kind::None: return ConstValue{std::monostate{}};
+      case Kind::Bool: return ConstValue{v.b};
+      case Kind::Int:
+        if (v.i.fitsInt64()) return ConstValue{v.i.toInt64()};
+        return std::nullopt;
+      case Kind::Float: return ConstValue{v.f};
+      case Kind::Str: return ConstValue{v.s};
+      case Kind::DType: return ConstValue{v.s};
+      default: return std::nullopt;
+    }
+  }
+
+  static Ref fromConst(const ConstValue& c) {
+    return std::visit([](const auto& x) -> Ref {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, std::monostate>) return host::none();
+      else if constexpr (std::is_same_v<T, bool>) return host::boolean(x);
+      else if constexpr (std::is_same_v<T, int64_t>) return host::integer(BigInt(x));
+      else if constexpr (std::is_same_v<T, double>) return host::flt(x);
+      else return host::str(x);
+    }, c);
+  }
+
+  static Val message(std::string text) {
+    Val v = Val::opaque(std::move(text));
+    v.b = true;  // the text is the whole message
+    return v;
+  }
+
+  /// The Val of a Triton name known to the host as a dotted path.
+  static std::optional<Val> tritonVal(const std::string& path) {
+    if (auto v = resolveModule(path)) return v;
+    size_t dot = path.rfind('.');
+    if (dot == std::string::npos) return std::nullopt;
+    std::string parent = path.substr(0, dot), attr = path.substr(dot + 1);
+    if (auto ns = resolveModule(parent); ns && ns->kind == Val::Kind::Namespace) return namespaceAttr(ns->s, attr);
+    if (auto ns = tritonVal(parent); ns && ns->kind == Val::Kind::Namespace) return namespaceAttr(ns->s, attr);
+    return std::nullopt;
+  }
+
+  /// What the code generator sees of host value `v`, bound to `name`.
+  static Val toVal(SourceProgram::Shared& sh, const Ref& v, const std::string& name, int depth = 0) {
+    switch (v->kind) {
+      case Kind::None: return Val::none();
+      case Kind::Bool: return Val::boolean(v->b);
+      case Kind::Int: return Val::integer(v->i);
+      case Kind::Float: return Val::flt(v->f);
+      case Kind::Str: return Val::str(v->s);
+      case Kind::DType:
+        if (auto t = DType::fromName(v->s)) return Val::dtypeOf(*t);
+        return message("'" + name + "' is the dtype " + v->s + ", which kernels do not support");
+      case Kind::Tuple: {
+        if (depth > 16) return Val::opaque("global variable '" + name + "'");
+        std::vector<Val> elems;
+        for (const auto& e : v->items) {
+          Val x = toVal(sh, e, name, depth + 1);
+          if (x.kind == Val::Kind::Opaque) return x;
+          elems.push_back(std::move(x));
+        }
+        return Val::tuple(std::move(elems));
+      }
+      case Kind::Module: {
+        Val m;
+        m.kind = Val::Kind::Module;
+        m.fn.program = &programFor(sh, v->module);
+        m.s = v->module->name;
+        return m;
+      }
+      case Kind::JitFn: {
+        const JitFunction* fn = jitFor(sh, v);
+        return fn ? Val::func(FuncRef{fn->program, fn})
+                  : message("'" + name + "' is a @triton.jit function Tessera cannot read" + where(v->jit->loc));
+      }
+      case Kind::Builtin:
+        if (auto t = tritonVal(v->s)) return *t;
+        if (auto b = pythonBuiltin(v->s)) return *b;
+        return message("'" + name + "' is " + v->s + ", a host function, which kernels cannot call");
+      case Kind::Native: {
+        if (v->s.rfind("triton", 0) == 0)
+          if (auto t = tritonVal(v->s)) return *t;
+        std::string root = v->s.substr(0, v->s.find('.'));
+        if (v->b && !host::isModeledRoot(root)) {
+          std::string dirs;
+          for (const auto& d : sh.interp.environment().searchPath) dirs += (dirs.empty() ? "" : ", ") + d;
+          return message("'" + name + "' comes from module '" + root + "', which is not on the search path [" + dirs +
+                         "]; kernels can only use what Tessera can read (add its directory with -I or TESSERA_PATH)");
+        }
+        return message("'" + name + "' is " + v->s + ", which kernels cannot use");
+      }
+      case Kind::Function:
+        return message("'" + name + "' is a host function (not @triton.jit)" + where(v->fn->def ? SourceLoc{
+                           v->fn->module && v->fn->module->source ? v->fn->module->source.get() : nullptr,
+                           v->fn->def->line, v->fn->def->col} : SourceLoc{}) + "; kernels can only call @triton.jit functions");
+      case Kind::Opaque:
+        return message("cannot access global variable '" + name +
+                       "' from within a @jit function: it could not be evaluated on the host: " + v->s +
+                       where(v->where) + "; kernels can use constexpr globals (ints, floats, bools, strings, dtypes)");
+      case Kind::Instance:
+        if (v->s.rfind("class ", 0) == 0) return Val::opaque("class '" + v->s.substr(6) + "'");
+        [[fallthrough]];
+      default: return Val::opaque("global variable '" + name + "'");
+    }
+  }
+
+  static const JitFunction* jitFor(SourceProgram::Shared& sh, const Ref& v) {
+    std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+    auto& slot = sh.jits[v->jit.get()];
+    if (slot.second) return slot.second.get();
+    const host::JitData& jd = *v->jit;
+    const host::FunctionData& fd = *jd.function->fn;
+    if (!fd.def) return nullptr;  // a lambda
+    auto fn = std::make_unique<JitFunction>();
+    fn->name = fd.def->name;
+    fn->def = fd.def;
+    fn->program = &programFor(sh, fd.module);
+    fn->loc = SourceLoc{fd.module->source.get(), fd.def->line, fd.def->col};
+    fn->madeBy = jd.madeBy;
+    fn->transparentDecorators = jd.transparent;
+    for (const auto& [k, val] : jd.options) {
+      auto names = [&](const char* what) {
+        std::vector<std::string> out;
+        std::vector<Ref> items = val->kind == Kind::Tuple || val->kind == Kind::List ? val->items : std::vector<Ref>{val};
+        for (const auto& x : items) {
+          if (x->kind == Kind::Str) out.push_back(x->s);
+          else if (x->kind == Kind::Int) out.push_back("#" + x->i.toString());
+          else if (x->kind != Kind::None) reportError(jd.loc, std::string(what) + " must be a list of names");
+        }
+        return out;
+      };
+      if (k == "noinline") fn->noinline = host::truthy(*val) && val->kind != Kind::Opaque;
+      else if (k == "debug") fn->debug = host::truthy(*val) && val->kind != Kind::Opaque;
+      else if (k == "do_not_specialize") fn->doNotSpecialize = names("do_not_specialize");
+      else if (k == "do_not_specialize_on_alignment") fn->doNotSpecializeOnAlignment = names("do_not_specialize_on_alignment");
+    }
+    for (const auto& d : jd.decorators) {
+      fn->hasAutotune = fn->hasAutotune || d.what == host::LazyDecorator::What::Autotune;
+      fn->hasHeuristics = fn->hasHeuristics || d.what == host::LazyDecorator::What::Heuristics;
+    }
+    // Parameters: constexpr from the annotation's text, types and defaults
+    // from their host values.
+    const py::Arguments& a = fd.def->args;
+    std::vector<const py::Arg*> args;
+    for (const auto& p : a.posonlyargs) args.push_back(&p);
+    for (const auto& p : a.args) args.push_back(&p);
+    size_t firstDefault = args.size() - std::min(args.size(), a.defaults.size());
+    for (size_t k = 0; k < args.size(); ++k) {
+      Parameter p;
+      p.name = args[k]->name;
+      p.loc = SourceLoc{fd.module->source.get(), args[k]->line, args[k]->col};
+      p.isConstexpr = mentionsConstexpr(args[k]->annotation.get());
+      p.annotatedType = annotationType(sh, fd, args[k]->annotation.get());
+      if (k >= firstDefault) {
+        p.hasDefault = true;
+        size_t d = k - firstDefault;
+        if (d < fd.defaults.size()) p.defaultValue = toConst(*fd.defaults[d]);
+      }
+      fn->params.push_back(std::move(p));
+    }
+    fn->lazy = std::make_shared<JitLazy>();
+    fn->lazy->value = v;
+    fn->lazy->shared = &sh;
+    slot = {v, std::move(fn)};
+    return slot.second.get();
+  }
+
+  static bool mentionsConstexpr(const py::Expr* e) {
+    if (!e) return false;
+    if (auto* a = e->as<py::Attribute>()) return a->attr == "constexpr";
+    if (auto* n = e->as<py::Name>()) return n->id == "constexpr";
+    if (auto* c = e->as<py::Constant>())
+      return c->type == py::Constant::Type::Str && c->strValue.find("constexpr") != std::string::npos;
+    return false;
+  }
+
+  static std::optional<std::string> annotationType(SourceProgram::Shared& sh, const host::FunctionData& fd,
+                                                   const py::Expr* e) {
+    if (!e || mentionsConstexpr(e)) return std::nullopt;
+    if (auto* c = e->as<py::Constant>(); c && c->type == py::Constant::Type::Str) {
+      // "const" marks a const pointer (handled by the code generator), not a type.
+      if (c->strValue.find("const") != std::string::npos) return std::nullopt;
+      return c->strValue;
+    }
+    try {
+      Ref v = sh.interp.eval(*e, fd.module->globals);
+      if (v->kind == Kind::DType) return v->s;
+    } catch (const host::PyException&) {
+    }
+    return std::nullopt;
+  }
+
+  // ---- lazily evaluated decorators ---------------------------------------
+
+  /// The arguments a lazy decorator was (or is now) called with.
+  static void decoratorArgs(SourceProgram::Shared& sh, const host::LazyDecorator& d, std::vector<Ref>& args,
+                            host::Kwargs& kw) {
+    if (d.args) {
+      args = *d.args;
+      kw = *d.kwargs;
+      return;
+    }
+    for (const auto& x : d.call->args) {
+      if (x->as<py::Starred>()) {
+        Ref v = sh.interp.eval(*x->as<py::Starred>()->value, d.scope);
+        if (v->kind == Kind::Opaque) args.push_back(v);
+        else for (auto& e : sh.interp.iterate(v, d.loc)) args.push_back(e);
+      } else {
+        args.push_back(sh.interp.eval(*x, d.scope));
+      }
+    }
+    for (const auto& k : d.call->keywords) {
+      Ref v = sh.interp.eval(*k.value, d.scope);
+      if (k.arg) kw.emplace_back(*k.arg, v);
+      else if (v->kind == Kind::Dict)
+        for (size_t i = 0; i < v->keys.size(); ++i) kw.emplace_back(host::strOf(*v->keys[i]), v->items[i]);
+    }
+  }
+
+  [[noreturn]] static void fail(const SourceLoc& at, const std::string& what, const Ref& v) {
+    std::string why = v->kind == Kind::Opaque ? v->s + where(v->where) : "it is " + host::typeName(*v);
+    reportError(at, what + " could not be evaluated: " + why);
+  }
+
+  static AutotuneConfig config(const Ref& c, const SourceLoc& at, size_t index) {
+    std::string what = "triton.autotune: config " + std::to_string(index);
+    if (c->kind != Kind::Instance || c->s != "triton.Config") {
+      if (c->kind == Kind::Opaque) fail(at, what, c);
+      reportError(at, what + " is a " + host::typeName(*c) + ", not a triton.Config");
+    }
+    AutotuneConfig out;
+    const Ref& kw = c->attrs.at("kwargs");
+    if (kw->kind != Kind::Dict) fail(at, what + " (its meta-parameters)", kw);
+    for (size_t k = 0; k < kw->keys.size(); ++k) {
+      const Ref& key = kw->keys[k];
+      if (key->kind != Kind::Str) reportError(at, what + ": meta-parameter names must be strings, got " + host::repr(*key));
+      std::optional<ConstValue> v = toConst(*kw->items[k]);
+      if (!v) fail(at, what + ": meta-parameter '" + key->s + "'", kw->items[k]);
+      out.kwargs[key->s] = *v;
+    }
+    auto intAttr = [&](const char* name, int& dst) {
+      const Ref& v = c->attrs.at(name);
+      if (v->kind == Kind::None) return;
+      if (v->kind != Kind::Int || !v->i.fitsInt64()) fail(at, what + ": " + name, v);
+      dst = static_cast<int>(v->i.toInt64());
+    };
+    intAttr("num_warps", out.numWarps);
+    intAttr("num_stages", out.numStages);
+    intAttr("num_ctas", out.numCtas);
+    if (c->attrs.at("maxnreg")->kind != Kind::None) {
+      int r = 0;
+      intAttr("maxnreg", r);
+      out.maxnreg = r;
+    }
+    out.hasPreHook = c->attrs.at("pre_hook")->kind != Kind::None;
+    return out;
+  }
+
+  static std::vector<std::string> names(SourceProgram::Shared& sh, const Ref& v, const SourceLoc& at, const char* what) {
+    if (v->kind == Kind::Str) return {v->s};
+    if (v->kind == Kind::Opaque) fail(at, what, v);
+    std::vector<std::string> out;
+    for (const Ref& x : sh.interp.iterate(v, at)) {
+      if (x->kind != Kind::Str) reportError(at, std::string(what) + " must be a list of parameter names, got " + host::repr(*x));
+      out.push_back(x->s);
+    }
+    return out;
+  }
+
+  static AutotuneSpec autotune(SourceProgram::Shared& sh, const host::LazyDecorator& d) {
+    std::vector<Ref> args;
+    host::Kwargs kw;
+    decoratorArgs(sh, d, args, kw);
+    static const char* positional[] = {"configs", "key", "prune_configs_by", "reset_to_zero", "restore_value"};
+    std::vector<std::pair<std::string, Ref>> all;
+    for (size_t k = 0; k < args.size() && k < 5; ++k) all.emplace_back(positional[k], args[k]);
+    for (auto& x : kw) all.push_back(x);
+    AutotuneSpec spec;
+    spec.loc = d.loc;
+    for (const auto& [name, v] : all) {
+      bool isNone = v->kind == Kind::None;
+      if (name == "configs") {
+        if (v->kind == Kind::Opaque) fail(d.loc, "triton.autotune: configs", v);
+        std::vector<Ref> items = sh.interp.iterate(v, d.loc);
+        if (items.size() > 4096) reportError(d.loc, "triton.autotune: more than 4096 configs");
+        for (size_t k = 0; k < items.size(); ++k) spec.configs.push_back(config(items[k], d.loc, k));
+      } else if (name == "key") {
+        spec.key = names(sh, v, d.loc, "triton.autotune: key");
+      } else if (name == "reset_to_zero" && !isNone) {
+        spec.resetToZero = names(sh, v, d.loc, "triton.autotune: reset_to_zero");
+      } else if (name == "restore_value" && !isNone) {
+        spec.restoreValue = names(sh, v, d.loc, "triton.autotune: restore_value");
+      } else if (name == "warmup" || name == "rep") {
+        if (v->kind == Kind::Int || v->kind == Kind::Float)
+          (name == "warmup" ? spec.warmup : spec.rep) = v->kind == Kind::Int ? v->i.toDouble() : v->f;
+      } else if (name == "prune_configs_by") spec.hasPruneConfigsBy = !isNone;
+      else if (name == "pre_hook") spec.hasPreHook = !isNone;
+      else if (name == "post_hook") spec.hasPostHook = !isNone;
+      else if (name == "do_bench") spec.hasDoBench = !isNone;
+      else if (name == "cache_results") spec.cacheResults = host::truthy(*v) && v->kind != Kind::Opaque;
+    }
+    if (spec.configs.empty()) spec.configs.push_back(AutotuneConfig{});  // Triton: one default config
+    return spec;
+  }
+
+  static void heuristics(SourceProgram::Shared& sh, const host::LazyDecorator& d, std::vector<HeuristicSpec>& out) {
+    std::vector<Ref> args;
+    host::Kwargs kw;
+    decoratorArgs(sh, d, args, kw);
+    Ref values = args.empty() ? nullptr : args[0];
+    for (auto& [k, v] : kw)
+      if (k == "values") values = v;
+    if (!values) reportError(d.loc, "triton.heuristics: expected a dict {name: callable}");
+    if (values->kind == Kind::Opaque) fail(d.loc, "triton.heuristics: the dict of heuristics", values);
+    if (values->kind != Kind::Dict)
+      reportError(d.loc, "triton.heuristics: expected a dict {name: callable}, got " + host::typeName(*values));
+    for (size_t k = 0; k < values->keys.size(); ++k) {
+      const Ref& key = values->keys[k];
+      const Ref& fn = values->items[k];
+      if (key->kind != Kind::Str) reportError(d.loc, "triton.heuristics: names must be strings, got " + host::repr(*key));
+      if (fn->kind == Kind::Opaque) fail(d.loc, "triton.heuristics: '" + key->s + "'", fn);
+      if (fn->kind != Kind::Function && fn->kind != Kind::Builtin)
+        reportError(d.loc, "triton.heuristics: '" + key->s + "' must be a callable, got " + host::typeName(*fn));
+      HeuristicSpec h;
+      h.name = key->s;
+      h.fn = std::make_shared<Ref>(fn);
+      h.loc = d.loc;
+      out.push_back(std::move(h));
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `dir/pkg/sub/mod.py` inside packages (each level with __init__.py):
+/// ("pkg.sub.mod", "dir").
+std::pair<std::string, std::string> moduleNameOf(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::absolute(fs::path(path), ec).lexically_normal();
+  std::string name = p.stem().string();
+  bool isInit = name == "__init__";
+  fs::path dir = p.parent_path();
+  if (isInit) {
+    name = dir.filename().string();
+    dir = dir.parent_path();
+    if (!fs::exists(p, ec)) return {name, dir.string()};
+  }
+  while (fs::exists(dir / "__init__.py", ec) && dir.has_parent_path() && dir != dir.parent_path()) {
+    name = dir.filename().string() + "." + name;
+    dir = dir.parent_path();
+  }
+  return {name, dir.string()};
+}
+
+host::Environment environment(const std::vector<std::string>& dirs, const LoadOptions& options) {
+  host::Environment env;
+  env.searchPath = options.searchPath;
+  if (std::optional<std::string> extra = env::text("TESSERA_PATH")) {
+    std::stringstream dirs(*extra);
+    for (std::string d; std::getline(dirs, d, ':');)
+      if (!d.empty()) env.searchPath.push_back(d);
+  }
+  for (const std::string& d : dirs)
+    if (std::find(env.searchPath.begin(), env.searchPath.end(), d) == env.searchPath.end()) env.searchPath.push_back(d);
+  env.device = options.device;
+  env.triton.isModule = [](const std::string& path) { return resolveModule(path).has_value(); };
+  env.triton.hasAttr = [](const std::string& module, const std::string& attr) {
+    auto ns = Bridge::tritonVal(module);
+    return ns && ns->kind == Val::Kind::Namespace && namespaceAttr(ns->s, attr).has_value();
+  };
+  return env;
+}
+
+}  // namespace
+
+SourceProgram::~SourceProgram() = default;
+
+std::shared_ptr<SourceProgram> SourceProgram::load(SourceFileRef source, const std::string& path,
+                                                   const LoadOptions& options) {
+  std::string name, root;
+  bool isPackage = false;
+  std::vector<std::string> dirs;
+  if (!path.empty()) {
+    std::tie(name, root) = moduleNameOf(path);
+    isPackage = std::filesystem::path(path).filename() == "__init__.py";
+    std::error_code ec;
+    std::string own = std::filesystem::absolute(std::filesystem::path(path), ec).parent_path().lexically_normal().string();
+    dirs = {own, root};
+  } else {
+    std::string stem = std::filesystem::path(source->name()).stem().string();
+    name = stem.empty() || stem[0] == '<' ? "__main__" : stem;
+  }
+  auto shared = std::make_shared<Shared>(environment(dirs, options));
+  std::lock_guard<std::recursive_mutex> lock(shared->interp.mutex());
+  shared->interp.beginSession();
+  host::ModuleObj* m = shared->interp.runEntry(source, path, name, isPackage);
+  return Bridge::handle(*shared, Bridge::programFor(*shared, m));
+}
+
+std::shared_ptr<SourceProgram> SourceProgram::loadFile(const std::string& path, const LoadOptions& options) {
+  std::string text = py::readSourceFile(path);
+  return load(std::make_shared<SourceFile>(path, py::pythonSourceText(text, path)), path, options);
+}
+
+std::vector<const JitFunction*> SourceProgram::functions() const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  auto* m = static_cast<host::ModuleObj*>(module_);
+  std::vector<std::pair<std::pair<int, int>, const JitFunction*>> found;
+  std::set<const JitFunction*> seen;
+  for (const std::string& n : m->order) {
+    auto it = m->globals->vars.find(n);
+    if (it == m->globals->vars.end() || it->second->kind != Kind::JitFn) continue;
+    const host::FunctionData& fd = *it->second->jit->function->fn;
+    if (fd.module != m || !fd.def) continue;
+    const JitFunction* fn = Bridge::jitFor(*shared_, it->second);
+    if (fn && seen.insert(fn).second) found.push_back({{fd.def->line, fd.def->col}, fn});
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const JitFunction*> out;
+  for (auto& f : found) out.push_back(f.second);
+  return out;
+}
+
+const JitFunction* SourceProgram::find(std::string_view name) const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  auto* m = static_cast<host::ModuleObj*>(module_);
+  // A dotted path walks module attributes: "ops.add_kernel".
+  Ref cur;
+  std::string_view rest = name;
+  const host::Scope* scope = m->globals.get();
+  while (true) {
+    size_t dot = rest.find('.');
+    std::string part(rest.substr(0, dot));
+    auto it = scope->vars.find(part);
+    if (it == scope->vars.end()) break;
+    if (dot == std::string_view::npos) {
+      cur = it->second;
+      break;
+    }
+    if (it->second->kind != Kind::Module) break;
+    scope = it->second->module->globals.get();
+    rest = rest.substr(dot + 1);
+  }
+  if (cur && cur->kind == Kind::JitFn) return Bridge::jitFor(*shared_, cur);
+  for (const JitFunction* fn : functions())
+    if (fn->name == name) return fn;
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<const SourceProgram>> SourceProgram::modules() const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  std::vector<std::shared_ptr<const SourceProgram>> out;
+  for (const auto& m : shared_->interp.modules()) out.push_back(Bridge::handle(*shared_, Bridge::programFor(*shared_, m.get())));
+  return out;
+}
+
+const std::vector<std::string>& SourceProgram::searchPath() const { return shared_->interp.environment().searchPath; }
+
+CompileResult SourceProgram::compile(const JitFunction& fn, const std::vector<ParamSpec>& params,
+                                     const CompileOptions& options) const {
+  auto module = std::make_unique<ir::Module>();
+  CodeGen cg(options, module.get());
+  CompileResult r = cg.compileKernel(*fn.program, fn, params);
+  r.module = std::move(module);
+  return r;
+}
+
+CompileResult SourceProgram::compile(std::string_view name, const std::vector<ParamSpec>& params,
+                                     const CompileOptions& options) const {
+  const JitFunction* fn = find(name);
+  if (!fn) {
+    std::string names;
+    for (const JitFunction* f : functions()) names += (names.empty() ? "" : ", ") + f->name;
+    throw Error(source_->name() + ": error: no @triton.jit function named '" + std::string(name) +
+                "' (the file defines: " + (names.empty() ? "none" : names) + ")");
+  }
+  return compile(*fn, params, options);
+}
+
+ConstValue SourceProgram::evalHeuristic(const HeuristicSpec& h, const std::map<std::string, ConstValue>& args) const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  Ref d = host::dict();
+  for (const auto& [k, v] : args) host::dictSet(*d, host::str(k), Bridge::fromConst(v));
+  Ref fn = *static_cast<const Ref*>(h.fn.get());
+  shared_->interp.beginSession();
+  Ref r;
+  try {
+    r = shared_->interp.call(fn, {d}, {}, h.loc);
+  } catch (const host::PyException& e) {
+    reportError(h.loc, "triton.heuristics: '" + h.name + "' raised " + host::repr(*e.exc) + Bridge::where(e.exc->where));
+  }
+  std::optional<ConstValue> c = Bridge::toConst(*r);
+  if (!c) {
+    if (r->kind == Kind::Opaque) Bridge::fail(h.loc, "triton.heuristics: '" + h.name + "'", r);
+    reportError(h.loc, "triton.heuristics: '" + h.name +
+                           "' must give None, a bool, an int, a float, a string or a dtype, got " + host::typeName(*r));
+  }
+  return *c;
+}
+
+//===----------------------------------------------------------------------===//
+// Lazily evaluated decorators and globals
+//===----------------------------------------------------------------------===//
+
+const AutotuneSpec* JitFunction::autotune() const {
+  if (!hasAutotune || !lazy) return nullptr;
+  SourceProgram::Shared& sh = *lazy->shared;
+  std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+  if (!lazy->autotuneDone) {
+    lazy->autotuneDone = true;
+    try {
+      sh.interp.beginSession();
+      // The outermost autotune decides (decorators are innermost first).
+      const auto& decs = lazy->value->jit->decorators;
+      for (auto it = decs.rbegin(); it != decs.rend(); ++it)
+        if (it->what == host::LazyDecorator::What::Autotune) {
+          lazy->autotune = Bridge::autotune(sh, *it);
+          break;
+        }
+    } catch (const host::PyException& e) {
+      lazy->autotuneError = std::make_exception_ptr(
+          Error(formatDiagnostic(e.exc->where, "triton.autotune of kernel '" + name + "' raised " + host::repr(*e.exc))));
+    } catch (...) {
+      lazy->autotuneError = std::current_exception();
+    }
+  }
+  if (lazy->autotuneError) std::rethrow_exception(lazy->autotuneError);
+  return lazy->autotune ? &*lazy->autotune : nullptr;
+}
+
+const std::vector<HeuristicSpec>& JitFunction::heuristics() const {
+  static const std::vector<HeuristicSpec> none;
+  if (!hasHeuristics || !lazy) return none;
+  SourceProgram::Shared& sh = *lazy->shared;
+  std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+  if (!lazy->heuristicsDone) {
+    lazy->heuristicsDone = true;
+    try {
+      sh.interp.beginSession();
+      // Triton runs the outermost heuristics first.
+      const auto& decs = lazy->value->jit->decorators;
+      for (auto it = decs.rbegin(); it != decs.rend(); ++it)
+        if (it->what == host::LazyDecorator::What::Heuristics) Bridge::heuristics(sh, *it, lazy->heuristics);
+    } catch (const host::PyException& e) {
+      lazy->heuristicsError = std::make_exception_ptr(
+          Error(formatDiagnostic(e.exc->where, "triton.heuristics of kernel '" + name + "' raised " + host::repr(*e.exc))));
+    } catch (...) {
+      lazy->heuristicsError = std::current_exception();
+    }
+  }
+  if (lazy->heuristicsError) std::rethrow_exception(lazy->heuristicsError);
+  return lazy->heuristics;
+}
+
+std::optional<Val> SourceProgram::Globals::lookup(const std::string& name) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(name); it != cache.end()) return it->second;
+  }
+  SourceProgram::Shared& sh = *program->shared_;
+  std::optional<Val> v;
+  {
+    std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+    auto* m = static_cast<host::ModuleObj*>(program->module_);
+    auto it = m->globals->vars.find(name);
+    if (it == m->globals->vars.end()) return std::nullopt;
+    v = Bridge::toVal(sh, it->second, name);
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(name, *v);
+  return v;
+}
+
+}  // namespace tessera::frontend

@@ -1,0 +1,1118 @@
+//===- Interp.cpp - Statements, expressions and calls of host Python ------===//
+//
+// The evaluator proper: scopes (function locals, closures, module globals,
+// builtins), statements with Python's control flow, expressions and calls.
+// Operators live in Ops.cpp, builtins in Builtins.cpp, modeled outside
+// modules in Natives.cpp, the module search in Modules.cpp.
+//
+// Control flow that depends on an Opaque value cannot be followed: an `if`
+// on one binds every name either branch assigns to an Opaque saying the
+// condition could not be decided; a loop over one does the same for its
+// body; an expression that must iterate or branch on one (a comprehension
+// over an unknown list) throws Undecided, and the statement around it binds
+// its targets to the Opaque.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Interp.h"
+
+#include <algorithm>
+
+#include "tessera/support/Env.h"
+
+namespace tessera::host {
+
+namespace {
+
+/// Control flow through statements.
+enum class Flow { Normal, Return, Break, Continue };
+
+/// Thrown where control flow depends on an opaque value.
+struct Undecided {
+  Ref why;
+};
+
+constexpr int kMaxDepth = 200;
+
+/// Names a statement may bind (assignment targets, imports, defs, loop
+/// targets, handlers), in its nested blocks too.
+void assignedNames(const py::Stmt& s, std::vector<std::string>& out);
+
+void targetNames(const py::Expr& t, std::vector<std::string>& out) {
+  if (auto* n = t.as<py::Name>()) out.push_back(n->id);
+  else if (auto* tu = t.as<py::Tuple>()) for (const auto& e : tu->elts) targetNames(*e, out);
+  else if (auto* l = t.as<py::List>()) for (const auto& e : l->elts) targetNames(*e, out);
+  else if (auto* st = t.as<py::Starred>()) targetNames(*st->value, out);
+  else if (auto* a = t.as<py::Attribute>()) targetNames(*a->value, out);   // x.attr = ...: x changes
+  else if (auto* sub = t.as<py::Subscript>()) targetNames(*sub->value, out);
+}
+
+void blockNames(const py::StmtList& list, std::vector<std::string>& out) {
+  for (const auto& s : list) assignedNames(*s, out);
+}
+
+void assignedNames(const py::Stmt& s, std::vector<std::string>& out) {
+  if (auto* a = s.as<py::Assign>()) for (const auto& t : a->targets) targetNames(*t, out);
+  else if (auto* a = s.as<py::AugAssign>()) targetNames(*a->target, out);
+  else if (auto* a = s.as<py::AnnAssign>()) { if (a->value) targetNames(*a->target, out); }
+  else if (auto* f = s.as<py::FunctionDef>()) out.push_back(f->name);
+  else if (auto* c = s.as<py::ClassDef>()) out.push_back(c->name);
+  else if (auto* i = s.as<py::Import>()) {
+    for (const auto& a : i->names) out.push_back(a.asname ? *a.asname : a.name.substr(0, a.name.find('.')));
+  } else if (auto* i = s.as<py::ImportFrom>()) {
+    for (const auto& a : i->names) if (a.name != "*") out.push_back(a.asname ? *a.asname : a.name);
+  } else if (auto* f = s.as<py::For>()) {
+    targetNames(*f->target, out);
+    blockNames(f->body, out);
+    blockNames(f->orelse, out);
+  } else if (auto* w = s.as<py::While>()) {
+    blockNames(w->body, out);
+    blockNames(w->orelse, out);
+  } else if (auto* i = s.as<py::If>()) {
+    blockNames(i->body, out);
+    blockNames(i->orelse, out);
+  } else if (auto* w = s.as<py::With>()) {
+    for (const auto& it : w->items) if (it.optionalVars) targetNames(*it.optionalVars, out);
+    blockNames(w->body, out);
+  } else if (auto* t = s.as<py::Try>()) {
+    blockNames(t->body, out);
+    for (const auto& h : t->handlers) {
+      if (h.name) out.push_back(*h.name);
+      blockNames(h.body, out);
+    }
+    blockNames(t->orelse, out);
+    blockNames(t->finalbody, out);
+  } else if (auto* e = s.as<py::ExprStmt>()) {
+    // `xs.append(...)`, `d.update(...)`: the receiver changes.
+    if (auto* call = e->value->as<py::Call>())
+      if (auto* attr = call->func->as<py::Attribute>())
+        if (auto* n = attr->value->as<py::Name>()) out.push_back(n->id);
+  }
+}
+
+bool containsYield(const py::StmtList& body);
+
+bool exprYields(const py::Expr* e) {
+  return e && (e->as<py::Yield>() || e->as<py::YieldFrom>());
+}
+
+bool stmtYields(const py::Stmt& s) {
+  if (auto* e = s.as<py::ExprStmt>()) return exprYields(e->value.get());
+  if (auto* a = s.as<py::Assign>()) return exprYields(a->value.get());
+  if (auto* f = s.as<py::For>()) return containsYield(f->body) || containsYield(f->orelse);
+  if (auto* w = s.as<py::While>()) return containsYield(w->body) || containsYield(w->orelse);
+  if (auto* i = s.as<py::If>()) return containsYield(i->body) || containsYield(i->orelse);
+  if (auto* w = s.as<py::With>()) return containsYield(w->body);
+  if (auto* t = s.as<py::Try>()) {
+    bool y = containsYield(t->body) || containsYield(t->orelse) || containsYield(t->finalbody);
+    for (const auto& h : t->handlers) y = y || containsYield(h.body);
+    return y;
+  }
+  return false;
+}
+
+bool containsYield(const py::StmtList& body) {
+  for (const auto& s : body)
+    if (stmtYields(*s)) return true;
+  return false;
+}
+
+}  // namespace
+
+/// Executes statements and evaluates expressions for one Interp.
+struct Exec {
+  Interp& in;
+  Ref retval;
+
+  SourceLoc loc(const py::Node& n, const Scope& s) { return in.locOf(n, s.module); }
+
+  // ---- names ---------------------------------------------------------------
+  Ref lookup(const std::string& id, Scope& s, const py::Node& at) {
+    for (Scope* p = &s; p; p = p->parent.get()) {
+      if (p->globalNames.count(id)) break;
+      if (auto it = p->vars.find(id); it != p->vars.end()) return it->second;
+    }
+    if (s.module && s.module->globals) {
+      auto& g = s.module->globals->vars;
+      if (auto it = g.find(id); it != g.end()) return it->second;
+    }
+    if (Ref b = pythonBuiltin(id)) return b;
+    in.raise("NameError", "name '" + id + "' is not defined", loc(at, s));
+  }
+
+  void store(const std::string& id, Ref v, Scope& s) {
+    Scope* target = &s;
+    if (s.globalNames.count(id) && s.module) target = s.module->globals.get();
+    auto [it, fresh] = target->vars.insert_or_assign(id, std::move(v));
+    if (fresh && target->isModule && target->module) target->module->order.push_back(id);
+  }
+
+  void assign(const py::Expr& target, const Ref& v, const std::shared_ptr<Scope>& s) {
+    in.step();
+    if (auto* n = target.as<py::Name>()) return store(n->id, v, *s);
+    const py::ExprList* elts = nullptr;
+    if (auto* t = target.as<py::Tuple>()) elts = &t->elts;
+    if (auto* l = target.as<py::List>()) elts = &l->elts;
+    if (elts) {
+      if (v->kind == Kind::Opaque) {
+        for (const auto& e : *elts) assign(*e, v, s);
+        return;
+      }
+      std::vector<Ref> items = in.iterate(v, loc(target, *s));
+      size_t star = elts->size();
+      for (size_t k = 0; k < elts->size(); ++k)
+        if ((*elts)[k]->as<py::Starred>()) star = k;
+      if (star == elts->size()) {
+        if (items.size() != elts->size())
+          in.raise("ValueError", items.size() < elts->size()
+                                     ? "not enough values to unpack (expected " + std::to_string(elts->size()) + ", got " + std::to_string(items.size()) + ")"
+                                     : "too many values to unpack (expected " + std::to_string(elts->size()) + ")",
+                   loc(target, *s));
+        for (size_t k = 0; k < items.size(); ++k) assign(*(*elts)[k], items[k], s);
+        return;
+      }
+      size_t after = elts->size() - star - 1;
+      if (items.size() < star + after) in.raise("ValueError", "not enough values to unpack", loc(target, *s));
+      for (size_t k = 0; k < star; ++k) assign(*(*elts)[k], items[k], s);
+      assign(*(*elts)[star]->as<py::Starred>()->value,
+             list(std::vector<Ref>(items.begin() + star, items.end() - after)), s);
+      for (size_t k = 0; k < after; ++k) assign(*(*elts)[star + 1 + k], items[items.size() - after + k], s);
+      return;
+    }
+    if (auto* sub = target.as<py::Subscript>()) {
+      Ref base = eval(*sub->value, s);
+      Ref index = eval(*sub->slice, s);
+      if (base->kind == Kind::Dict) {
+        in.checkSize(base->items.size() + 1, "dict");
+        return dictSet(*base, index, v);
+      }
+      if (base->kind == Kind::List && index->kind == Kind::Int) {
+        int64_t n = static_cast<int64_t>(base->items.size());
+        int64_t k = index->i.fitsInt64() ? index->i.toInt64() : n;
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) in.raise("IndexError", "list assignment index out of range", loc(target, *s));
+        base->items[k] = v;
+        return;
+      }
+      if (base->kind == Kind::Opaque) return;
+      in.raise("TypeError", "'" + typeName(*base) + "' object does not support item assignment", loc(target, *s));
+    }
+    if (auto* a = target.as<py::Attribute>()) {
+      Ref base = eval(*a->value, s);
+      if (base->kind == Kind::Module) {
+        store(a->attr, v, *base->module->globals);
+        return;
+      }
+      if (base->kind == Kind::Instance || base->kind == Kind::Exception) {
+        base->attrs[a->attr] = v;
+        return;
+      }
+      if (base->kind == Kind::Function || base->kind == Kind::JitFn || base->kind == Kind::Opaque) return;
+      in.raise("AttributeError", "cannot set attribute '" + a->attr + "' of '" + typeName(*base) + "'", loc(target, *s));
+    }
+    in.raise("SyntaxError", "cannot assign to this expression", loc(target, *s));
+  }
+
+  /// Binds every name `stmt` may bind to `why`.
+  void bindOpaque(const py::Stmt& stmt, const Ref& why, Scope& s) {
+    std::vector<std::string> names;
+    assignedNames(stmt, names);
+    for (const auto& n : names) store(n, why, s);
+  }
+
+  // ---- statements ----------------------------------------------------------
+  Flow block(const py::StmtList& list, const std::shared_ptr<Scope>& s) {
+    for (const auto& st : list) {
+      Flow f = stmt(*st, s);
+      if (f != Flow::Normal) return f;
+    }
+    return Flow::Normal;
+  }
+
+  /// A module-level statement list: a statement that raises binds what it
+  /// would have bound to an Opaque naming the exception, and the module goes
+  /// on (if/try/with bodies statement by statement).
+  void moduleBlock(const py::StmtList& list, const std::shared_ptr<Scope>& s) {
+    for (const auto& st : list) {
+      if (auto* i = st->as<py::If>()) {
+        Ref test;
+        try {
+          test = eval(*i->test, s);
+        } catch (const PyException& e) {
+          bindOpaque(*st, opaque("the condition raised " + repr(*e.exc), e.exc->where), *s);
+          continue;
+        } catch (const Undecided& u) {
+          test = u.why;
+        }
+        std::optional<bool> t = in.truth(test);
+        if (!t) {
+          undecidedBranches(*st, test, *i->test, *s);
+          continue;
+        }
+        moduleBlock(*t ? i->body : i->orelse, s);
+        continue;
+      }
+      if (auto* w = st->as<py::With>()) {
+        moduleBlock(w->body, s);
+        continue;
+      }
+      try {
+        stmt(*st, s);
+      } catch (const PyException& e) {
+        bindOpaque(*st, opaque("it raised " + repr(*e.exc), e.exc->where), *s);
+      } catch (const Undecided& u) {
+        bindOpaque(*st, u.why, *s);
+      }
+    }
+  }
+
+  void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, Scope& s) {
+    SourceLoc at = loc(cond, s);
+    std::string where = at.file ? at.file->name() + ":" + std::to_string(at.line) : "?";
+    bindOpaque(st, opaque("it is bound only under a condition that could not be decided (" + where + ": " +
+                              test->s + ")",
+                          at),
+               s);
+  }
+
+  Flow stmt(const py::Stmt& st, const std::shared_ptr<Scope>& s) {
+    in.step();
+    in.here_ = loc(st, *s);
+    switch (st.kind) {
+      case py::StmtKind::Expr: {
+        auto* e = st.as<py::ExprStmt>();
+        try {
+          eval(*e->value, s);
+        } catch (const Undecided& u) {
+          bindOpaque(st, u.why, *s);
+        }
+        return Flow::Normal;
+      }
+      case py::StmtKind::Assign: {
+        auto* a = st.as<py::Assign>();
+        Ref v;
+        try {
+          v = eval(*a->value, s);
+        } catch (const Undecided& u) {
+          v = u.why;
+        }
+        for (const auto& t : a->targets) assign(*t, v, s);
+        return Flow::Normal;
+      }
+      case py::StmtKind::AnnAssign: {
+        auto* a = st.as<py::AnnAssign>();
+        if (!a->value) return Flow::Normal;
+        Ref v;
+        try {
+          v = eval(*a->value, s);
+        } catch (const Undecided& u) {
+          v = u.why;
+        }
+        assign(*a->target, v, s);
+        return Flow::Normal;
+      }
+      case py::StmtKind::AugAssign: {
+        auto* a = st.as<py::AugAssign>();
+        Ref v;
+        try {
+          Ref cur = eval(*a->target, s);
+          Ref rhs = eval(*a->value, s);
+          if (cur->kind == Kind::List && a->op == py::BinOpKind::Add && rhs->kind != Kind::Opaque) {
+            for (auto& x : in.iterate(rhs, loc(st, *s))) cur->items.push_back(x);  // in place, as Python
+            in.checkSize(cur->items.size(), "list");
+            v = cur;
+          } else {
+            v = binaryOp(in, a->op, cur, rhs);
+          }
+        } catch (const Undecided& u) {
+          v = u.why;
+        }
+        assign(*a->target, v, s);
+        return Flow::Normal;
+      }
+      case py::StmtKind::Return: {
+        auto* r = st.as<py::Return>();
+        retval = r->value ? eval(*r->value, s) : none();
+        return Flow::Return;
+      }
+      case py::StmtKind::Pass: return Flow::Normal;
+      case py::StmtKind::Break: return Flow::Break;
+      case py::StmtKind::Continue: return Flow::Continue;
+      case py::StmtKind::If: {
+        auto* i = st.as<py::If>();
+        Ref test = eval(*i->test, s);
+        std::optional<bool> t = in.truth(test);
+        if (!t) {
+          undecidedBranches(st, test, *i->test, *s);
+          return Flow::Normal;
+        }
+        return block(*t ? i->body : i->orelse, s);
+      }
+      case py::StmtKind::For: {
+        auto* f = st.as<py::For>();
+        Ref iterable = eval(*f->iter, s);
+        if (iterable->kind == Kind::Opaque) {
+          bindOpaque(st, opaque("it is bound in a loop over a value that could not be evaluated (" + iterable->s + ")",
+                                iterable->where),
+                     *s);
+          return Flow::Normal;
+        }
+        for (const Ref& x : in.iterate(iterable, loc(*f->iter, *s))) {
+          assign(*f->target, x, s);
+          Flow fl = block(f->body, s);
+          if (fl == Flow::Break) return Flow::Normal;
+          if (fl == Flow::Return) return fl;
+        }
+        return block(f->orelse, s);
+      }
+      case py::StmtKind::While: {
+        auto* w = st.as<py::While>();
+        while (true) {
+          Ref test = eval(*w->test, s);
+          std::optional<bool> t = in.truth(test);
+          if (!t) {
+            undecidedBranches(st, test, *w->test, *s);
+            return Flow::Normal;
+          }
+          if (!*t) break;
+          Flow fl = block(w->body, s);
+          if (fl == Flow::Break) return Flow::Normal;
+          if (fl == Flow::Return) return fl;
+        }
+        return block(w->orelse, s);
+      }
+      case py::StmtKind::Try: return tryStmt(*st.as<py::Try>(), s);
+      case py::StmtKind::With: {
+        auto* w = st.as<py::With>();
+        for (const auto& item : w->items) {
+          Ref ctx = eval(*item.contextExpr, s);
+          if (item.optionalVars) assign(*item.optionalVars, opaque("the value of a `with` statement", loc(st, *s)), s);
+        }
+        return block(w->body, s);
+      }
+      case py::StmtKind::Raise: {
+        auto* r = st.as<py::Raise>();
+        if (!r->exc) in.raise("RuntimeError", "No active exception to reraise", loc(st, *s));
+        Ref e = eval(*r->exc, s);
+        if (e->kind == Kind::Builtin) e = in.call(e, {}, {}, loc(st, *s));
+        if (e->kind != Kind::Exception) {
+          std::string why = e->kind == Kind::Opaque ? e->s : typeName(*e);
+          in.raise("RuntimeError", "raise of " + why, loc(st, *s));
+        }
+        e->where = loc(st, *s);
+        throw PyException{e};
+      }
+      case py::StmtKind::Assert: {
+        auto* a = st.as<py::Assert>();
+        std::optional<bool> t = in.truth(eval(*a->test, s));
+        if (t && !*t) in.raise("AssertionError", a->msg ? strOf(*eval(*a->msg, s)) : "", loc(st, *s));
+        return Flow::Normal;
+      }
+      case py::StmtKind::Import: {
+        for (const auto& a : st.as<py::Import>()->names) importName(a, *s, loc(st, *s));
+        return Flow::Normal;
+      }
+      case py::StmtKind::ImportFrom: return importFrom(*st.as<py::ImportFrom>(), *s), Flow::Normal;
+      case py::StmtKind::FunctionDef: return functionDef(*st.as<py::FunctionDef>(), s), Flow::Normal;
+      case py::StmtKind::ClassDef: return classDef(*st.as<py::ClassDef>(), s), Flow::Normal;
+      case py::StmtKind::Global:
+        for (const auto& n : st.as<py::Global>()->names) s->globalNames.insert(n);
+        return Flow::Normal;
+      case py::StmtKind::Nonlocal: return Flow::Normal;  // closures share the enclosing Scope
+      case py::StmtKind::Delete:
+        for (const auto& t : st.as<py::Delete>()->targets)
+          if (auto* n = t->as<py::Name>()) s->vars.erase(n->id);
+        return Flow::Normal;
+      default: {
+        // match, async, type aliases: what they bind is unknown here.
+        bindOpaque(st, opaque("this statement is not evaluated on the host", loc(st, *s)), *s);
+        return Flow::Normal;
+      }
+    }
+  }
+
+  Flow tryStmt(const py::Try& t, const std::shared_ptr<Scope>& s) {
+    Flow result = Flow::Normal;
+    bool raised = false;
+    try {
+      result = block(t.body, s);
+    } catch (const PyException& e) {
+      raised = true;
+      const py::ExceptHandler* handler = nullptr;
+      for (const auto& h : t.handlers) {
+        if (!h.type) { handler = &h; break; }
+        Ref type = eval(*h.type, s);
+        std::vector<Ref> types = type->kind == Kind::Tuple ? type->items : std::vector<Ref>{type};
+        for (const Ref& ty : types)
+          if ((ty->kind == Kind::Builtin && exceptionMatches(e.exc->s, ty->s)) ||
+              (ty->kind != Kind::Builtin && ty->kind != Kind::Instance))  // an opaque class: assume it matches
+            handler = &h;
+        if (handler) break;
+      }
+      if (!handler) {
+        block(t.finalbody, s);
+        throw;
+      }
+      if (handler->name) store(*handler->name, e.exc, *s);
+      result = block(handler->body, s);
+    }
+    if (!raised && result == Flow::Normal) result = block(t.orelse, s);
+    Flow fin = block(t.finalbody, s);
+    return fin != Flow::Normal ? fin : result;
+  }
+
+  // ---- imports -------------------------------------------------------------
+  /// The value of module `name` (user or native); throws ModuleNotFoundError.
+  Ref moduleValue(const std::string& name, const SourceLoc& at) {
+    if (isModeledRoot(name.substr(0, name.find('.')))) {
+      Ref n = importNative(in, name);
+      if (!n) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);
+      return n;
+    }
+    if (ModuleObj* m = in.importUser(name, at)) {
+      auto o = std::make_shared<Object>(Kind::Module);
+      o->module = m;
+      o->s = m->name;
+      return o;
+    }
+    return unknownModule(in, name);
+  }
+
+  void importName(const py::Alias& a, Scope& s, const SourceLoc& at) {
+    // `import a.b.c` imports a, a.b and a.b.c and binds `a` (or the alias to a.b.c).
+    Ref top, last;
+    size_t pos = 0;
+    while (true) {
+      size_t dot = a.name.find('.', pos);
+      std::string prefix = a.name.substr(0, dot);
+      Ref m = moduleValue(prefix, at);
+      if (!top) top = m;
+      last = m;
+      if (dot == std::string::npos) break;
+      pos = dot + 1;
+    }
+    if (a.asname) store(*a.asname, last, s);
+    else store(a.name.substr(0, a.name.find('.')), top, s);
+  }
+
+  /// The absolute name of `from <dots><module> import ...` in module `m`.
+  std::string absoluteName(const py::ImportFrom& f, ModuleObj* m, const SourceLoc& at) {
+    if (f.level == 0) return f.module;
+    std::string pkg = m ? m->name : "";
+    if (m && !m->isPackage) {
+      size_t dot = pkg.rfind('.');
+      pkg = dot == std::string::npos ? "" : pkg.substr(0, dot);
+    }
+    for (int k = 1; k < f.level && !pkg.empty(); ++k) {
+      size_t dot = pkg.rfind('.');
+      pkg = dot == std::string::npos ? "" : pkg.substr(0, dot);
+      if (dot == std::string::npos && k + 1 < f.level) pkg.clear();
+    }
+    if (pkg.empty())
+      in.raise("ImportError", "attempted relative import with no known parent package (give the package's root "
+                              "with -I, or load the file from inside its package)", at);
+    return f.module.empty() ? pkg : pkg + "." + f.module;
+  }
+
+  void importFrom(const py::ImportFrom& f, Scope& s) {
+    SourceLoc at = loc(f, s);
+    std::string base = absoluteName(f, s.module, at);
+    Ref mod = moduleValue(base, at);
+    for (const auto& a : f.names) {
+      if (a.name == "*") {
+        if (mod->kind == Kind::Module)
+          for (const auto& n : mod->module->order)
+            if (n[0] != '_') store(n, mod->module->globals->vars.at(n), s);
+        continue;
+      }
+      Ref v;
+      if (mod->kind == Kind::Module) {
+        auto& g = mod->module->globals->vars;
+        if (auto it = g.find(a.name); it != g.end()) v = it->second;
+        else if (mod->module->isPackage && in.importUser(base + "." + a.name, at)) v = moduleValue(base + "." + a.name, at);
+      } else {
+        v = nativeAttr(in, mod->s, a.name);
+        if (!v) {
+          if (Ref sub = importNative(in, mod->s + "." + a.name)) v = sub;
+        }
+      }
+      if (!v) in.raise("ImportError", "cannot import name '" + a.name + "' from '" + base + "'", at);
+      store(a.asname ? *a.asname : a.name, v, s);
+    }
+  }
+
+  // ---- definitions ---------------------------------------------------------
+  std::shared_ptr<FunctionData> makeFunction(const py::Arguments& args, const std::shared_ptr<Scope>& s) {
+    auto fd = std::make_shared<FunctionData>();
+    fd->closure = s->isModule ? nullptr : s;
+    fd->module = s->module;
+    for (const auto& d : args.defaults) fd->defaults.push_back(eval(*d, s));
+    for (const auto& d : args.kwDefaults) fd->kwDefaults.push_back(d ? eval(*d, s) : nullptr);
+    return fd;
+  }
+
+  void functionDef(const py::FunctionDef& def, const std::shared_ptr<Scope>& s) {
+    std::shared_ptr<FunctionData> fd;
+    try {
+      fd = makeFunction(def.args, s);
+    } catch (const PyException&) {
+      // A default that raises: the function still exists for the kernel
+      // code generator, which evaluates defaults itself.
+      fd = std::make_shared<FunctionData>();
+      fd->closure = s->isModule ? nullptr : s;
+      fd->module = s->module;
+    }
+    fd->def = &def;
+    fd->name = def.name;
+    auto fn = std::make_shared<Object>(Kind::Function);
+    fn->fn = fd;
+    Ref v = fn;
+    // Decorators apply bottom-up.
+    for (auto it = def.decorators.rbegin(); it != def.decorators.rend(); ++it) v = decorate(*it->get(), v, s);
+    store(def.name, v, *s);
+  }
+
+  /// Applies one decorator. triton.autotune / triton.heuristics are kept
+  /// unevaluated on the jit function; triton.jit makes one; anything else
+  /// above a jit function is taken as a transparent wrapper.
+  Ref decorate(const py::Expr& d, const Ref& target, const std::shared_ptr<Scope>& s) {
+    const py::Call* call = d.as<py::Call>();
+    Ref callee;
+    try {
+      callee = eval(call ? *call->func : d, s);
+    } catch (const PyException&) {
+      callee = opaque("a decorator that raised", loc(d, *s));
+    } catch (const Undecided& u) {
+      callee = u.why;
+    }
+    std::string name = callee->kind == Kind::Builtin ? callee->s : "";
+    if (call && (name == "triton.autotune" || name == "triton.heuristics") && target->kind == Kind::JitFn) {
+      auto o = std::make_shared<Object>(Kind::JitFn);
+      o->jit = std::make_shared<JitData>(*target->jit);
+      LazyDecorator lazy;
+      lazy.what = name == "triton.autotune" ? LazyDecorator::What::Autotune : LazyDecorator::What::Heuristics;
+      lazy.call = call;
+      lazy.scope = s;
+      lazy.loc = loc(d, *s);
+      o->jit->decorators.push_back(std::move(lazy));
+      return o;
+    }
+    if (name == "triton.jit") {
+      Ref dec = callee;
+      if (call) {
+        std::vector<Ref> args;
+        Kwargs kw;
+        callArgs(*call, s, args, kw);
+        dec = in.call(callee, args, kw, loc(d, *s));  // triton.jit(**options): a decorator
+      }
+      Ref r = in.call(dec, {target}, {}, loc(d, *s));
+      if (r->kind == Kind::JitFn) r->jit->loc = loc(d, *s);
+      return r;
+    }
+    if (target->kind == Kind::JitFn) {
+      auto o = std::make_shared<Object>(Kind::JitFn);
+      o->jit = std::make_shared<JitData>(*target->jit);
+      std::string text = callee->kind == Kind::Builtin || callee->kind == Kind::Native ? callee->s
+                         : callee->kind == Kind::Function                             ? callee->fn->name
+                                                                                      : "a decorator";
+      o->jit->transparent.push_back(text);
+      return o;
+    }
+    // Host functions under unknown decorators stay themselves (a cache,
+    // a registry); their calls run the undecorated function.
+    return target;
+  }
+
+  void classDef(const py::ClassDef& c, const std::shared_ptr<Scope>& s) {
+    auto body = std::make_shared<Scope>();
+    body->module = s->module;
+    body->parent = s->isModule ? nullptr : s;
+    block(c.body, body);
+    Ref cls = instance("class " + c.name);
+    for (auto& [k, v] : body->vars) cls->attrs[k] = v;
+    store(c.name, cls, *s);
+  }
+
+  // ---- expressions ---------------------------------------------------------
+  void callArgs(const py::Call& c, const std::shared_ptr<Scope>& s, std::vector<Ref>& args, Kwargs& kw) {
+    for (const auto& a : c.args) {
+      if (auto* st = a->as<py::Starred>()) {
+        Ref v = eval(*st->value, s);
+        if (v->kind == Kind::Opaque) throw Undecided{v};
+        for (auto& x : in.iterate(v, loc(*a, *s))) args.push_back(x);
+      } else {
+        args.push_back(eval(*a, s));
+      }
+    }
+    for (const auto& k : c.keywords) {
+      Ref v = eval(*k.value, s);
+      if (k.arg) {
+        kw.emplace_back(*k.arg, v);
+      } else {
+        if (v->kind == Kind::Opaque) throw Undecided{v};
+        if (v->kind != Kind::Dict) in.raise("TypeError", "argument after ** must be a mapping", loc(k, *s));
+        for (size_t i = 0; i < v->keys.size(); ++i) kw.emplace_back(strOf(*v->keys[i]), v->items[i]);
+      }
+    }
+  }
+
+  std::vector<Ref> elements(const py::ExprList& elts, const std::shared_ptr<Scope>& s) {
+    std::vector<Ref> out;
+    for (const auto& e : elts) {
+      if (auto* st = e->as<py::Starred>()) {
+        Ref v = eval(*st->value, s);
+        if (v->kind == Kind::Opaque) throw Undecided{v};
+        for (auto& x : in.iterate(v, loc(*e, *s))) out.push_back(x);
+      } else {
+        out.push_back(eval(*e, s));
+      }
+    }
+    in.checkSize(out.size(), "list");
+    return out;
+  }
+
+  /// Runs the generators of a comprehension, calling `emit` in the inner scope.
+  template <class F>
+  void comprehension(const std::vector<py::Comprehension>& gens, size_t level, const std::shared_ptr<Scope>& s,
+                     F&& emit) {
+    if (level == gens.size()) return emit(s);
+    const py::Comprehension& g = gens[level];
+    Ref iterable = eval(*g.iter, s);
+    if (iterable->kind == Kind::Opaque) throw Undecided{iterable};
+    for (const Ref& x : in.iterate(iterable, loc(*g.iter, *s))) {
+      assign(*g.target, x, s);
+      bool keep = true;
+      for (const auto& cond : g.ifs) {
+        Ref c = eval(*cond, s);
+        std::optional<bool> t = in.truth(c);
+        if (!t) throw Undecided{c};
+        if (!*t) { keep = false; break; }
+      }
+      if (keep) comprehension(gens, level + 1, s, emit);
+    }
+  }
+
+  std::shared_ptr<Scope> childScope(const std::shared_ptr<Scope>& s) {
+    auto c = std::make_shared<Scope>();
+    c->parent = s;
+    c->module = s->module;
+    return c;
+  }
+
+  Ref eval(const py::Expr& e, const std::shared_ptr<Scope>& s) {
+    in.step();
+    switch (e.kind) {
+      case py::ExprKind::Constant: return constant(*e.as<py::Constant>(), *s);
+      case py::ExprKind::Name: return lookup(e.as<py::Name>()->id, *s, e);
+      case py::ExprKind::Attribute: {
+        auto* a = e.as<py::Attribute>();
+        return in.getAttr(eval(*a->value, s), a->attr, loc(e, *s));
+      }
+      case py::ExprKind::Subscript: {
+        auto* sub = e.as<py::Subscript>();
+        Ref base = eval(*sub->value, s);
+        in.here_ = loc(e, *s);
+        return subscript(in, base, eval(*sub->slice, s));
+      }
+      case py::ExprKind::Slice: {
+        auto* sl = e.as<py::Slice>();
+        auto o = std::make_shared<Object>(Kind::Slice);
+        for (const auto* p : {sl->lower.get(), sl->upper.get(), sl->step.get()}) o->items.push_back(p ? eval(*p, s) : none());
+        return o;
+      }
+      case py::ExprKind::List: return list(elements(e.as<py::List>()->elts, s));
+      case py::ExprKind::Tuple: return tuple(elements(e.as<py::Tuple>()->elts, s));
+      case py::ExprKind::Set: {
+        auto o = std::make_shared<Object>(Kind::Set);
+        for (auto& x : elements(e.as<py::Set>()->elts, s)) setAdd(*o, x);
+        return o;
+      }
+      case py::ExprKind::Dict: {
+        auto* d = e.as<py::Dict>();
+        Ref o = dict();
+        for (size_t k = 0; k < d->keys.size(); ++k) {
+          Ref v = eval(*d->values[k], s);
+          if (d->keys[k]) {
+            dictSet(*o, eval(*d->keys[k], s), v);
+          } else {
+            if (v->kind == Kind::Opaque) throw Undecided{v};
+            if (v->kind != Kind::Dict) in.raise("TypeError", "'" + typeName(*v) + "' object is not a mapping", loc(e, *s));
+            for (size_t i = 0; i < v->keys.size(); ++i) dictSet(*o, v->keys[i], v->items[i]);
+          }
+        }
+        in.checkSize(o->items.size(), "dict");
+        return o;
+      }
+      case py::ExprKind::BoolOp: {
+        auto* b = e.as<py::BoolOp>();
+        Ref v;
+        for (const auto& x : b->values) {
+          v = eval(*x, s);
+          std::optional<bool> t = in.truth(v);
+          if (!t) return v;  // opaque: the result is unknown
+          if (b->op == py::BoolOpKind::And ? !*t : *t) return v;
+        }
+        return v;
+      }
+      case py::ExprKind::NamedExpr: {
+        auto* n = e.as<py::NamedExpr>();
+        Ref v = eval(*n->value, s);
+        assign(*n->target, v, s);
+        return v;
+      }
+      case py::ExprKind::BinOp: {
+        auto* b = e.as<py::BinOp>();
+        Ref l = eval(*b->left, s), r = eval(*b->right, s);
+        in.here_ = loc(e, *s);
+        return binaryOp(in, b->op, l, r);
+      }
+      case py::ExprKind::UnaryOp: {
+        auto* u = e.as<py::UnaryOp>();
+        Ref v = eval(*u->operand, s);
+        in.here_ = loc(e, *s);
+        return unaryOp(in, u->op, v);
+      }
+      case py::ExprKind::Compare: {
+        auto* c = e.as<py::Compare>();
+        Ref left = eval(*c->left, s);
+        Ref result = boolean(true);
+        for (size_t k = 0; k < c->ops.size(); ++k) {
+          Ref right = eval(*c->comparators[k], s);
+          in.here_ = loc(e, *s);
+          result = compareOp(in, c->ops[k], left, right);
+          std::optional<bool> t = in.truth(result);
+          if (!t || !*t) return result;
+          left = right;
+        }
+        return result;
+      }
+      case py::ExprKind::IfExp: {
+        auto* i = e.as<py::IfExp>();
+        Ref test = eval(*i->test, s);
+        std::optional<bool> t = in.truth(test);
+        if (!t) return test;
+        return eval(*t ? *i->body : *i->orelse, s);
+      }
+      case py::ExprKind::Lambda: {
+        auto* l = e.as<py::Lambda>();
+        auto fd = makeFunction(l->args, s);
+        fd->lambda = l;
+        fd->name = "<lambda>";
+        auto fn = std::make_shared<Object>(Kind::Function);
+        fn->fn = fd;
+        return fn;
+      }
+      case py::ExprKind::ListComp: case py::ExprKind::GeneratorExp: case py::ExprKind::SetComp: {
+        const py::Expr* elt;
+        const std::vector<py::Comprehension>* gens;
+        if (auto* l = e.as<py::ListComp>()) elt = l->elt.get(), gens = &l->generators;
+        else if (auto* g = e.as<py::GeneratorExp>()) elt = g->elt.get(), gens = &g->generators;
+        else elt = e.as<py::SetComp>()->elt.get(), gens = &e.as<py::SetComp>()->generators;
+        Ref out = e.kind == py::ExprKind::SetComp ? std::make_shared<Object>(Kind::Set) : list({});
+        comprehension(*gens, 0, childScope(s), [&](const std::shared_ptr<Scope>& inner) {
+          Ref v = eval(*elt, inner);
+          if (out->kind == Kind::Set) setAdd(*out, v);
+          else out->items.push_back(v);
+          in.checkSize(out->items.size(), "list");
+        });
+        return out;
+      }
+      case py::ExprKind::DictComp: {
+        auto* d = e.as<py::DictComp>();
+        Ref out = dict();
+        comprehension(d->generators, 0, childScope(s), [&](const std::shared_ptr<Scope>& inner) {
+          Ref k = eval(*d->key, inner);
+          dictSet(*out, k, eval(*d->value, inner));
+          in.checkSize(out->items.size(), "dict");
+        });
+        return out;
+      }
+      case py::ExprKind::Call: {
+        auto* c = e.as<py::Call>();
+        Ref callee = eval(*c->func, s);
+        std::vector<Ref> args;
+        Kwargs kw;
+        callArgs(*c, s, args, kw);
+        return in.call(callee, std::move(args), std::move(kw), loc(e, *s));
+      }
+      case py::ExprKind::JoinedStr: {
+        std::string out;
+        for (const auto& part : e.as<py::JoinedStr>()->values) {
+          Ref v = eval(*part, s);
+          if (v->kind == Kind::Opaque) return v;
+          out += strOf(*v);
+        }
+        in.checkSize(out.size(), "str");
+        return str(std::move(out));
+      }
+      case py::ExprKind::FormattedValue: {
+        auto* f = e.as<py::FormattedValue>();
+        Ref v = eval(*f->value, s);
+        if (v->kind == Kind::Opaque) return v;
+        if (f->conversion == 'r') v = str(repr(*v));
+        Ref spec = f->formatSpec ? eval(*f->formatSpec, s) : str("");
+        return in.call(builtin("format"), {v, spec}, {}, loc(e, *s));
+      }
+      case py::ExprKind::Starred: in.raise("SyntaxError", "can't use starred expression here", loc(e, *s));
+      case py::ExprKind::Yield: case py::ExprKind::YieldFrom: {
+        Ref target = s->vars.count("<yields>") ? s->vars.at("<yields>") : nullptr;
+        if (!target) return opaque("`yield` outside a host function", loc(e, *s));
+        if (auto* y = e.as<py::Yield>()) target->items.push_back(y->value ? eval(*y->value, s) : none());
+        else {
+          Ref v = eval(*e.as<py::YieldFrom>()->value, s);
+          if (v->kind == Kind::Opaque) throw Undecided{v};
+          for (auto& x : in.iterate(v, loc(e, *s))) target->items.push_back(x);
+        }
+        in.checkSize(target->items.size(), "list");
+        return none();
+      }
+      case py::ExprKind::Await: return opaque("`await`", loc(e, *s));
+    }
+    return opaque("this expression", loc(e, *s));
+  }
+
+  void setAdd(Object& set, const Ref& v) {
+    for (const auto& x : set.items)
+      if (equal(*x, *v)) return;
+    set.items.push_back(v);
+  }
+
+  Ref constant(const py::Constant& c, Scope& s) {
+    switch (c.type) {
+      case py::Constant::Type::None: return none();
+      case py::Constant::Type::Bool: return boolean(c.boolValue);
+      case py::Constant::Type::Int: {
+        if (!c.bigInt) return integer(BigInt(c.intValue));
+        if (auto b = BigInt::fromDecimal(*c.bigInt)) return integer(*b);
+        in.raise("OverflowError", "integer literal too large", loc(c, s));
+      }
+      case py::Constant::Type::Float: return flt(c.floatValue);
+      case py::Constant::Type::Str: return str(c.strValue);
+      case py::Constant::Type::Bytes: return str(c.strValue);
+      case py::Constant::Type::Ellipsis: return std::make_shared<Object>(Kind::Ellipsis);
+      case py::Constant::Type::Complex: return opaque("a complex number", loc(c, s));
+    }
+    return none();
+  }
+
+  // ---- calls ---------------------------------------------------------------
+  Ref callFunction(const Object& f, std::vector<Ref>& args, Kwargs& kw, const SourceLoc& at) {
+    const FunctionData& fd = *f.fn;
+    const py::Arguments& a = fd.args();
+    auto scope = std::make_shared<Scope>();
+    scope->parent = fd.closure;
+    scope->module = fd.module;
+    std::vector<const py::Arg*> pos;
+    for (const auto& p : a.posonlyargs) pos.push_back(&p);
+    for (const auto& p : a.args) pos.push_back(&p);
+    std::vector<bool> bound(pos.size(), false);
+    for (size_t k = 0; k < args.size(); ++k) {
+      if (k < pos.size()) {
+        scope->vars[pos[k]->name] = args[k];
+        bound[k] = true;
+      } else if (!a.vararg) {
+        in.raise("TypeError", fd.name + "() takes " + std::to_string(pos.size()) + " positional arguments but " +
+                                  std::to_string(args.size()) + " were given", at);
+      }
+    }
+    if (a.vararg)
+      scope->vars[a.vararg->name] =
+          tuple(args.size() > pos.size() ? std::vector<Ref>(args.begin() + pos.size(), args.end()) : std::vector<Ref>{});
+    Ref extra = dict();
+    for (auto& [name, v] : kw) {
+      bool found = false;
+      for (size_t k = a.posonlyargs.size(); k < pos.size(); ++k)
+        if (pos[k]->name == name) {
+          if (bound[k]) in.raise("TypeError", fd.name + "() got multiple values for argument '" + name + "'", at);
+          scope->vars[name] = v;
+          bound[k] = found = true;
+        }
+      for (const auto& p : a.kwonlyargs)
+        if (p.name == name) scope->vars[name] = v, found = true;
+      if (!found) {
+        if (!a.kwarg) in.raise("TypeError", fd.name + "() got an unexpected keyword argument '" + name + "'", at);
+        dictSet(*extra, str(name), v);
+      }
+    }
+    if (a.kwarg) scope->vars[a.kwarg->name] = extra;
+    size_t firstDefault = pos.size() - fd.defaults.size();
+    for (size_t k = 0; k < pos.size(); ++k) {
+      if (bound[k]) continue;
+      if (k >= firstDefault && k - firstDefault < fd.defaults.size()) scope->vars[pos[k]->name] = fd.defaults[k - firstDefault];
+      else in.raise("TypeError", fd.name + "() missing required argument: '" + pos[k]->name + "'", at);
+    }
+    for (size_t k = 0; k < a.kwonlyargs.size(); ++k) {
+      if (scope->vars.count(a.kwonlyargs[k].name)) continue;
+      if (k < fd.kwDefaults.size() && fd.kwDefaults[k]) scope->vars[a.kwonlyargs[k].name] = fd.kwDefaults[k];
+      else in.raise("TypeError", fd.name + "() missing required keyword-only argument: '" + a.kwonlyargs[k].name + "'", at);
+    }
+    if (fd.lambda) return eval(*fd.lambda->body, scope);
+    Ref yields;
+    if (containsYield(fd.def->body)) scope->vars["<yields>"] = yields = list({});
+    Exec inner{in, nullptr};
+    Flow fl = inner.block(fd.def->body, scope);
+    if (yields) return yields;
+    return fl == Flow::Return && inner.retval ? inner.retval : none();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Interp
+//===----------------------------------------------------------------------===//
+
+Interp::Interp(Environment env) : env_(std::move(env)) { beginSession(); }
+Interp::~Interp() = default;
+
+void Interp::beginSession() {
+  steps_ = 0;
+  budget_ = env::integer("TESSERA_HOST_STEPS").value_or(20'000'000);
+  depth_ = 0;
+}
+
+void Interp::budgetExceeded() {
+  fatal(here_, "host Python ran past its budget of " + std::to_string(budget_) +
+                   " steps (an endless loop, or configs too many to enumerate); TESSERA_HOST_STEPS raises it");
+}
+
+void Interp::checkSize(size_t n, const char* what) {
+  if (n > (size_t{1} << 22)) fatal(here_, std::string("host Python built a ") + what + " of over 4 million elements");
+}
+
+void Interp::raise(const std::string& type, const std::string& message, const SourceLoc& at) {
+  auto e = std::make_shared<Object>(Kind::Exception);
+  e->s = type;
+  e->attrs["message"] = str(message);
+  e->where = at;
+  throw PyException{e};
+}
+
+void Interp::fatal(const SourceLoc& at, const std::string& message) { reportError(at, message); }
+
+SourceLoc Interp::locOf(const py::Node& n, const ModuleObj* m) const {
+  return SourceLoc{m && m->source ? m->source.get() : here_.file, n.line, n.col};
+}
+
+DeviceInfo Interp::device() {
+  if (!device_) device_ = env_.device ? env_.device() : DeviceInfo{};
+  return *device_;
+}
+
+std::optional<bool> Interp::truth(const Ref& v) {
+  if (v->kind == Kind::Opaque) return std::nullopt;
+  return truthy(*v);
+}
+
+Ref Interp::eval(const py::Expr& e, const std::shared_ptr<Scope>& scope) {
+  Exec x{*this, nullptr};
+  try {
+    return x.eval(e, scope);
+  } catch (const Undecided& u) {
+    return u.why;
+  }
+}
+
+Ref Interp::call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const SourceLoc& at) {
+  step();
+  here_ = at;
+  switch (callee->kind) {
+    case Kind::Function: {
+      if (++depth_ > kMaxDepth) {
+        depth_ = 0;
+        fatal(at, "host Python recursion deeper than " + std::to_string(kMaxDepth) + " calls");
+      }
+      struct Leave {
+        int& d;
+        ~Leave() { if (d > 0) --d; }
+      } leave{depth_};
+      Exec x{*this, nullptr};
+      try {
+        return x.callFunction(*callee, args, kwargs, at);
+      } catch (const Undecided& u) {
+        return u.why;
+      }
+    }
+    case Kind::Builtin: case Kind::Native: return callBuiltin(*this, *callee, args, kwargs);
+    case Kind::Opaque: return callee;
+    case Kind::JitFn:
+      return opaque("a call of @triton.jit function '" + callee->jit->function->fn->name + "' on the host", at);
+    case Kind::Instance:
+      if (callee->s.rfind("class ", 0) == 0) return opaque("an instance of " + callee->s.substr(6), at);
+      [[fallthrough]];
+    default: raise("TypeError", "'" + typeName(*callee) + "' object is not callable", at);
+  }
+}
+
+std::vector<Ref> Interp::iterate(const Ref& v, const SourceLoc& at) {
+  switch (v->kind) {
+    case Kind::Tuple: case Kind::List: case Kind::Set: return v->items;
+    case Kind::Dict: return v->keys;
+    case Kind::Str: {
+      std::vector<Ref> out;
+      for (char c : v->s) out.push_back(str(std::string(1, c)));
+      return out;
+    }
+    case Kind::Range: {
+      const BigInt &a = v->items[0]->i, &b = v->items[1]->i, &st = v->items[2]->i;
+      std::vector<Ref> out;
+      for (BigInt x = a; st.isNegative() ? x > b : x < b; x = x + st) {
+        step();
+        out.push_back(integer(x));
+        checkSize(out.size(), "range");
+      }
+      return out;
+    }
+    case Kind::Opaque: throw Undecided{v};
+    default: raise("TypeError", "'" + typeName(*v) + "' object is not iterable", at);
+  }
+}
+
+void Interp::execModule(ModuleObj& m) {
+  Exec x{*this, nullptr};
+  x.moduleBlock(m.ast->body, m.globals);
+  m.state = ModuleObj::State::Loaded;
+}
+
+Ref Interp::getAttr(const Ref& v, const std::string& attr, const SourceLoc& at) {
+  step();
+  here_ = at;
+  switch (v->kind) {
+    case Kind::Opaque: return v;
+    case Kind::Module: {
+      auto& g = v->module->globals->vars;
+      if (auto it = g.find(attr); it != g.end()) return it->second;
+      if (v->module->isPackage)
+        if (ModuleObj* sub = importUser(v->module->name + "." + attr, at)) {
+          auto o = std::make_shared<Object>(Kind::Module);
+          o->module = sub;
+          o->s = sub->name;
+          return o;
+        }
+      if (v->module->state == ModuleObj::State::Loading)
+        return opaque("'" + v->module->name + "." + attr + "' (the module is still being imported: a circular import)", at);
+      raise("AttributeError", "module '" + v->module->name + "' has no attribute '" + attr + "'", at);
+    }
+    case Kind::Native: {
+      if (Ref r = nativeAttr(*this, v->s, attr)) return r;
+      raise("AttributeError", "module '" + v->s + "' has no attribute '" + attr + "'", at);
+    }
+    case Kind::Instance: case Kind::Exception: {
+      if (auto it = v->attrs.find(attr); it != v->attrs.end()) return it->second;
+      if (Ref m = methodOf(*this, v, attr)) return m;
+      if (v->s.rfind("class ", 0) == 0 && (attr == "__name__")) return str(v->s.substr(6));
+      raise("AttributeError", "'" + typeName(*v) + "' object has no attribute '" + attr + "'", at);
+    }
+    case Kind::Function:
+      if (attr == "__name__") return str(v->fn->name);
+      return opaque("attribute '" + attr + "' of function '" + v->fn->name + "'", at);
+    case Kind::JitFn:
+      if (attr == "__name__") return str(v->jit->function->fn->name);
+      if (attr == "fn") return v->jit->function;
+      return opaque("attribute '" + attr + "' of @triton.jit function '" + v->jit->function->fn->name + "'", at);
+    default: {
+      if (Ref m = methodOf(*this, v, attr)) return m;
+      raise("AttributeError", "'" + typeName(*v) + "' object has no attribute '" + attr + "'", at);
+    }
+  }
+}
+
+}  // namespace tessera::host

@@ -1,0 +1,267 @@
+//===- Value.cpp - Objects of the host-Python evaluator -------------------===//
+
+#include "Value.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "Interp.h"
+
+namespace tessera::host {
+
+Ref none() {
+  static const Ref n = std::make_shared<Object>(Kind::None);
+  return n;
+}
+Ref boolean(bool v) {
+  static const Ref t = [] { auto o = std::make_shared<Object>(Kind::Bool); o->b = true; return o; }();
+  static const Ref f = std::make_shared<Object>(Kind::Bool);
+  return v ? t : f;
+}
+Ref integer(BigInt v) {
+  auto o = std::make_shared<Object>(Kind::Int);
+  o->i = std::move(v);
+  return o;
+}
+Ref flt(double v) {
+  auto o = std::make_shared<Object>(Kind::Float);
+  o->f = v;
+  return o;
+}
+Ref str(std::string v) {
+  auto o = std::make_shared<Object>(Kind::Str);
+  o->s = std::move(v);
+  return o;
+}
+Ref tuple(std::vector<Ref> v) {
+  auto o = std::make_shared<Object>(Kind::Tuple);
+  o->items = std::move(v);
+  return o;
+}
+Ref list(std::vector<Ref> v) {
+  auto o = std::make_shared<Object>(Kind::List);
+  o->items = std::move(v);
+  return o;
+}
+Ref dict() { return std::make_shared<Object>(Kind::Dict); }
+Ref builtin(std::string name, Ref self) {
+  auto o = std::make_shared<Object>(Kind::Builtin);
+  o->s = std::move(name);
+  o->self = std::move(self);
+  return o;
+}
+Ref native(std::string path) {
+  auto o = std::make_shared<Object>(Kind::Native);
+  o->s = std::move(path);
+  return o;
+}
+Ref dtype(std::string name) {
+  auto o = std::make_shared<Object>(Kind::DType);
+  o->s = std::move(name);
+  return o;
+}
+Ref instance(std::string cls) {
+  auto o = std::make_shared<Object>(Kind::Instance);
+  o->s = std::move(cls);
+  return o;
+}
+Ref opaque(std::string why, SourceLoc where) {
+  auto o = std::make_shared<Object>(Kind::Opaque);
+  o->s = std::move(why);
+  o->where = where;
+  return o;
+}
+
+bool isNumber(const Object& o) { return o.kind == Kind::Bool || o.kind == Kind::Int || o.kind == Kind::Float; }
+bool isSequence(const Object& o) { return o.kind == Kind::Tuple || o.kind == Kind::List; }
+
+bool truthy(const Object& o) {
+  switch (o.kind) {
+    case Kind::None: return false;
+    case Kind::Bool: return o.b;
+    case Kind::Int: return !o.i.isZero();
+    case Kind::Float: return o.f != 0;
+    case Kind::Str: return !o.s.empty();
+    case Kind::Tuple: case Kind::List: case Kind::Dict: case Kind::Set: return !o.items.empty();
+    case Kind::Range: {
+      const BigInt &a = o.items[0]->i, &b = o.items[1]->i, &s = o.items[2]->i;
+      return s.isNegative() ? a > b : a < b;
+    }
+    default: return true;
+  }
+}
+
+static double asDouble(const Object& o) {
+  if (o.kind == Kind::Bool) return o.b ? 1 : 0;
+  if (o.kind == Kind::Int) return o.i.toDouble();
+  return o.f;
+}
+
+bool equal(const Object& a, const Object& b) {
+  if (&a == &b) return a.kind != Kind::Float || !std::isnan(a.f);
+  if (isNumber(a) && isNumber(b)) {
+    if (a.kind == Kind::Float || b.kind == Kind::Float) return asDouble(a) == asDouble(b);
+    BigInt x = a.kind == Kind::Bool ? BigInt(a.b ? 1 : 0) : a.i;
+    BigInt y = b.kind == Kind::Bool ? BigInt(b.b ? 1 : 0) : b.i;
+    return x == y;
+  }
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Kind::None: case Kind::Ellipsis: return true;
+    case Kind::Str: case Kind::DType: case Kind::Native: return a.s == b.s;
+    case Kind::Builtin: return a.s == b.s && a.self == b.self;
+    case Kind::Tuple: case Kind::List: case Kind::Slice: case Kind::Range:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t k = 0; k < a.items.size(); ++k)
+        if (!equal(*a.items[k], *b.items[k])) return false;
+      return true;
+    case Kind::Set:
+      if (a.items.size() != b.items.size()) return false;
+      for (const auto& x : a.items) {
+        bool found = false;
+        for (const auto& y : b.items) found = found || equal(*x, *y);
+        if (!found) return false;
+      }
+      return true;
+    case Kind::Dict:
+      if (a.items.size() != b.items.size()) return false;
+      for (size_t k = 0; k < a.keys.size(); ++k) {
+        Ref v = dictGet(b, *a.keys[k]);
+        if (!v || !equal(*v, *a.items[k])) return false;
+      }
+      return true;
+    case Kind::Instance:
+      if (a.s == "version" && b.s == "version") return equal(*a.attrs.at("release"), *b.attrs.at("release"));
+      return false;
+    default: return false;
+  }
+}
+
+static std::string floatRepr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+static std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'' || c == '\\') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string repr(const Object& o) {
+  auto seq = [](const std::vector<Ref>& xs, const char* open, const char* close, bool oneTuple) {
+    std::string s = open;
+    for (size_t k = 0; k < xs.size(); ++k) s += (k ? ", " : "") + repr(*xs[k]);
+    if (oneTuple && xs.size() == 1) s += ",";
+    return s + close;
+  };
+  switch (o.kind) {
+    case Kind::None: return "None";
+    case Kind::Bool: return o.b ? "True" : "False";
+    case Kind::Int: return o.i.toString();
+    case Kind::Float: return floatRepr(o.f);
+    case Kind::Str: return quote(o.s);
+    case Kind::Tuple: return seq(o.items, "(", ")", true);
+    case Kind::List: return seq(o.items, "[", "]", false);
+    case Kind::Set: return o.items.empty() ? "set()" : seq(o.items, "{", "}", false);
+    case Kind::Dict: {
+      std::string s = "{";
+      for (size_t k = 0; k < o.keys.size(); ++k) s += (k ? ", " : "") + repr(*o.keys[k]) + ": " + repr(*o.items[k]);
+      return s + "}";
+    }
+    case Kind::Slice: return "slice" + seq(o.items, "(", ")", false);
+    case Kind::Range: return "range" + seq(o.items, "(", ")", false);
+    case Kind::Ellipsis: return "Ellipsis";
+    case Kind::Function: return "<function " + o.fn->name + ">";
+    case Kind::Builtin: return "<built-in " + o.s + ">";
+    case Kind::Module: return "<module '" + o.s + "'>";
+    case Kind::Native: return "<" + o.s + ">";
+    case Kind::DType: return o.s;
+    case Kind::Instance:
+      if (o.s == "version") return o.attrs.at("text")->s;
+      if (o.s == "triton.Config") {
+        std::string s;
+        if (auto kw = o.attrs.find("kwargs"); kw != o.attrs.end())
+          for (size_t k = 0; k < kw->second->keys.size(); ++k)
+            s += strOf(*kw->second->keys[k]) + ": " + repr(*kw->second->items[k]) + ", ";
+        for (const char* a : {"num_warps", "num_stages", "num_ctas", "maxnreg"})
+          if (auto it = o.attrs.find(a); it != o.attrs.end()) s += std::string(a) + ": " + repr(*it->second) + ", ";
+        if (s.size() >= 2) s.resize(s.size() - 2);
+        return s;
+      }
+      return "<" + o.s + " object>";
+    case Kind::JitFn: return "JITFunction(" + o.jit->function->fn->name + ")";
+    case Kind::Exception: {
+      auto m = o.attrs.find("message");
+      return o.s + "(" + (m != o.attrs.end() ? quote(m->second->s) : "") + ")";
+    }
+    case Kind::Opaque: return "<unevaluated: " + o.s + ">";
+  }
+  return "?";
+}
+
+std::string strOf(const Object& o) {
+  if (o.kind == Kind::Str) return o.s;
+  if (o.kind == Kind::Exception) {
+    auto m = o.attrs.find("message");
+    return m != o.attrs.end() ? m->second->s : "";
+  }
+  return repr(o);
+}
+
+std::string typeName(const Object& o) {
+  switch (o.kind) {
+    case Kind::None: return "NoneType";
+    case Kind::Bool: return "bool";
+    case Kind::Int: return "int";
+    case Kind::Float: return "float";
+    case Kind::Str: return "str";
+    case Kind::Tuple: return "tuple";
+    case Kind::List: return "list";
+    case Kind::Dict: return "dict";
+    case Kind::Set: return "set";
+    case Kind::Slice: return "slice";
+    case Kind::Range: return "range";
+    case Kind::Ellipsis: return "ellipsis";
+    case Kind::Function: return "function";
+    case Kind::Builtin: return "builtin_function_or_method";
+    case Kind::Module: return "module";
+    case Kind::Native: return o.s;
+    case Kind::DType: return "dtype";
+    case Kind::Instance: return o.s;
+    case Kind::JitFn: return "JITFunction";
+    case Kind::Exception: return o.s;
+    case Kind::Opaque: return "unevaluated value";
+  }
+  return "object";
+}
+
+Ref dictGet(const Object& d, const Object& key) {
+  for (size_t k = 0; k < d.keys.size(); ++k)
+    if (equal(*d.keys[k], key)) return d.items[k];
+  return nullptr;
+}
+
+void dictSet(Object& d, Ref key, Ref value) {
+  for (size_t k = 0; k < d.keys.size(); ++k)
+    if (equal(*d.keys[k], *key)) {
+      d.items[k] = std::move(value);
+      return;
+    }
+  d.keys.push_back(std::move(key));
+  d.items.push_back(std::move(value));
+}
+
+}  // namespace tessera::host
