@@ -81,7 +81,7 @@ Program Program::from_file(const std::string& path, const ProgramOptions& option
 
 std::vector<std::string> Program::kernel_names() const {
   std::vector<std::string> names;
-  for (const frontend::JitFunction* fn : impl_->source->functions()) names.push_back(fn->name);
+  for (const auto& [bound, fn] : impl_->source->kernels()) names.push_back(bound);
   return names;
 }
 
@@ -89,7 +89,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> Program::modules()
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const auto& m : impl_->source->modules()) {
     std::vector<std::string> names;
-    for (const frontend::JitFunction* fn : m->functions()) names.push_back(fn->name);
+    for (const auto& [bound, fn] : m->kernels()) names.push_back(bound);
     out.emplace_back(m->moduleName(), std::move(names));
   }
   // The file's own module first, the others as they were imported.

@@ -195,8 +195,9 @@ class SourceProgram {
   /// The module's dotted name ("pkg.ops", or the file's stem).
   const std::string& moduleName() const { return moduleName_; }
   /// The @triton.jit functions this module defines and binds at its top
-  /// level, in source order.
-  std::vector<const JitFunction*> functions() const;
+  /// level, in source order, each with the first name it is bound to (the
+  /// def's name, or `axpby` of `axpby = triton.jit(_axpby)`).
+  std::vector<std::pair<std::string, const JitFunction*>> kernels() const;
   /// A kernel by the name it is bound to at the module's top level (or its
   /// def's name), or by a dotted path into an imported module
   /// ("ops.add_kernel"); null when none.

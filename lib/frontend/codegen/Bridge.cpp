@@ -487,10 +487,15 @@ std::shared_ptr<SourceProgram> SourceProgram::loadFile(const std::string& path, 
   return load(std::make_shared<SourceFile>(path, py::pythonSourceText(text, path)), path, options);
 }
 
-std::vector<const JitFunction*> SourceProgram::functions() const {
+std::vector<std::pair<std::string, const JitFunction*>> SourceProgram::kernels() const {
   std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
   auto* m = static_cast<host::ModuleObj*>(module_);
-  std::vector<std::pair<std::pair<int, int>, const JitFunction*>> found;
+  struct Found {
+    std::pair<int, int> at;  ///< the def, then the binding, order the list
+    std::string name;
+    const JitFunction* fn;
+  };
+  std::vector<Found> found;
   std::set<const JitFunction*> seen;
   for (const std::string& n : m->order) {
     auto it = m->globals->vars.find(n);
@@ -498,11 +503,11 @@ std::vector<const JitFunction*> SourceProgram::functions() const {
     const host::FunctionData& fd = *it->second->jit->function->fn;
     if (fd.module != m || !fd.def) continue;
     const JitFunction* fn = Bridge::jitFor(*shared_, it->second);
-    if (fn && seen.insert(fn).second) found.push_back({{fd.def->line, fd.def->col}, fn});
+    if (fn && seen.insert(fn).second) found.push_back({{fd.def->line, fd.def->col}, n, fn});
   }
-  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<const JitFunction*> out;
-  for (auto& f : found) out.push_back(f.second);
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.at < b.at; });
+  std::vector<std::pair<std::string, const JitFunction*>> out;
+  for (auto& f : found) out.emplace_back(f.name, f.fn);
   return out;
 }
 
@@ -527,7 +532,7 @@ const JitFunction* SourceProgram::find(std::string_view name) const {
     rest = rest.substr(dot + 1);
   }
   if (cur && cur->kind == Kind::JitFn) return Bridge::jitFor(*shared_, cur);
-  for (const JitFunction* fn : functions())
+  for (const auto& [bound, fn] : kernels())
     if (fn->name == name) return fn;
   return nullptr;
 }
@@ -555,7 +560,7 @@ CompileResult SourceProgram::compile(std::string_view name, const std::vector<Pa
   const JitFunction* fn = find(name);
   if (!fn) {
     std::string names;
-    for (const JitFunction* f : functions()) names += (names.empty() ? "" : ", ") + f->name;
+    for (const auto& [bound, f] : kernels()) names += (names.empty() ? "" : ", ") + bound;
     throw Error(source_->name() + ": error: no @triton.jit function named '" + std::string(name) +
                 "' (the file defines: " + (names.empty() ? "none" : names) + ")");
   }

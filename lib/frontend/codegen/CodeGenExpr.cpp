@@ -120,7 +120,16 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
       // the attributes and methods of the dtype object.
       if (auto t = DType::fromName(v.s)) return getAttr(Val::dtypeOf(*t), attr, at);
       break;
-    case Val::Kind::Int: case Val::Kind::Float: case Val::Kind::Bool: case Val::Kind::None:
+    case Val::Kind::Int: case Val::Kind::Float: case Val::Kind::Bool:
+      if (attr == "value") return v;
+      // Triton makes a number assigned to a local a scalar tensor
+      // (`t = float("-inf"); t.to(tl.float32)`); Tessera keeps it constexpr
+      // and gives it the tensor's attributes and methods on first use.
+      if (attr == "to" || attr == "dtype" || attr == "type" || attr == "shape" || attr == "numel" ||
+          attr == "ndim" || namespaceAttr("tl", attr))
+        return getAttr(toTensor(v), attr, at);
+      break;
+    case Val::Kind::None:
       if (attr == "value") return v;
       break;
     default: break;
@@ -386,9 +395,11 @@ Val CodeGen::subscriptVal(const Val& base, const Val& idx) {
     if (k < -n || k >= n) fail("tuple index " + std::to_string(k) + " out of range (size " + std::to_string(n) + ")");
     return base.elems[k < 0 ? k + n : k];
   }
-  if (base.isTensor()) {
+  if (base.isTensor() || base.isNumber()) {
+    // A number bound to a local is a scalar tensor in Triton (`x = 0.0;
+    // x[None]`).
     std::vector<Val> parts = idx.isTuple() ? idx.elems : std::vector<Val>{idx};
-    return subscript(base, parts);
+    return subscript(toTensor(base), parts);
   }
   fail("'" + base.typeName() + "' object is not subscriptable");
 }

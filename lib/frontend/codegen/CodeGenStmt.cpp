@@ -85,6 +85,10 @@ bool containsReturn(const py::Stmt& s) { return firstReturn(s) != nullptr; }
 /// Same value (no merge needed): identical constexprs or the same IR values.
 bool sameValue(const Val& a, const Val& b) {
   if (a.isTensor() || b.isTensor()) return a.isTensor() && b.isTensor() && a.value == b.value;
+  // Tensor descriptors are their base, shape and strides (and a block type).
+  if (a.isTensorDesc() || b.isTensorDesc())
+    return a.isTensorDesc() && b.isTensorDesc() && a.dtype == b.dtype && a.shape == b.shape && a.s == b.s &&
+           sameValue(Val::tuple(a.elems), Val::tuple(b.elems));
   if (a.isTuple() && b.isTuple()) {
     if (a.elems.size() != b.elems.size()) return false;
     for (size_t k = 0; k < a.elems.size(); ++k)
@@ -98,6 +102,9 @@ bool sameValue(const Val& a, const Val& b) {
 bool sameType(const Val& a, const Val& b) {
   if (a.isTensor() || b.isTensor())
     return a.isTensor() && b.isTensor() && a.dtype == b.dtype && a.shape == b.shape;
+  if (a.isTensorDesc() || b.isTensorDesc())
+    return a.isTensorDesc() && b.isTensorDesc() && a.dtype == b.dtype && a.shape == b.shape && a.s == b.s &&
+           sameType(Val::tuple(a.elems), Val::tuple(b.elems));
   if (a.isTuple() && b.isTuple()) {
     if (a.elems.size() != b.elems.size()) return false;
     for (size_t k = 0; k < a.elems.size(); ++k)

@@ -144,8 +144,9 @@ Val CodeGen::subscript(const Val& v, const std::vector<Val>& index) {
       ++dim;
       continue;
     }
+    // ':' keeps a dimension; as in Triton it is not checked against the
+    // rank (`x[None, :]` of a scalar is a 1-element block).
     if (ix.kind == Val::Kind::Slice && ix.elems[0].isNone() && ix.elems[1].isNone() && ix.elems[2].isNone()) {
-      if (dim >= static_cast<int64_t>(r.shape.size())) fail("too many indices for a tensor of shape " + shapeToString(v.shape));
       ++dim;
       continue;
     }

@@ -95,7 +95,7 @@ std::string formatValue(Interp& in, const Ref& v, const std::string& spec) {
     if (!align) align = '<';
   } else {
     bool isInt = v->kind != Kind::Float;
-    if (!type) type = isInt ? 'd' : 'r';
+    if (!type) type = isInt ? 'd' : prec >= 0 ? 'n' : 'r';  // 'n' here: general, keeping a ".0"
     bool neg = false;
     if (std::strchr("dxXob", type)) {
       if (!isInt) in.raise("ValueError", std::string("Unknown format code '") + type + "' for object of type 'float'", in.here());
@@ -121,6 +121,10 @@ std::string formatValue(Interp& in, const Ref& v, const std::string& spec) {
       char buf[512];
       if (type == 'r') {
         body = repr(*flt(d));
+      } else if (type == 'n') {
+        std::snprintf(buf, sizeof buf, "%.*g", std::max(prec, 1), d);
+        body = buf;
+        if (body.find_first_of(".eni") == std::string::npos) body += ".0";
       } else if (std::strchr("fFeEgG%", type)) {
         if (type == '%') d *= 100;
         std::snprintf(buf, sizeof buf, (std::string("%.*") + (type == '%' ? 'f' : type)).c_str(), prec < 0 ? 6 : std::min(prec, 100), d);
@@ -203,7 +207,11 @@ Ref bRange(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 Ref bLen(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref x = arg(in, fn, a, kw, 0, nullptr);
   switch (x->kind) {
-    case Kind::Str: return integer(static_cast<int64_t>(x->s.size()));
+    case Kind::Str: {
+      int64_t n = 0;  // code points: bytes that do not continue a UTF-8 sequence
+      for (char c : x->s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      return integer(n);
+    }
     case Kind::Tuple: case Kind::List: case Kind::Dict: case Kind::Set:
       return integer(static_cast<int64_t>(x->items.size()));
     case Kind::Range: return integer(static_cast<int64_t>(in.iterate(x, in.here()).size()));
@@ -342,13 +350,21 @@ Ref bInt(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
     in.raise("OverflowError", "float too large", in.here());
   }
   if (x->kind == Kind::Str) {
-    int base = a.size() > 1 ? static_cast<int>(intArg(in, a[1], "int() base")) : 10;
+    Ref b = a.size() > 1 ? a[1] : kwarg(kw, "base");
+    int base = b ? static_cast<int>(intArg(in, b, "int() base")) : 10;
     std::string s = x->s;
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
     size_t p = 0;
     while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p]))) ++p;
     bool neg = p < s.size() && s[p] == '-';
     if (p < s.size() && (s[p] == '-' || s[p] == '+')) ++p;
+    // 0x / 0o / 0b prefixes, with base 0 (any) or the matching base.
+    if (p + 1 < s.size() && s[p] == '0') {
+      char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[p + 1])));
+      int prefixed = c == 'x' ? 16 : c == 'o' ? 8 : c == 'b' ? 2 : 0;
+      if (prefixed && (base == 0 || base == prefixed)) base = prefixed, p += 2;
+    }
+    if (base == 0) base = 10;
     BigInt v = 0;
     if (p == s.size() || base < 2 || base > 36)
       in.raise("ValueError", "invalid literal for int() with base " + std::to_string(base) + ": " + repr(*x), in.here());
@@ -488,9 +504,29 @@ Ref bPrint(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 Ref bRound(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref x = arg(in, fn, a, kw, 0, nullptr);
   Ref nd = a.size() > 1 ? a[1] : kwarg(kw, "ndigits");
+  if (nd && nd->kind != Kind::None && (x->kind == Kind::Int || x->kind == Kind::Bool)) {
+    int64_t digits = intArg(in, nd, "round");
+    BigInt v = x->kind == Kind::Bool ? BigInt(x->b) : x->i;
+    if (digits >= 0) return integer(v);
+    if (digits < -4000) return integer(0);
+    BigInt unit = BigInt::pow(BigInt(10), BigInt(-digits));
+    BigInt q = BigInt::floorDiv(v, unit), r = BigInt::floorMod(v, unit);
+    BigInt twice = r + r;  // ties go to the even multiple, as Python
+    if (twice > unit || (twice == unit && !BigInt::floorMod(q, BigInt(2)).isZero())) q = q + BigInt(1);
+    return integer(q * unit);
+  }
   if (nd && nd->kind != Kind::None) {
-    double scale = std::pow(10.0, static_cast<double>(intArg(in, nd, "round")));
-    return flt(std::nearbyint(floatArg(in, x, "round") * scale) / scale);
+    int64_t digits = intArg(in, nd, "round");
+    double v = floatArg(in, x, "round");
+    if (digits >= 0 && digits <= 300 && std::isfinite(v)) {
+      // Rounded as the exact binary value's decimal expansion, ties to even
+      // (round(2.675, 2) == 2.67), which is what printf does.
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(digits), v);
+      return flt(std::strtod(buf, nullptr));
+    }
+    double scale = std::pow(10.0, static_cast<double>(digits));
+    return flt(std::nearbyint(v * scale) / scale);
   }
   if (x->kind == Kind::Int || x->kind == Kind::Bool) return integer(x->kind == Kind::Bool ? BigInt(x->b) : x->i);
   double r = std::nearbyint(floatArg(in, x, "round"));  // ties to even, as Python
@@ -505,12 +541,62 @@ Ref bFormat(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 }
 
 Ref bPow(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  if (a.size() == 3 && a[2]->kind != Kind::None) {
+    BigInt base = a[0]->i, e = a[1]->i, m = a[2]->i;
+    if (a[0]->kind != Kind::Int || a[1]->kind != Kind::Int || a[2]->kind != Kind::Int)
+      in.raise("TypeError", "pow() 3rd argument not allowed unless all arguments are integers", in.here());
+    if (m.isZero()) in.raise("ValueError", "pow() 3rd argument cannot be 0", in.here());
+    if (e.isNegative()) in.raise("ValueError", "pow() with a negative exponent and a modulus is not supported here", in.here());
+    BigInt r = BigInt::floorMod(BigInt(1), m);
+    base = BigInt::floorMod(base, m);
+    for (int bit = e.bitLength() - 1; bit >= 0; --bit) {
+      in.step();
+      r = BigInt::floorMod(r * r, m);
+      if (!BigInt::bitAnd(e.shr(bit), BigInt(1)).isZero()) r = BigInt::floorMod(r * base, m);
+    }
+    return integer(r);
+  }
   return binaryOp(in, py::BinOpKind::Pow, arg(in, fn, a, kw, 0, nullptr), arg(in, fn, a, kw, 1, nullptr));
 }
 
 Ref bDivmod(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref x = arg(in, fn, a, kw, 0, nullptr), y = arg(in, fn, a, kw, 1, nullptr);
   return tuple({binaryOp(in, py::BinOpKind::FloorDiv, x, y), binaryOp(in, py::BinOpKind::Mod, x, y)});
+}
+
+Ref bNext(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  std::vector<Ref> xs = in.iterate(arg(in, fn, a, kw, 0, nullptr), in.here());
+  if (!xs.empty()) return xs[0];
+  if (a.size() > 1) return a[1];
+  in.raise("StopIteration", "", in.here());
+}
+
+Ref bRadix(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref x = arg(in, fn, a, kw, 0, nullptr);
+  if (x->kind != Kind::Int && x->kind != Kind::Bool)
+    in.raise("TypeError", "'" + typeName(*x) + "' object cannot be interpreted as an integer", in.here());
+  return str(formatValue(in, x, fn.s == "hex" ? "#x" : fn.s == "oct" ? "#o" : "#b"));
+}
+
+Ref bChrOrd(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref x = arg(in, fn, a, kw, 0, nullptr);
+  if (fn.s == "ord") {
+    if (x->kind != Kind::Str || x->s.size() != 1) in.raise("TypeError", "ord() expected a character", in.here());
+    return integer(static_cast<unsigned char>(x->s[0]));
+  }
+  int64_t c = intArg(in, x, "chr");
+  if (c < 0 || c > 127) return opaque("chr() beyond ASCII", in.here());
+  return str(std::string(1, static_cast<char>(c)));
+}
+
+/// type(x): the builtin class for Python's own types (so `type(x) is int`
+/// holds), a named Native otherwise.
+Ref bType(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref x = arg(in, fn, a, kw, 0, nullptr);
+  std::string t = typeName(*x);
+  if (t == "int" || t == "float" || t == "str" || t == "bool" || t == "list" || t == "tuple" || t == "dict" || t == "set")
+    return builtin(t);
+  return native("type:" + t);
 }
 
 Ref bCallable(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
@@ -667,8 +753,11 @@ Ref mStr(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
       if (!w.empty()) out.push_back(str(w));
     } else {
       if (sep->s.empty()) in.raise("ValueError", "empty separator", in.here());
+      Ref maxsplit = a.size() > 1 ? a[1] : kwarg(kw, "maxsplit");
+      int64_t left = maxsplit ? intArg(in, maxsplit, "maxsplit") : -1;
       size_t start = 0;
-      for (size_t p; (p = s.find(sep->s, start)) != std::string::npos; start = p + sep->s.size()) out.push_back(str(s.substr(start, p - start)));
+      for (size_t p; left != 0 && (p = s.find(sep->s, start)) != std::string::npos; start = p + sep->s.size(), --left)
+        out.push_back(str(s.substr(start, p - start)));
       out.push_back(str(s.substr(start)));
     }
     return list(std::move(out));
@@ -697,9 +786,11 @@ Ref mStr(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   }
   if (m == "replace") {
     std::string from = arg(in, fn, a, kw, 0, nullptr)->s, to = arg(in, fn, a, kw, 1, nullptr)->s, out;
+    int64_t left = a.size() > 2 ? intArg(in, a[2], "replace count") : -1;
     if (from.empty()) return str(s);
     size_t start = 0;
-    for (size_t p; (p = s.find(from, start)) != std::string::npos; start = p + from.size()) out += s.substr(start, p - start) + to;
+    for (size_t p; left != 0 && (p = s.find(from, start)) != std::string::npos; start = p + from.size(), --left)
+      out += s.substr(start, p - start) + to;
     out += s.substr(start);
     in.checkSize(out.size(), "str");
     return str(std::move(out));
@@ -774,7 +865,8 @@ static const Table& table() {
         {"str", bStr}, {"repr", bRepr}, {"bool", bBool}, {"list", bList}, {"tuple", bList}, {"set", bList},
         {"frozenset", bList}, {"dict", bDict}, {"isinstance", bIsinstance}, {"getattr", bGetattr},
         {"hasattr", bHasattr}, {"print", bPrint}, {"round", bRound}, {"format", bFormat}, {"pow", bPow},
-        {"divmod", bDivmod}, {"callable", bCallable}, {"iter", bList},
+        {"divmod", bDivmod}, {"callable", bCallable}, {"iter", bList}, {"next", bNext}, {"hex", bRadix},
+        {"oct", bRadix}, {"bin", bRadix}, {"chr", bChrOrd}, {"ord", bChrOrd}, {"type", bType},
     };
     for (const char* m : {"append", "extend", "insert", "pop", "index", "count", "copy", "sort", "reverse", "remove", "clear"})
       t[std::string("list.") + m] = mList;

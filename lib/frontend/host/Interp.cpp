@@ -123,6 +123,7 @@ bool containsYield(const py::StmtList& body) {
 struct Exec {
   Interp& in;
   Ref retval;
+  std::vector<Ref> handling;  ///< the exceptions whose handlers are running (a bare `raise` re-raises the last)
 
   SourceLoc loc(const py::Node& n, const Scope& s) { return in.locOf(n, s.module); }
 
@@ -143,6 +144,12 @@ struct Exec {
   void store(const std::string& id, Ref v, Scope& s) {
     Scope* target = &s;
     if (s.globalNames.count(id) && s.module) target = s.module->globals.get();
+    if (s.nonlocalNames.count(id))
+      for (Scope* p = s.parent.get(); p; p = p->parent.get())
+        if (p->vars.count(id)) {
+          target = p;
+          break;
+        }
     auto [it, fresh] = target->vars.insert_or_assign(id, std::move(v));
     if (fresh && target->isModule && target->module) target->module->order.push_back(id);
   }
@@ -185,6 +192,22 @@ struct Exec {
       if (base->kind == Kind::Dict) {
         in.checkSize(base->items.size() + 1, "dict");
         return dictSet(*base, index, v);
+      }
+      if (base->kind == Kind::List && index->kind == Kind::Slice && index->items[2]->kind == Kind::None) {
+        // xs[a:b] = ys: the slice replaced (step 1).
+        int64_t n = static_cast<int64_t>(base->items.size());
+        auto bound = [&](const Ref& x, int64_t dflt) {
+          if (x->kind == Kind::None) return dflt;
+          int64_t k = x->kind == Kind::Int && x->i.fitsInt64() ? x->i.toInt64() : dflt;
+          if (k < 0) k += n;
+          return std::clamp<int64_t>(k, 0, n);
+        };
+        int64_t lo = bound(index->items[0], 0), hi = std::max(lo, bound(index->items[1], n));
+        std::vector<Ref> repl = in.iterate(v, loc(target, *s));
+        base->items.erase(base->items.begin() + lo, base->items.begin() + hi);
+        base->items.insert(base->items.begin() + lo, repl.begin(), repl.end());
+        in.checkSize(base->items.size(), "list");
+        return;
       }
       if (base->kind == Kind::List && index->kind == Kind::Int) {
         int64_t n = static_cast<int64_t>(base->items.size());
@@ -267,12 +290,7 @@ struct Exec {
   }
 
   void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, Scope& s) {
-    SourceLoc at = loc(cond, s);
-    std::string where = at.file ? at.file->name() + ":" + std::to_string(at.line) : "?";
-    bindOpaque(st, opaque("it is bound only under a condition that could not be decided (" + where + ": " +
-                              test->s + ")",
-                          at),
-               s);
+    bindOpaque(st, opaque("it is bound only under a condition that could not be decided: " + test->s, loc(cond, s)), s);
   }
 
   Flow stmt(const py::Stmt& st, const std::shared_ptr<Scope>& s) {
@@ -392,9 +410,13 @@ struct Exec {
       }
       case py::StmtKind::Raise: {
         auto* r = st.as<py::Raise>();
-        if (!r->exc) in.raise("RuntimeError", "No active exception to reraise", loc(st, *s));
+        if (!r->exc) {
+          if (!handling.empty()) throw PyException{handling.back()};
+          in.raise("RuntimeError", "No active exception to reraise", loc(st, *s));
+        }
         Ref e = eval(*r->exc, s);
-        if (e->kind == Kind::Builtin) e = in.call(e, {}, {}, loc(st, *s));
+        if (e->kind == Kind::Builtin || (e->kind == Kind::Instance && e->s.rfind("class ", 0) == 0))
+          e = in.call(e, {}, {}, loc(st, *s));
         if (e->kind != Kind::Exception) {
           std::string why = e->kind == Kind::Opaque ? e->s : typeName(*e);
           in.raise("RuntimeError", "raise of " + why, loc(st, *s));
@@ -418,10 +440,11 @@ struct Exec {
       case py::StmtKind::Global:
         for (const auto& n : st.as<py::Global>()->names) s->globalNames.insert(n);
         return Flow::Normal;
-      case py::StmtKind::Nonlocal: return Flow::Normal;  // closures share the enclosing Scope
+      case py::StmtKind::Nonlocal:
+        for (const auto& n : st.as<py::Nonlocal>()->names) s->nonlocalNames.insert(n);
+        return Flow::Normal;
       case py::StmtKind::Delete:
-        for (const auto& t : st.as<py::Delete>()->targets)
-          if (auto* n = t->as<py::Name>()) s->vars.erase(n->id);
+        for (const auto& t : st.as<py::Delete>()->targets) del(*t, s);
         return Flow::Normal;
       default: {
         // match, async, type aliases: what they bind is unknown here.
@@ -431,32 +454,77 @@ struct Exec {
     }
   }
 
+  void del(const py::Expr& t, const std::shared_ptr<Scope>& s) {
+    if (auto* n = t.as<py::Name>()) {
+      s->vars.erase(n->id);
+    } else if (auto* sub = t.as<py::Subscript>()) {
+      Ref base = eval(*sub->value, s), index = eval(*sub->slice, s);
+      if (base->kind == Kind::Dict) {
+        for (size_t k = 0; k < base->keys.size(); ++k)
+          if (equal(*base->keys[k], *index)) {
+            base->keys.erase(base->keys.begin() + k);
+            base->items.erase(base->items.begin() + k);
+            return;
+          }
+        in.raise("KeyError", repr(*index), loc(t, *s));
+      }
+      if (base->kind == Kind::List && index->kind == Kind::Int) {
+        int64_t n = static_cast<int64_t>(base->items.size());
+        int64_t k = index->i.fitsInt64() ? index->i.toInt64() : n;
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) in.raise("IndexError", "list assignment index out of range", loc(t, *s));
+        base->items.erase(base->items.begin() + k);
+      }
+    } else if (auto* tu = t.as<py::Tuple>()) {
+      for (const auto& e : tu->elts) del(*e, s);
+    }
+  }
+
+  /// Whether handler class `ty` catches exception `exc`.
+  static bool catches(const Ref& ty, const Object& exc) {
+    if (ty->kind == Kind::Builtin) return exceptionMatches(exc.s, ty->s);
+    if (ty->kind == Kind::Instance && ty->s.rfind("class ", 0) == 0) {
+      // A user exception class: the raised one or a subclass of it.
+      auto it = exc.attrs.find("__classes__");
+      if (it == exc.attrs.end()) return false;
+      for (const Ref& c : it->second->items)
+        if (c->s == ty->s.substr(6)) return true;
+      return false;
+    }
+    return ty->kind != Kind::Instance;  // an opaque class: assume it matches
+  }
+
   Flow tryStmt(const py::Try& t, const std::shared_ptr<Scope>& s) {
     Flow result = Flow::Normal;
-    bool raised = false;
     try {
-      result = block(t.body, s);
-    } catch (const PyException& e) {
-      raised = true;
-      const py::ExceptHandler* handler = nullptr;
-      for (const auto& h : t.handlers) {
-        if (!h.type) { handler = &h; break; }
-        Ref type = eval(*h.type, s);
-        std::vector<Ref> types = type->kind == Kind::Tuple ? type->items : std::vector<Ref>{type};
-        for (const Ref& ty : types)
-          if ((ty->kind == Kind::Builtin && exceptionMatches(e.exc->s, ty->s)) ||
-              (ty->kind != Kind::Builtin && ty->kind != Kind::Instance))  // an opaque class: assume it matches
-            handler = &h;
-        if (handler) break;
+      bool raised = false;
+      try {
+        result = block(t.body, s);
+      } catch (const PyException& e) {
+        raised = true;
+        const py::ExceptHandler* handler = nullptr;
+        for (const auto& h : t.handlers) {
+          if (!h.type) { handler = &h; break; }
+          Ref type = eval(*h.type, s);
+          std::vector<Ref> types = type->kind == Kind::Tuple ? type->items : std::vector<Ref>{type};
+          for (const Ref& ty : types)
+            if (catches(ty, *e.exc)) handler = &h;
+          if (handler) break;
+        }
+        if (!handler) throw;
+        if (handler->name) store(*handler->name, e.exc, *s);
+        handling.push_back(e.exc);
+        struct Pop {
+          std::vector<Ref>& v;
+          ~Pop() { v.pop_back(); }
+        } pop{handling};
+        result = block(handler->body, s);
       }
-      if (!handler) {
-        block(t.finalbody, s);
-        throw;
-      }
-      if (handler->name) store(*handler->name, e.exc, *s);
-      result = block(handler->body, s);
+      if (!raised && result == Flow::Normal) result = block(t.orelse, s);
+    } catch (const PyException&) {
+      block(t.finalbody, s);  // runs on the way out, whatever raised
+      throw;
     }
-    if (!raised && result == Flow::Normal) result = block(t.orelse, s);
     Flow fin = block(t.finalbody, s);
     return fin != Flow::Normal ? fin : result;
   }
@@ -623,13 +691,32 @@ struct Exec {
     return target;
   }
 
+  /// A class: its body's names, over those of its user bases (Python's
+  /// lookup order for single inheritance). A class deriving from an
+  /// exception class makes exceptions of that kind when called.
   void classDef(const py::ClassDef& c, const std::shared_ptr<Scope>& s) {
+    Ref cls = instance("class " + c.name);
+    std::vector<Ref> classes{str(c.name)};
+    for (const auto& b : c.bases) {
+      Ref base = eval(*b, s);
+      if (base->kind == Kind::Instance && base->s.rfind("class ", 0) == 0) {
+        for (auto& [k, v] : base->attrs)
+          if (k != "__classes__") cls->attrs[k] = v;
+        if (auto it = base->attrs.find("__classes__"); it != base->attrs.end())
+          for (auto& x : it->second->items) classes.push_back(x);
+        else
+          classes.push_back(str(base->s.substr(6)));
+        if (auto it = base->attrs.find("__exception__"); it != base->attrs.end()) cls->attrs["__exception__"] = it->second;
+      } else if (base->kind == Kind::Builtin && exceptionMatches(base->s, "BaseException")) {
+        cls->attrs["__exception__"] = str(base->s);
+      }
+    }
     auto body = std::make_shared<Scope>();
     body->module = s->module;
     body->parent = s->isModule ? nullptr : s;
     block(c.body, body);
-    Ref cls = instance("class " + c.name);
     for (auto& [k, v] : body->vars) cls->attrs[k] = v;
+    cls->attrs["__classes__"] = tuple(classes);
     store(c.name, cls, *s);
   }
 
@@ -1036,7 +1123,17 @@ Ref Interp::call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const 
     case Kind::JitFn:
       return opaque("a call of @triton.jit function '" + callee->jit->function->fn->name + "' on the host", at);
     case Kind::Instance:
-      if (callee->s.rfind("class ", 0) == 0) return opaque("an instance of " + callee->s.substr(6), at);
+      if (callee->s.rfind("class ", 0) == 0) {
+        if (auto it = callee->attrs.find("__exception__"); it != callee->attrs.end()) {
+          // An instance of a user exception class: an exception of its
+          // builtin base, remembering its classes for `except`.
+          Ref e = callBuiltin(*this, *builtin(it->second->s), args, kwargs);
+          e->attrs["__classes__"] = callee->attrs.at("__classes__");
+          e->attrs["__class__"] = str(callee->s.substr(6));
+          return e;
+        }
+        return opaque("an instance of " + callee->s.substr(6), at);
+      }
       [[fallthrough]];
     default: raise("TypeError", "'" + typeName(*callee) + "' object is not callable", at);
   }

@@ -50,7 +50,8 @@ struct Scope {
   std::unordered_map<std::string, Ref> vars;
   std::shared_ptr<Scope> parent;  ///< enclosing function scope (closures); null at module level
   ModuleObj* module = nullptr;
-  std::set<std::string> globalNames;  ///< `global x` inside a function
+  std::set<std::string> globalNames;    ///< `global x` inside a function
+  std::set<std::string> nonlocalNames;  ///< `nonlocal x`: stored where an enclosing scope binds it
   bool isModule = false;
 };
 

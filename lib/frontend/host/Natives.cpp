@@ -419,7 +419,11 @@ Ref ftPartialCall(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw)
   args.insert(args.end(), a.begin(), a.end());
   Kwargs all;
   const Ref& d = p.attrs.at("keywords");
-  for (size_t k = 0; k < d->keys.size(); ++k) all.emplace_back(d->keys[k]->s, d->items[k]);
+  for (size_t k = 0; k < d->keys.size(); ++k) {
+    bool overridden = false;
+    for (auto& x : kw) overridden = overridden || x.first == d->keys[k]->s;
+    if (!overridden) all.emplace_back(d->keys[k]->s, d->items[k]);
+  }
   for (auto& x : kw) all.push_back(x);
   kw.clear();
   return in.call(p.items[0], std::move(args), std::move(all), in.here());
@@ -477,7 +481,6 @@ Ref makeVersion(Interp& in, const std::string& text) {
     else break;
   }
   if (parts.empty()) in.raise("ValueError", "Invalid version: " + repr(*str(text)), in.here());
-  while (parts.size() > 1 && parts.back()->i.isZero()) parts.pop_back();  // 3.0 == 3.0.0
   v->attrs["release"] = tuple(parts);
   v->attrs["major"] = parts[0];
   v->attrs["minor"] = parts.size() > 1 ? parts[1] : integer(0);
@@ -586,6 +589,7 @@ Ref importNative(Interp& in, const std::string& path) {
         "math", "os", "sys", "itertools", "functools", "operator", "packaging", "packaging.version", "importlib",
         "importlib.metadata", "importlib.util", "warnings", "typing", "typing_extensions", "__future__"};
     if (modeled.count(path)) return native(path);
+    if (modeled.count(root)) return nullptr;  // not a submodule of a module we model: ModuleNotFoundError
     return unknownModule(in, path);
   }
   return nullptr;
@@ -656,7 +660,10 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
     if (attr == "tau") return flt(2 * M_PI);
     if (attr == "inf") return flt(INFINITY);
     if (attr == "nan") return flt(NAN);
-    return builtin(full);
+    static const std::unordered_set<std::string> fns = {
+        "log", "log2", "log10", "exp", "exp2", "sqrt", "ceil", "floor", "trunc", "fabs", "gcd", "lcm", "prod",
+        "isqrt", "isinf", "isnan", "isfinite", "pow", "sin", "cos", "tan", "tanh", "erf", "atan", "isclose"};
+    return fns.count(attr) ? builtin(full) : nullptr;
   }
   if (path == "os") {
     if (attr == "environ") return native(full);

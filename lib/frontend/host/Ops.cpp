@@ -58,12 +58,24 @@ Ref percentFormat(Interp& in, const std::string& fmt, const Ref& args) {
     if (conv == '%') { out += '%'; continue; }
     if (next >= values.size()) in.raise("TypeError", "not enough arguments for format string", in.here());
     Ref v = values[next++];
-    std::string spec = fmt.substr(start + 1, k - start - 1);
-    if (conv == 's') out += strOf(*v);
-    else if (conv == 'r') out += repr(*v);
-    else {
-      Ref s = in.call(builtin("format"), {v, str(spec + (conv == 'i' ? 'd' : conv))}, {}, in.here());
-      out += s->s;
+    // printf flags to format()'s spec: '-' left-aligns, '0' pads with
+    // zeros, '+' and ' ' give the sign.
+    std::string flags, rest;
+    size_t f = start + 1;
+    while (f < k && std::strchr("-+ #0", fmt[f])) flags += fmt[f++];
+    rest = fmt.substr(f, k - f);
+    std::string spec;
+    if (flags.find('-') != std::string::npos) spec += '<';
+    if (flags.find('+') != std::string::npos) spec += '+';
+    else if (flags.find(' ') != std::string::npos) spec += ' ';
+    if (flags.find('#') != std::string::npos) spec += '#';
+    if (flags.find('0') != std::string::npos && flags.find('-') == std::string::npos) spec += '0';
+    spec += rest;
+    if (conv == 's' || conv == 'r') {
+      out += in.call(builtin("format"), {str(conv == 's' ? strOf(*v) : repr(*v)), str(spec)}, {}, in.here())->s;
+    } else {
+      if (conv == 'i' || conv == 'u') conv = 'd';
+      out += in.call(builtin("format"), {v, str(spec + conv)}, {}, in.here())->s;
     }
   }
   return str(std::move(out));
@@ -83,17 +95,38 @@ int compareSeq(Interp& in, const std::vector<Ref>& a, const std::vector<Ref>& b,
 int compareValues(Interp& in, const Object& a, const Object& b, bool& ok) {
   ok = true;
   if (isNumber(a) && isNumber(b)) {
+    if (a.kind == Kind::Float && b.kind == Kind::Float) {
+      if (std::isnan(a.f) || std::isnan(b.f)) return 2;  // every ordering is false
+      return a.f < b.f ? -1 : a.f > b.f ? 1 : 0;
+    }
     if (a.kind == Kind::Float || b.kind == Kind::Float) {
-      double x = asFloat(a), y = asFloat(b);
-      if (std::isnan(x) || std::isnan(y)) return 2;  // every ordering is false
-      return x < y ? -1 : x > y ? 1 : 0;
+      // An int against a float, exactly (2**53 + 1 > 2.0**53).
+      bool floatFirst = a.kind == Kind::Float;
+      double f = floatFirst ? a.f : b.f;
+      BigInt i = asInt(floatFirst ? b : a);
+      if (std::isnan(f)) return 2;
+      int c;  // int against float
+      if (std::isinf(f)) c = f > 0 ? -1 : 1;
+      else {
+        double fl = std::floor(f);
+        c = i.compare(*BigInt::fromDouble(fl));
+        if (c == 0 && f > fl) c = -1;
+      }
+      return floatFirst ? -c : c;
     }
     return asInt(a).compare(asInt(b));
   }
   if (a.kind == Kind::Str && b.kind == Kind::Str) return a.s < b.s ? -1 : a.s > b.s ? 1 : 0;
   if (a.kind == b.kind && (a.kind == Kind::Tuple || a.kind == Kind::List)) return compareSeq(in, a.items, b.items, ok);
-  if (a.kind == Kind::Instance && b.kind == Kind::Instance && a.s == "version" && b.s == "version")
-    return compareSeq(in, a.attrs.at("release")->items, b.attrs.at("release")->items, ok);
+  if (a.kind == Kind::Instance && b.kind == Kind::Instance && a.s == "version" && b.s == "version") {
+    // 3.0 == 3.0.0: trailing zeros of the release do not count.
+    auto trimmed = [](const Object& v) {
+      std::vector<Ref> r = v.attrs.at("release")->items;
+      while (r.size() > 1 && r.back()->i.isZero()) r.pop_back();
+      return r;
+    };
+    return compareSeq(in, trimmed(a), trimmed(b), ok);
+  }
   ok = false;
   return 0;
 }
@@ -167,7 +200,14 @@ Ref binaryOp(Interp& in, py::BinOpKind op, const Ref& a, const Ref& b) {
           return flt(x / y);
         case K::FloorDiv:
           if (y == 0) in.raise("ZeroDivisionError", "float floor division by zero", at);
-          return flt(std::floor(x / y));
+          {
+            // CPython's float_floor_div: exact through fmod.
+            double mod = std::fmod(x, y), div = (x - mod) / y;
+            if (mod != 0 && ((y < 0) != (mod < 0))) div -= 1.0;
+            double fl = std::floor(div);
+            if (div - fl > 0.5) fl += 1.0;
+            return flt(div == 0 ? std::copysign(0.0, x / y) : fl);
+          }
         case K::Mod: {
           if (y == 0) in.raise("ZeroDivisionError", "float modulo", at);
           double m = std::fmod(x, y);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "Interp.h"
 
@@ -91,16 +92,17 @@ bool truthy(const Object& o) {
   }
 }
 
-static double asDouble(const Object& o) {
-  if (o.kind == Kind::Bool) return o.b ? 1 : 0;
-  if (o.kind == Kind::Int) return o.i.toDouble();
-  return o.f;
-}
-
 bool equal(const Object& a, const Object& b) {
   if (&a == &b) return a.kind != Kind::Float || !std::isnan(a.f);
   if (isNumber(a) && isNumber(b)) {
-    if (a.kind == Kind::Float || b.kind == Kind::Float) return asDouble(a) == asDouble(b);
+    if (a.kind == Kind::Float && b.kind == Kind::Float) return a.f == b.f;
+    if (a.kind == Kind::Float || b.kind == Kind::Float) {
+      // An int equals a float only when the float is that exact integer.
+      const Object& f = a.kind == Kind::Float ? a : b;
+      const Object& i = a.kind == Kind::Float ? b : a;
+      if (!std::isfinite(f.f) || std::floor(f.f) != f.f) return false;
+      return *BigInt::fromDouble(f.f) == (i.kind == Kind::Bool ? BigInt(i.b ? 1 : 0) : i.i);
+    }
     BigInt x = a.kind == Kind::Bool ? BigInt(a.b ? 1 : 0) : a.i;
     BigInt y = b.kind == Kind::Bool ? BigInt(b.b ? 1 : 0) : b.i;
     return x == y;
@@ -131,33 +133,67 @@ bool equal(const Object& a, const Object& b) {
       }
       return true;
     case Kind::Instance:
-      if (a.s == "version" && b.s == "version") return equal(*a.attrs.at("release"), *b.attrs.at("release"));
+      if (a.s == "version" && b.s == "version") {
+        std::vector<Ref> x = a.attrs.at("release")->items, y = b.attrs.at("release")->items;
+        while (x.size() > 1 && x.back()->i.isZero()) x.pop_back();  // 3.0 == 3.0.0
+        while (y.size() > 1 && y.back()->i.isZero()) y.pop_back();
+        return equal(*tuple(x), *tuple(y));
+      }
       return false;
     default: return false;
   }
 }
 
+/// Python's repr of a float: the shortest digits that read back the same
+/// value, fixed notation for decimal exponents from -4 to 16, else
+/// scientific with at least two exponent digits.
 static std::string floatRepr(double d) {
   if (std::isnan(d)) return "nan";
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   char buf[64];
   for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+    std::snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
     if (std::strtod(buf, nullptr) == d) break;
   }
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
+  std::string text = buf, digits;
+  bool neg = text[0] == '-';
+  size_t e = text.find('e');
+  for (size_t k = neg ? 1 : 0; k < e; ++k)
+    if (text[k] != '.') digits += text[k];
+  int exp = std::atoi(text.c_str() + e + 1);
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  int decpt = exp + 1, n = static_cast<int>(digits.size());
+  std::string out = neg ? "-" : "";
+  if (decpt > -4 && decpt <= 16) {
+    if (decpt <= 0) out += "0." + std::string(-decpt, '0') + digits;
+    else if (decpt >= n) out += digits + std::string(decpt - n, '0') + ".0";
+    else out += digits.substr(0, decpt) + "." + digits.substr(decpt);
+  } else {
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+    out += digits.substr(0, 1) + (n > 1 ? "." + digits.substr(1) : "") + ebuf;
+  }
+  return out;
 }
 
+/// Python's repr of a string: single quotes unless it holds one and no
+/// double quote; backslashes and control characters escaped.
 static std::string quote(const std::string& s) {
-  std::string out = "'";
+  char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+  std::string out(1, q);
   for (char c : s) {
-    if (c == '\'' || c == '\\') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
-    out += c;
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == q || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else out += c;
   }
-  return out + "'";
+  return out + q;
 }
 
 std::string repr(const Object& o) {
@@ -182,7 +218,9 @@ std::string repr(const Object& o) {
       return s + "}";
     }
     case Kind::Slice: return "slice" + seq(o.items, "(", ")", false);
-    case Kind::Range: return "range" + seq(o.items, "(", ")", false);
+    case Kind::Range:
+      return "range(" + repr(*o.items[0]) + ", " + repr(*o.items[1]) +
+             (o.items[2]->i == BigInt(1) ? "" : ", " + repr(*o.items[2])) + ")";
     case Kind::Ellipsis: return "Ellipsis";
     case Kind::Function: return "<function " + o.fn->name + ">";
     case Kind::Builtin: return "<built-in " + o.s + ">";
@@ -205,7 +243,8 @@ std::string repr(const Object& o) {
     case Kind::JitFn: return "JITFunction(" + o.jit->function->fn->name + ")";
     case Kind::Exception: {
       auto m = o.attrs.find("message");
-      return o.s + "(" + (m != o.attrs.end() ? quote(m->second->s) : "") + ")";
+      auto cls = o.attrs.find("__class__");
+      return (cls != o.attrs.end() ? cls->second->s : o.s) + "(" + (m != o.attrs.end() ? quote(m->second->s) : "") + ")";
     }
     case Kind::Opaque: return "<unevaluated: " + o.s + ">";
   }
@@ -215,6 +254,10 @@ std::string repr(const Object& o) {
 std::string strOf(const Object& o) {
   if (o.kind == Kind::Str) return o.s;
   if (o.kind == Kind::Exception) {
+    // str(KeyError('k')) is the key's repr; others give their message.
+    auto args = o.attrs.find("args");
+    if (o.s == "KeyError" && args != o.attrs.end() && args->second->items.size() == 1)
+      return repr(*args->second->items[0]);
     auto m = o.attrs.find("message");
     return m != o.attrs.end() ? m->second->s : "";
   }

@@ -1,0 +1,244 @@
+//===- ModulesTest.cpp - Programs of several modules and their host code --===//
+//
+// Packages written to a temporary directory: imports (absolute, relative,
+// aliases, packages, circular), the search path, version switches, kernels
+// made by calls, transparent decorators, and the messages that name the
+// cause when host code cannot be evaluated.
+//
+//===----------------------------------------------------------------------===//
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "TestUtil.h"
+
+namespace tessera::frontend::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh directory with files; removed at the end of the test.
+class Tree {
+ public:
+  Tree() {
+    root_ = fs::temp_directory_path() / ("tessera-modules-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  ~Tree() { fs::remove_all(root_); }
+  std::string add(const std::string& rel, const std::string& text) {
+    fs::path p = root_ / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::string path(const std::string& rel) const { return (root_ / rel).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path root_;
+};
+
+const char* kHeader = "import triton\nimport triton.language as tl\n";
+
+std::string compileFile(const std::string& path, const std::string& kernel, const std::string& sig,
+                        const LoadOptions& options = {}) {
+  auto prog = SourceProgram::loadFile(path, options);
+  CompileResult r = prog->compile(kernel, parseSpecs(sig), {});
+  return ir::print(*r.module);
+}
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Modules, RelativeAbsoluteAndAliasedImports) {
+  Tree t;
+  t.add("pkg/__init__.py", "from .helpers import WIDTH\n");
+  t.add("pkg/helpers.py", std::string(kHeader) + "WIDTH = tl.constexpr(48)\n@triton.jit\ndef twice(x):\n    return x * 2\n");
+  t.add("pkg/sub/__init__.py", "");
+  std::string k = t.add("pkg/sub/k.py", std::string(kHeader) +
+                                            "from ..helpers import twice\nfrom pkg import WIDTH\nimport pkg.helpers as hp\n"
+                                            "@triton.jit\ndef k(p):\n"
+                                            "    x = tl.arange(0, 16) + WIDTH + hp.WIDTH\n"
+                                            "    tl.store(p + tl.arange(0, 16), twice(x) + hp.twice(x))\n");
+  std::string ir = compileFile(k, "k", "*i32");
+  EXPECT_NE(ir.find("{value = 48} : tensor<16xi32>"), std::string::npos) << ir;  // WIDTH, through both names
+  auto prog = SourceProgram::loadFile(k);
+  EXPECT_EQ(prog->moduleName(), "pkg.sub.k");
+  std::vector<std::string> names;
+  for (const auto& m : prog->modules()) names.push_back(m->moduleName());
+  EXPECT_EQ(names, (std::vector<std::string>{"pkg", "pkg.helpers", "pkg.sub", "pkg.sub.k"}));
+}
+
+TEST(Modules, TheSearchPathFindsModulesOutsideThePackage) {
+  Tree t;
+  t.add("lib/extlib.py", std::string(kHeader) + "@triton.jit\ndef helper(x):\n    return x + 1\n");
+  std::string k = t.add("app/k.py", std::string(kHeader) + "from extlib import helper\n@triton.jit\ndef k(p):\n"
+                                                            "    tl.store(p, helper(tl.load(p)))\n");
+  LoadOptions withLib;
+  withLib.searchPath = {t.path("lib")};
+  EXPECT_NE(compileFile(k, "k", "*i32", withLib).find("tt.store"), std::string::npos);
+  // Without it, extlib is an unknown module: an error only because the
+  // kernel uses a name from it, naming the module and the path searched.
+  std::string err = errorOf([&] { compileFile(k, "k", "*i32"); });
+  EXPECT_NE(err.find("k.py:6:"), std::string::npos) << err;
+  EXPECT_NE(err.find("module 'extlib', which is not on the search path"), std::string::npos) << err;
+  EXPECT_NE(err.find(t.path("app")), std::string::npos) << err;
+}
+
+TEST(Modules, CircularImportsSeeTheNamesBoundSoFar) {
+  Tree t;
+  t.add("cyc/__init__.py", "");
+  t.add("cyc/a.py", std::string(kHeader) + "N = tl.constexpr(5)\nfrom cyc import b\n@triton.jit\ndef k(p):\n"
+                                            "    tl.store(p, b.M + N)\n");
+  t.add("cyc/b.py", "from cyc.a import N\nM = N * 10\n");
+  std::string ir = compileFile(t.path("cyc/a.py"), "k", "*i32");
+  EXPECT_NE(ir.find("55"), std::string::npos) << ir;
+}
+
+TEST(Modules, VersionSwitchesTakeTheBranchTriton36Takes) {
+  Tree t;
+  std::string k = t.add("k.py", std::string(kHeader) + R"(
+import operator
+from packaging import version
+try:
+    from triton.ops import matmul      # gone in Triton 3
+    OLD = tl.constexpr(1)
+except ImportError:
+    OLD = tl.constexpr(0)
+try:
+    from triton.language.extra.libdevice import rsqrt
+except ModuleNotFoundError:
+    from triton.language.extra.cuda.libdevice import rsqrt
+if version.parse(triton.__version__) >= version.parse("3.2"):
+    NEW = tl.constexpr(7)
+else:
+    NEW = tl.constexpr(8)
+if operator.ge(tuple(int(v) for v in triton.__version__.split(".")[:2]), (3, 0)):
+    TUPLE = tl.constexpr(100)
+@triton.jit
+def k(p):
+    tl.store(p, rsqrt(tl.load(p)) + OLD + NEW + TUPLE)
+)");
+  std::string ir = compileFile(k, "k", "*fp32");
+  EXPECT_NE(ir.find("rsqrt"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("7.0"), std::string::npos) << ir;    // NEW
+  EXPECT_NE(ir.find("100.0"), std::string::npos) << ir;  // TUPLE
+}
+
+TEST(Modules, KernelsMadeByCallsAndUnderUnknownDecorators) {
+  auto prog = load(std::string(kHeader) + R"(
+def my_cache(fn):
+    return fn
+def body(p, BLOCK: tl.constexpr):
+    tl.store(p + tl.arange(0, BLOCK), tl.arange(0, BLOCK))
+made = triton.jit(body)
+opts = triton.jit(noinline=True, do_not_specialize=["p"])(body)
+@my_cache
+@triton.jit
+def wrapped(p):
+    pass
+triton.jit(body)   # made but never bound: not a kernel of the module
+)");
+  std::vector<std::string> names;
+  for (const auto& [bound, fn] : prog->kernels()) names.push_back(bound);
+  EXPECT_EQ(names, (std::vector<std::string>{"made", "opts", "wrapped"}));
+  const JitFunction* made = prog->find("made");
+  ASSERT_TRUE(made);
+  EXPECT_EQ(made->name, "body");
+  EXPECT_NE(made->madeBy.find("triton.jit(body) at k.py:8"), std::string::npos) << made->madeBy;
+  EXPECT_TRUE(made->params[1].isConstexpr);
+  const JitFunction* opts = prog->find("opts");
+  ASSERT_TRUE(opts);
+  EXPECT_TRUE(opts->noinline);
+  EXPECT_EQ(opts->doNotSpecialize, (std::vector<std::string>{"p"}));
+  const JitFunction* wrapped = prog->find("wrapped");
+  ASSERT_TRUE(wrapped);
+  EXPECT_EQ(wrapped->transparentDecorators, (std::vector<std::string>{"my_cache"}));
+  CompileResult r = prog->compile(*made, parseSpecs("*i32, BLOCK=8"), {});
+  EXPECT_NE(ir::print(*r.module).find("tt.store"), std::string::npos);
+}
+
+TEST(Modules, HeuristicsAndConfigsFromHelperCalls) {
+  auto prog = load(std::string(kHeader) + R"(
+import functools
+def heur(name, mult):
+    return {name: lambda args: args["n"] * mult, "HALF": functools.partial(lambda args, d: args["n"] // d, d=2)}
+def configs():
+    out = []
+    for w in (1, 2, 4, 8):
+        if w == 8:
+            continue
+        out.append(triton.Config({"BLOCK": 32 * w}, num_warps=w, num_stages=2 if w > 1 else 3))
+    return out
+@triton.autotune(configs=configs(), key=["n"])
+@triton.heuristics(heur("TRIPLE", 3))
+@triton.jit
+def k(p, n, BLOCK: tl.constexpr, TRIPLE: tl.constexpr, HALF: tl.constexpr):
+    pass
+)");
+  const JitFunction* fn = prog->find("k");
+  ASSERT_TRUE(fn && fn->hasAutotune && fn->hasHeuristics);
+  ASSERT_EQ(fn->autotune()->configs.size(), 3u);
+  EXPECT_EQ(std::get<int64_t>(fn->autotune()->configs[2].kwargs.at("BLOCK")), 128);
+  EXPECT_EQ(fn->autotune()->configs[2].numStages, 2);
+  EXPECT_EQ(fn->autotune()->configs[0].numStages, 3);
+  ASSERT_EQ(fn->heuristics().size(), 2u);
+  std::map<std::string, ConstValue> args{{"n", int64_t{14}}};
+  EXPECT_EQ(std::get<int64_t>(prog->evalHeuristic(fn->heuristics()[0], args)), 42);
+  EXPECT_EQ(std::get<int64_t>(prog->evalHeuristic(fn->heuristics()[1], args)), 7);
+}
+
+TEST(Modules, MessagesNameTheCause) {
+  // A name bound under a condition the evaluator cannot decide.
+  std::string err = compileError(std::string(kHeader) + R"(
+import numpy as np
+if np.random.rand() > 0.5:
+    X = tl.constexpr(1)
+else:
+    X = tl.constexpr(2)
+@triton.jit
+def k(p):
+    tl.store(p, X)
+)", "k", "*i32");
+  EXPECT_NE(err.find("k.py:11:17: error: cannot access global variable 'X'"), std::string::npos) << err;
+  EXPECT_NE(err.find("bound only under a condition that could not be decided: numpy.random.rand(...) (module "
+                     "'numpy' is not on the search path) (k.py:5)"),
+            std::string::npos)
+      << err;
+  // A module-level statement that raised.
+  err = compileError(std::string(kHeader) + "Y = {'a': 1}['b']\n@triton.jit\ndef k(p):\n    tl.store(p, Y)\n", "k", "*i32");
+  EXPECT_NE(err.find("KeyError"), std::string::npos) << err;
+  EXPECT_NE(err.find("(k.py:3"), std::string::npos) << err;
+  // A host function called from a kernel.
+  err = compileError(std::string(kHeader) + "def h(x):\n    return x\n@triton.jit\ndef k(p):\n    tl.store(p, h(1))\n",
+                     "k", "*i32");
+  EXPECT_NE(err.find("'h' is a host function (not @triton.jit) (k.py:3)"), std::string::npos) << err;
+}
+
+TEST(Modules, ErrorsInImportedModulesAreLocatedThere) {
+  Tree t;
+  t.add("bad.py", "def f(:\n");
+  std::string k = t.add("k.py", std::string(kHeader) + "import bad\n");
+  std::string err = errorOf([&] { SourceProgram::loadFile(k); });
+  EXPECT_NE(err.find(t.path("bad.py") + ":1:6: error: '(' was never closed"), std::string::npos) << err;
+  // An endless loop at module level runs out of the step budget, located.
+  err = errorOf([&] { load("import triton\nwhile True:\n    pass\n"); });
+  EXPECT_NE(err.find("k.py:"), std::string::npos) << err;
+  EXPECT_NE(err.find("budget"), std::string::npos) << err;
+  // Relative imports in a file outside any package.
+  err = compileError(std::string(kHeader) + "from .helpers import h\n@triton.jit\ndef k(p):\n    tl.store(p, h(1))\n", "k",
+                     "*i32");
+  EXPECT_NE(err.find("relative import with no known parent package"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace tessera::frontend::test
