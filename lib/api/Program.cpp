@@ -118,6 +118,13 @@ Kernel Program::kernel(const std::string& name) const {
                 (known.empty() ? std::string(" (the file has no @triton.jit functions)")
                                : " (it has: " + known + ")"));
   }
+  if (!fn->transparentDecorators.empty() && env::flag("TESSERA_PRINT_AUTOTUNING")) {
+    std::string list;
+    for (const auto& d : fn->transparentDecorators) list += (list.empty() ? "" : ", ") + d;
+    env::warnOnce("transparent:" + std::to_string(reinterpret_cast<uintptr_t>(fn)),
+                  "kernel '" + name + "' (" + fn->loc.file->name() + ":" + std::to_string(fn->loc.line) +
+                      "): decorators Tessera does not know are taken as transparent: " + list);
+  }
   auto impl = std::make_shared<detail::KernelImpl>();
   impl->program = impl_;
   impl->fn = fn;

@@ -151,6 +151,7 @@ bool isInstance(const Val& v, const Val& cls) {
   if (n == "py.str") return v.kind == Val::Kind::Str;
   if (n == "py.tuple" || n == "py.list" || n == "tl.tuple") return v.isTuple();
   if (n == "tl.tensor") return v.isTensor();
+  if (n == "tl.tensor_descriptor" || n == "tl.tensor_descriptor_base") return v.isTensorDesc();
   if (n == "tl.constexpr") return v.isConstexpr();
   if (n == "tl.dtype") return v.kind == Val::Kind::DType;
   return false;
@@ -442,6 +443,12 @@ std::vector<Builtin> makeTable() {
        }},
       {"tl.dtype", {R("name")}, [](CodeGen& cg, BoundArgs& a) { return Val::dtypeOf(cg.asDType(a[0], "tl.dtype")); }},
       {"tl.tensor", {}, [](CodeGen& cg, BoundArgs&) -> Val { cg.fail("tl.tensor cannot be constructed in a kernel"); }},
+      {"tl.tensor_descriptor", {}, [](CodeGen& cg, BoundArgs&) -> Val {
+         cg.fail("tl.tensor_descriptor cannot be constructed in a kernel; use tl.make_tensor_descriptor");
+       }},
+      {"tl.tensor_descriptor_base", {}, [](CodeGen& cg, BoundArgs&) -> Val {
+         cg.fail("tl.tensor_descriptor_base cannot be constructed in a kernel; use tl.make_tensor_descriptor");
+       }},
       {"tl.tuple", {O("args", Val::tuple({}))}, [](CodeGen& cg, BoundArgs& a) {
          if (!a[0].isTuple()) cg.fail("tl.tuple: expected a tuple or list");
          return a[0];
