@@ -75,14 +75,20 @@ std::string formatValue(Interp& in, const Ref& v, const std::string& spec) {
   bool alt = k < spec.size() && spec[k] == '#' ? (++k, true) : false;
   if (k < spec.size() && spec[k] == '0' && !align) fill = '0', align = '=', ++k;
   int width = 0;
-  while (k < spec.size() && std::isdigit(static_cast<unsigned char>(spec[k]))) width = width * 10 + (spec[k++] - '0');
+  while (k < spec.size() && std::isdigit(static_cast<unsigned char>(spec[k]))) {
+    width = width * 10 + (spec[k++] - '0');
+    if (width > (1 << 20)) in.raise("ValueError", "format width too large", in.here());
+  }
   char group = 0;
   if (k < spec.size() && (spec[k] == ',' || spec[k] == '_')) group = spec[k++];
   int prec = -1;
   if (k < spec.size() && spec[k] == '.') {
     prec = 0;
     ++k;
-    while (k < spec.size() && std::isdigit(static_cast<unsigned char>(spec[k]))) prec = prec * 10 + (spec[k++] - '0');
+    while (k < spec.size() && std::isdigit(static_cast<unsigned char>(spec[k]))) {
+      prec = prec * 10 + (spec[k++] - '0');
+      if (prec > (1 << 20)) in.raise("ValueError", "format precision too large", in.here());
+    }
   }
   char type = k < spec.size() ? spec[k++] : 0;
   if (k != spec.size()) in.raise("ValueError", "Invalid format specifier '" + spec + "'", in.here());
@@ -122,7 +128,7 @@ std::string formatValue(Interp& in, const Ref& v, const std::string& spec) {
       if (type == 'r') {
         body = repr(*flt(d));
       } else if (type == 'n') {
-        std::snprintf(buf, sizeof buf, "%.*g", std::max(prec, 1), d);
+        std::snprintf(buf, sizeof buf, "%.*g", std::min(std::max(prec, 1), 100), d);
         body = buf;
         if (body.find_first_of(".eni") == std::string::npos) body += ".0";
       } else if (std::strchr("fFeEgG%", type)) {
@@ -518,7 +524,7 @@ Ref bRound(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   if (nd && nd->kind != Kind::None) {
     int64_t digits = intArg(in, nd, "round");
     double v = floatArg(in, x, "round");
-    if (digits >= 0 && digits <= 300 && std::isfinite(v)) {
+    if (digits >= 0 && digits <= 60 && std::isfinite(v)) {
       // Rounded as the exact binary value's decimal expansion, ties to even
       // (round(2.675, 2) == 2.67), which is what printf does.
       char buf[512];
@@ -920,7 +926,12 @@ Ref callBuiltin(Interp& in, const Object& fn, std::vector<Ref>& args, Kwargs& kw
     if (fn.kind == Kind::Native) return nativeCall(in, fn, args, kwargs);
     return opaque("a call of " + fn.s + "()", in.here());
   }
-  Ref r = it->second(in, fn, args, kwargs);
+  Ref r;
+  try {
+    r = it->second(in, fn, args, kwargs);
+  } catch (const frontend::BigIntError& e) {
+    in.raise("OverflowError", e.what(), in.here());
+  }
   if (!kwargs.empty() && !exceptionMatches(fn.s, "BaseException"))
     in.raise("TypeError", fn.s + "() got an unexpected keyword argument '" + kwargs.front().first + "'", in.here());
   return r;

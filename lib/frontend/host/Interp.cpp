@@ -296,6 +296,14 @@ struct Exec {
   Flow stmt(const py::Stmt& st, const std::shared_ptr<Scope>& s) {
     in.step();
     in.here_ = loc(st, *s);
+    try {
+      return stmtKind(st, s);
+    } catch (const frontend::BigIntError& e) {
+      in.raise("OverflowError", e.what(), loc(st, *s));  // an int past its width anywhere in the statement
+    }
+  }
+
+  Flow stmtKind(const py::Stmt& st, const std::shared_ptr<Scope>& s) {
     switch (st.kind) {
       case py::StmtKind::Expr: {
         auto* e = st.as<py::ExprStmt>();

@@ -30,8 +30,11 @@ Ref firstOpaque(const Ref& a, const Ref& b) {
 }
 
 Ref repeat(Interp& in, const Ref& seq, const Object& n) {
-  if (!n.i.fitsInt64()) in.raise("OverflowError", "cannot fit 'int' into an index-sized integer", in.here());
-  int64_t k = std::max<int64_t>(0, n.i.toInt64());
+  BigInt times = asInt(n);
+  if (!times.fitsInt64()) in.raise("OverflowError", "cannot fit 'int' into an index-sized integer", in.here());
+  int64_t k = std::max<int64_t>(0, times.toInt64());
+  if ((seq->kind == Kind::Str ? seq->s.empty() : seq->items.empty()) || k == 0)
+    return seq->kind == Kind::Str ? str("") : seq->kind == Kind::List ? list({}) : tuple({});
   if (seq->kind == Kind::Str) {
     in.checkSize(seq->s.size() * static_cast<size_t>(std::min<int64_t>(k, int64_t{1} << 23)), "str");
     std::string out;
