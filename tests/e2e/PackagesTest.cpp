@@ -4,8 +4,8 @@
 // sibling modules import helpers, constexpr globals, configs built by host
 // functions and version switches from utils.py; some kernels are made by
 // calls (`axpby = triton.jit(_axpby)`), one sits under a project's own
-// decorator, one has an autotune decorator that cannot be evaluated, and
-// launch.py re-binds kernels of other modules. Every kernel is checked
+// decorator, launch.py re-binds kernels of other modules, and ops/broken.py
+// has an autotune decorator that cannot be evaluated. Every kernel is checked
 // against a C++ reference, on the interpreter in CI and on the GPU in
 // tests/gpu/run.
 //
@@ -148,6 +148,8 @@ TEST(Packages, KernelsByDottedPath) {
   tessera::Program p = tessera::Program::from_file(kernelPath(kLaunch));
   EXPECT_EQ(p.kernel("_norm.row_max").name(), "row_max");
   EXPECT_EQ(p.kernel("fusedpkg.ops.elementwise.add_kernel").name(), "add_kernel");
+  EXPECT_EQ(tessera::Program::from_file(kernelPath(kElementwise)).kernel_names(),
+            (std::vector<std::string>{"add_kernel", "scaled_add", "axpby", "axpby_nospec"}));
   std::vector<std::string> modules;
   for (const auto& [name, kernels] : p.modules()) modules.push_back(name);
   EXPECT_EQ(modules.front(), "fusedpkg.launch");
@@ -155,14 +157,13 @@ TEST(Packages, KernelsByDottedPath) {
     EXPECT_NE(std::find(modules.begin(), modules.end(), m), modules.end()) << m;
 }
 
-// broken_tuning's autotune calls a function nobody defined: that kernel
-// fails when its configs are needed, located at the decorator, and no other
-// kernel of the file notices; with every meta-parameter given its configs
-// are not needed.
+// ops/broken.py: broken_tuning's autotune calls a function nobody defined.
+// That kernel fails when its configs are needed, located at the decorator,
+// every time; the module's other kernel (and the one it imports) never
+// notice; with every meta-parameter given its configs are not needed.
 TEST(Packages, OneBadDecoratorBreaksNoOtherKernel) {
-  tessera::Program p = tessera::Program::from_file(kernelPath(kElementwise));
-  auto names = p.kernel_names();
-  EXPECT_EQ(names, (std::vector<std::string>{"add_kernel", "scaled_add", "axpby", "axpby_nospec", "broken_tuning"}));
+  tessera::Program p = tessera::Program::from_file(kernelPath("fusedpkg/ops/broken.py"));
+  EXPECT_EQ(p.kernel_names(), (std::vector<std::string>{"fill", "broken_tuning"}));
   tessera::Kernel k = p.kernel("broken_tuning");
   for (int attempt = 0; attempt < 2; ++attempt) {
     try {
@@ -170,12 +171,16 @@ TEST(Packages, OneBadDecoratorBreaksNoOtherKernel) {
       ADD_FAILURE() << "expected an error";
     } catch (const tessera::Error& e) {
       std::string msg = e.what();
-      EXPECT_NE(msg.find("elementwise.py:"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("broken.py:17:"), std::string::npos) << msg;
       EXPECT_NE(msg.find("_configs_nobody_defined"), std::string::npos) << msg;
     }
   }
   tessera::CompiledKernel c = k.compile("*i32, i32", {{"BLOCK", int64_t(32)}}, {}, "sm_90a");
   EXPECT_NE(c.asm_text("ttir").find("tt.func"), std::string::npos);
+  const int64_t n = 300;
+  auto x = dev().zeros(DType::i32, {n});
+  p.kernel("fill").launch(dev(), {cdiv(n, 128)}, {x, n, int64_t(7)}, {{"BLOCK", int64_t(128)}});
+  EXPECT_EQ(x.download<int32_t>(), std::vector<int32_t>(n, 7));
   EXPECT_EQ(p.kernel("add_kernel").autotune_configs().size(), 0u);
 }
 

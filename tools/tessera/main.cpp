@@ -202,12 +202,19 @@ int listCommand(const std::vector<std::string>& args) {
       if (it->is_regular_file(ec) && it->path().extension() == ".py") files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
+    int status = 0;
     for (const fs::path& f : files) {
-      tessera::Program program = tessera::Program::from_file(f.string(), options);
-      std::string module = program.modules().front().first;
-      printKernels(program, module + ".");
+      // A module that does not load is said, and the others still listed.
+      try {
+        tessera::Program program = tessera::Program::from_file(f.string(), options);
+        std::string module = program.modules().front().first;
+        printKernels(program, module + ".");
+      } catch (const tessera::Error& e) {
+        std::cerr << e.what() << "\n";
+        status = 1;
+      }
     }
-    return 0;
+    return status;
   }
   printKernels(tessera::Program::from_file(file, options), "");
   return 0;

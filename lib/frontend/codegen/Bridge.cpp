@@ -198,7 +198,9 @@ struct Bridge {
     fn->loc = SourceLoc{fd.module->source.get(), fd.def->line, fd.def->col};
     fn->madeBy = jd.madeBy;
     fn->transparentDecorators = jd.transparent;
-    for (const auto& [k, val] : jd.options) {
+    for (const auto& option : jd.options) {
+      const std::string& k = option.first;
+      const Ref& val = option.second;  // (a structured binding cannot be captured before C++20 in clang 14)
       auto names = [&](const char* what) {
         std::vector<std::string> out;
         std::vector<Ref> items = val->kind == Kind::Tuple || val->kind == Kind::List ? val->items : std::vector<Ref>{val};

@@ -167,6 +167,44 @@ triton.jit(body)   # made but never bound: not a kernel of the module
   EXPECT_NE(ir::print(*r.module).find("tt.store"), std::string::npos);
 }
 
+// `f = triton.jit(f)` rebinding the def's own name; configs imported from
+// another module and built from device queries.
+TEST(Modules, RebindingAndImportedConfigs) {
+  Tree t;
+  t.add("cfgpkg/__init__.py", "");
+  t.add("cfgpkg/configs.py", R"(import torch
+import triton
+MAJOR, MINOR = torch.cuda.get_device_capability()
+SMS = torch.cuda.get_device_properties(0).multi_processor_count
+CONFIGS = [triton.Config({"BLOCK": 128 if MAJOR >= 9 else 64, "SPLIT": SMS // 4}, num_warps=8 if MAJOR >= 9 else 4)]
+)");
+  std::string k = t.add("cfgpkg/k.py", std::string(kHeader) + R"(from .configs import CONFIGS
+def f(p, n, BLOCK: tl.constexpr, SPLIT: tl.constexpr):
+    tl.store(p, n)
+f = triton.autotune(configs=CONFIGS, key=["n"])(triton.jit(f))
+)");
+  auto prog = SourceProgram::loadFile(k);
+  ASSERT_EQ(prog->kernels().size(), 1u);
+  EXPECT_EQ(prog->kernels()[0].first, "f");
+  const JitFunction* fn = prog->find("f");
+  ASSERT_TRUE(fn && fn->autotune());
+  EXPECT_EQ(std::get<int64_t>(fn->autotune()->configs[0].kwargs.at("BLOCK")), 128);  // an H100 unless told
+  EXPECT_EQ(std::get<int64_t>(fn->autotune()->configs[0].kwargs.at("SPLIT")), 33);
+  LoadOptions a100;
+  a100.device = [] {
+    DeviceQueries q;
+    q.major = 8;
+    q.multiprocessors = 108;
+    return q;
+  };
+  auto prog80 = SourceProgram::loadFile(k, a100);  // (JitFunctions live as long as their program)
+  const JitFunction* f80 = prog80->find("f");
+  ASSERT_TRUE(f80 && f80->autotune());
+  EXPECT_EQ(std::get<int64_t>(f80->autotune()->configs[0].kwargs.at("BLOCK")), 64);
+  EXPECT_EQ(std::get<int64_t>(f80->autotune()->configs[0].kwargs.at("SPLIT")), 27);
+  EXPECT_EQ(f80->autotune()->configs[0].numWarps, 4);
+}
+
 TEST(Modules, HeuristicsAndConfigsFromHelperCalls) {
   auto prog = load(std::string(kHeader) + R"(
 import functools

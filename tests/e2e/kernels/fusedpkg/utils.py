@@ -5,7 +5,11 @@ import operator
 import torch
 import triton
 import triton.language as tl
-from packaging import version
+
+try:
+    from packaging import version
+except ImportError:  # packaging is not a dependency of triton
+    version = None
 
 try:
     from triton.language.extra.libdevice import rsqrt as _rsqrt  # Triton >= 3.0
@@ -19,12 +23,19 @@ except ImportError:
     HAS_NO_SUCH_FUNCTION = False
 
 
+def _as_tuple(text):
+    return tuple(int(part) for part in text.split(".")[:3] if part.isdigit())
+
+
 def compare_version(package, op, target):
     try:
         import importlib.metadata as metadata
     except ImportError:
         return False
-    return op(version.parse(metadata.version(package)), version.parse(target))
+    installed = metadata.version(package)
+    if version is None:
+        return op(_as_tuple(installed), _as_tuple(target))
+    return op(version.parse(installed), version.parse(target))
 
 
 if compare_version("triton", operator.ge, "3.0.0"):

@@ -57,10 +57,3 @@ def _axpby(x_ptr, y_ptr, out_ptr, n, a, b, BLOCK: tl.constexpr):
 
 axpby = triton.jit(_axpby)
 axpby_nospec = triton.jit(do_not_specialize=["n"])(_axpby)
-
-
-@triton.autotune(configs=_configs_nobody_defined(), key=["n"])
-@triton.jit
-def broken_tuning(x_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.store(x_ptr + offs, offs, mask=offs < n)
