@@ -463,6 +463,15 @@ bool isInstanceOf(Interp& in, const Ref& x, const Ref& cls) {
     if (exceptionMatches(n, "BaseException")) return x->kind == Kind::Exception && exceptionMatches(x->s, n);
     return false;
   }
+  if (cls->kind == Kind::Instance && cls->s.rfind("class ", 0) == 0) {
+    // An object of a user class, of this class or a subclass.
+    if (x->kind != Kind::Instance || !x->self) return false;
+    auto it = x->self->attrs.find("__classes__");
+    if (it == x->self->attrs.end()) return false;
+    for (const Ref& c : it->second->items)
+      if (c->s == cls->s.substr(6)) return true;
+    return false;
+  }
   if (cls->kind == Kind::Native) {
     if (n == "triton.language.constexpr") return isNumber(*x) || x->kind == Kind::Str || x->kind == Kind::None;
     if (n == "triton.language.dtype" || n == "torch.dtype") return x->kind == Kind::DType;
@@ -604,6 +613,17 @@ Ref bType(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
     return builtin(t);
   return native("type:" + t);
 }
+
+/// A method bound to its object (`self`): the function with the object first.
+Ref bMethod(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  std::vector<Ref> args{fn.self};
+  args.insert(args.end(), a.begin(), a.end());
+  Kwargs k = std::move(kw);
+  kw.clear();
+  return in.call(fn.items.at(0), std::move(args), std::move(k), in.here());
+}
+
+Ref bIdentity(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return a.empty() ? none() : a[0]; }
 
 Ref bCallable(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref x = arg(in, fn, a, kw, 0, nullptr);
@@ -873,6 +893,7 @@ static const Table& table() {
         {"hasattr", bHasattr}, {"print", bPrint}, {"round", bRound}, {"format", bFormat}, {"pow", bPow},
         {"divmod", bDivmod}, {"callable", bCallable}, {"iter", bList}, {"next", bNext}, {"hex", bRadix},
         {"oct", bRadix}, {"bin", bRadix}, {"chr", bChrOrd}, {"ord", bChrOrd}, {"type", bType},
+        {"method", bMethod}, {"property", bIdentity}, {"staticmethod", bIdentity}, {"classmethod", bIdentity},
     };
     for (const char* m : {"append", "extend", "insert", "pop", "index", "count", "copy", "sort", "reverse", "remove", "clear"})
       t[std::string("list.") + m] = mList;

@@ -662,6 +662,12 @@ struct Exec {
       callee = u.why;
     }
     std::string name = callee->kind == Kind::Builtin ? callee->s : "";
+    if (!call && (name == "property" || name == "staticmethod" || name == "classmethod") &&
+        target->kind == Kind::Function) {
+      Ref w = instance(name);
+      w->attrs["fn"] = target;
+      return w;
+    }
     if (call && (name == "triton.autotune" || name == "triton.heuristics") && target->kind == Kind::JitFn) {
       auto o = std::make_shared<Object>(Kind::JitFn);
       o->jit = std::make_shared<JitData>(*target->jit);
@@ -705,8 +711,11 @@ struct Exec {
   void classDef(const py::ClassDef& c, const std::shared_ptr<Scope>& s) {
     Ref cls = instance("class " + c.name);
     std::vector<Ref> classes{str(c.name)};
+    bool isEnum = false;
     for (const auto& b : c.bases) {
       Ref base = eval(*b, s);
+      isEnum = isEnum || (base->kind == Kind::Native && base->s.rfind("enum.", 0) == 0) ||
+               (base->kind == Kind::Instance && base->attrs.count("__enum__"));
       if (base->kind == Kind::Instance && base->s.rfind("class ", 0) == 0) {
         for (auto& [k, v] : base->attrs)
           if (k != "__classes__") cls->attrs[k] = v;
@@ -725,6 +734,30 @@ struct Exec {
     block(c.body, body);
     for (auto& [k, v] : body->vars) cls->attrs[k] = v;
     cls->attrs["__classes__"] = tuple(classes);
+    if (isEnum) {
+      // Enum members, in the order the body binds them: objects with a name
+      // and a value (enum.auto() counts from 1), equal only to themselves.
+      cls->attrs["__enum__"] = boolean(true);
+      int64_t next = 1;
+      Ref members = list({});
+      for (const auto& st : c.body) {
+        auto* as = st->as<py::Assign>();
+        if (!as || as->targets.size() != 1 || !as->targets[0]->as<py::Name>()) continue;
+        const std::string& n = as->targets[0]->as<py::Name>()->id;
+        if (n.rfind("_", 0) == 0 || !body->vars.count(n)) continue;
+        Ref value = body->vars.at(n);
+        if (value->kind == Kind::Function) continue;
+        if (value->kind == Kind::Instance && value->s == "enum.auto") value = integer(next);
+        if (value->kind == Kind::Int && value->i.fitsInt64()) next = value->i.toInt64() + 1;
+        Ref m = instance(c.name);
+        m->attrs["name"] = str(n);
+        m->attrs["value"] = value;
+        m->self = cls;
+        cls->attrs[n] = m;
+        members->items.push_back(m);
+      }
+      cls->attrs["__members__"] = members;
+    }
     store(c.name, cls, *s);
   }
 
@@ -1140,7 +1173,14 @@ Ref Interp::call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const 
           e->attrs["__class__"] = str(callee->s.substr(6));
           return e;
         }
-        return opaque("an instance of " + callee->s.substr(6), at);
+        // An object of a user class: __init__ runs on it.
+        Ref obj = instance(callee->s.substr(6));
+        obj->self = callee;
+        if (auto it = callee->attrs.find("__init__"); it != callee->attrs.end() && it->second->kind == Kind::Function) {
+          args.insert(args.begin(), obj);
+          call(it->second, std::move(args), std::move(kwargs), at);
+        }
+        return obj;
       }
       [[fallthrough]];
     default: raise("TypeError", "'" + typeName(*callee) + "' object is not callable", at);
@@ -1202,6 +1242,29 @@ Ref Interp::getAttr(const Ref& v, const std::string& attr, const SourceLoc& at) 
     }
     case Kind::Instance: case Kind::Exception: {
       if (auto it = v->attrs.find(attr); it != v->attrs.end()) return it->second;
+      if (v->kind == Kind::Instance && v->self && v->self->s.rfind("class ", 0) == 0) {
+        // An object of a user class: the class's attribute, methods bound to
+        // the object, properties read.
+        if (auto it = v->self->attrs.find(attr); it != v->self->attrs.end()) {
+          const Ref& a = it->second;
+          if (a->kind == Kind::Function) {
+            Ref m = builtin("method", v);
+            m->items = {a};
+            return m;
+          }
+          if (a->kind == Kind::Instance && a->s == "property") return call(a->attrs.at("fn"), {v}, {}, at);
+          if (a->kind == Kind::Instance && a->s == "staticmethod") return a->attrs.at("fn");
+          if (a->kind == Kind::Instance && a->s == "classmethod") {
+            Ref m = builtin("method", v->self);
+            m->items = {a->attrs.at("fn")};
+            return m;
+          }
+          return a;
+        }
+      }
+      if (v->s.rfind("class ", 0) == 0) {
+        if (auto it = v->attrs.find(attr); it != v->attrs.end()) return it->second;
+      }
       if (Ref m = methodOf(*this, v, attr)) return m;
       if (v->s.rfind("class ", 0) == 0 && (attr == "__name__")) return str(v->s.substr(6));
       raise("AttributeError", "'" + typeName(*v) + "' object has no attribute '" + attr + "'", at);

@@ -512,6 +512,9 @@ Ref findSpec(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   return opaque("whether module '" + name->s + "' is installed", in.here());
 }
 
+/// enum.auto(): a marker the class statement numbers.
+Ref enumAuto(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return instance("enum.auto"); }
+
 Ref warn(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   kw.clear();
   return none();
@@ -563,6 +566,7 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
   t["importlib.metadata.version"] = metadataVersion;
   t["importlib.util.find_spec"] = findSpec;
   t["warnings.warn"] = warn;
+  t["enum.auto"] = enumAuto;
 }
 
 bool isModeledRoot(const std::string& root) {
@@ -587,7 +591,7 @@ Ref importNative(Interp& in, const std::string& path) {
   if (stdlibRoots().count(root)) {
     static const std::unordered_set<std::string> modeled = {
         "math", "os", "sys", "itertools", "functools", "operator", "packaging", "packaging.version", "importlib",
-        "importlib.metadata", "importlib.util", "warnings", "typing", "typing_extensions", "__future__"};
+        "importlib.metadata", "importlib.util", "warnings", "typing", "typing_extensions", "__future__", "enum"};
     if (modeled.count(path)) return native(path);
     if (modeled.count(root)) return nullptr;  // not a submodule of a module we model: ModuleNotFoundError
     return unknownModule(in, path);
@@ -679,6 +683,12 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
     return unknown();
   }
   if (path == "itertools" || path == "functools" || path == "operator" || path == "warnings") return builtin(full);
+  if (path == "enum") {
+    if (attr == "auto") return builtin(full);
+    if (attr == "Enum" || attr == "IntEnum" || attr == "Flag" || attr == "IntFlag" || attr == "StrEnum") return native(full);
+    if (attr == "unique") return builtin("functools.identity");
+    return unknown();
+  }
   if (path == "packaging") return attr == "version" ? native(full) : unknown();
   if (path == "packaging.version") return attr == "parse" || attr == "Version" ? builtin(full) : unknown();
   if (path == "importlib") return attr == "metadata" || attr == "util" ? native(full) : unknown();

@@ -739,6 +739,64 @@ TEST(HostEval, ControlFlow) {
 }
 
 // Class bodies as namespaces of constants.
+// Objects of user classes (__init__, methods, properties, static methods,
+// inheritance, isinstance) and enums (auto() numbering, members equal only
+// to themselves), as a platform-detection module uses them. Expectations
+// from CPython 3.11.
+TEST(HostEval, ObjectsAndEnums) {
+  EXPECT_REPR("class Counter:\n"
+              "    def __init__(self, start, step=1):\n"
+              "        self.value = start\n"
+              "        self.step = step\n"
+              "    def bump(self, times=1):\n"
+              "        for _ in range(times):\n"
+              "            self.value += self.step\n"
+              "        return self.value\n"
+              "c = Counter(10, step=5)\n"
+              "c.bump()\n"
+              "X = (c.bump(2), c.value, isinstance(c, Counter))",
+              "(25, 25, True)");
+  EXPECT_REPR("class Base:\n"
+              "    kind = 'base'\n"
+              "    def name(self):\n"
+              "        return self.kind + '!'\n"
+              "    @property\n"
+              "    def shout(self):\n"
+              "        return self.name().upper()\n"
+              "    @staticmethod\n"
+              "    def twice(x):\n"
+              "        return 2 * x\n"
+              "class Child(Base):\n"
+              "    kind = 'child'\n"
+              "obj = Child()\n"
+              "X = (obj.name(), obj.shout, obj.twice(4), isinstance(obj, Base), isinstance(Base(), Child))",
+              "('child!', 'CHILD!', 8, True, False)");
+  EXPECT_REPR("import enum\n"
+              "class Color(enum.Enum):\n"
+              "    RED = enum.auto()\n"
+              "    GREEN = enum.auto()\n"
+              "    BLUE = 10\n"
+              "    CYAN = enum.auto()\n"
+              "X = (Color.RED.value, Color.GREEN.value, Color.BLUE.value, Color.CYAN.value, Color.RED.name, "
+              "Color.RED == Color.RED, Color.RED == Color.GREEN)",
+              "(1, 2, 10, 11, 'RED', True, False)");
+  EXPECT_REPR("import enum\n"
+              "class Plat(enum.Enum):\n"
+              "    CUDA = enum.auto()\n"
+              "    ROCM = enum.auto()\n"
+              "class P:\n"
+              "    _enum = None\n"
+              "    def is_rocm(self):\n"
+              "        return self._enum == Plat.ROCM\n"
+              "class Cuda(P):\n"
+              "    _enum = Plat.CUDA\n"
+              "def detect():\n"
+              "    return Cuda()\n"
+              "current = detect()\n"
+              "X = (current.is_rocm(), not current.is_rocm())",
+              "(False, True)");
+}
+
 TEST(HostEval, Classes) {
   EXPECT_REPR("class Mode:\n"
               "    A = 1\n"
