@@ -48,6 +48,6 @@ ctest --test-dir build -j"$jobs" --output-on-failure --timeout 120 | tee build/c
 end_phase "ctest"
 echo "== slowest tests"
 grep -E 'Test +#[0-9]+: .* sec$' build/ctest.log | sed -E 's/^.*Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' |
-  sort -rn | head -5 | awk '{ printf "  %8.2f s  %s\n", $1, $2 }'
+  sort -rn | awk 'NR <= 5 { printf "  %8.2f s  %s\n", $1, $2 }'  # (head would cut sort off: SIGPIPE under pipefail)
 report_phases
 exit "$status"
