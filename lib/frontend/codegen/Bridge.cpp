@@ -184,12 +184,17 @@ struct Bridge {
     }
   }
 
-  static const JitFunction* jitFor(SourceProgram::Shared& sh, const Ref& v) {
+  static const JitFunction* jitFor(SourceProgram::Shared& sh, Ref v) {
     std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
-    auto& slot = sh.jits[v->jit.get()];
+    auto& slot = sh.jits[v->jit.get()];  // (std::map: the slot survives later insertions)
     if (slot.second) return slot.second.get();
-    const host::JitData& jd = *v->jit;
-    const host::FunctionData& fd = *jd.function->fn;
+    // Evaluating annotations runs host code, which may rebind globals: what
+    // is read here is held by value.
+    std::shared_ptr<host::JitData> jdRef = v->jit;
+    Ref function = jdRef->function;
+    std::shared_ptr<host::FunctionData> fdRef = function->fn;
+    const host::JitData& jd = *jdRef;
+    const host::FunctionData& fd = *fdRef;
     if (!fd.def) return nullptr;  // a lambda
     auto fn = std::make_unique<JitFunction>();
     fn->name = fd.def->name;
@@ -265,6 +270,7 @@ struct Bridge {
       return c->strValue;
     }
     try {
+      sh.interp.beginSession();
       Ref v = sh.interp.eval(*e, fd.module->globals);
       if (v->kind == Kind::DType) return v->s;
     } catch (const host::PyException&) {
@@ -296,6 +302,7 @@ struct Bridge {
       if (k.arg) kw.emplace_back(*k.arg, v);
       else if (v->kind == Kind::Dict)
         for (size_t i = 0; i < v->keys.size(); ++i) kw.emplace_back(host::strOf(*v->keys[i]), v->items[i]);
+      else fail(d.loc, "the decorator's **arguments", v);
     }
   }
 
@@ -480,8 +487,12 @@ std::shared_ptr<SourceProgram> SourceProgram::load(SourceFileRef source, const s
   auto shared = std::make_shared<Shared>(environment(dirs, options));
   std::lock_guard<std::recursive_mutex> lock(shared->interp.mutex());
   shared->interp.beginSession();
-  host::ModuleObj* m = shared->interp.runEntry(source, path, name, isPackage);
-  return Bridge::handle(*shared, Bridge::programFor(*shared, m));
+  try {
+    host::ModuleObj* m = shared->interp.runEntry(source, path, name, isPackage);
+    return Bridge::handle(*shared, Bridge::programFor(*shared, m));
+  } catch (const std::bad_alloc&) {
+    reportError(shared->interp.here(), "host Python ran out of memory while loading the program");
+  }
 }
 
 std::shared_ptr<SourceProgram> SourceProgram::loadFile(const std::string& path, const LoadOptions& options) {
@@ -499,13 +510,15 @@ std::vector<std::pair<std::string, const JitFunction*>> SourceProgram::kernels()
   };
   std::vector<Found> found;
   std::set<const JitFunction*> seen;
-  for (const std::string& n : m->order) {
+  const std::vector<std::string> order = m->order;  // (a copy: jitFor may run host code)
+  for (const std::string& n : order) {
     auto it = m->globals->vars.find(n);
     if (it == m->globals->vars.end() || it->second->kind != Kind::JitFn) continue;
-    const host::FunctionData& fd = *it->second->jit->function->fn;
-    if (fd.module != m || !fd.def) continue;
-    const JitFunction* fn = Bridge::jitFor(*shared_, it->second);
-    if (fn && seen.insert(fn).second) found.push_back({{fd.def->line, fd.def->col}, n, fn});
+    Ref value = it->second;
+    std::shared_ptr<host::FunctionData> fd = value->jit->function->fn;
+    if (fd->module != m || !fd->def) continue;
+    const JitFunction* fn = Bridge::jitFor(*shared_, value);
+    if (fn && seen.insert(fn).second) found.push_back({{fd->def->line, fd->def->col}, n, fn});
   }
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.at < b.at; });
   std::vector<std::pair<std::string, const JitFunction*>> out;
@@ -533,7 +546,7 @@ const JitFunction* SourceProgram::find(std::string_view name) const {
     scope = it->second->module->globals.get();
     rest = rest.substr(dot + 1);
   }
-  if (cur && cur->kind == Kind::JitFn) return Bridge::jitFor(*shared_, cur);
+  if (cur && cur->kind == Kind::JitFn) return Bridge::jitFor(*shared_, cur);  // (cur: a Ref copy)
   for (const auto& [bound, fn] : kernels())
     if (fn->name == name) return fn;
   return nullptr;
@@ -656,7 +669,8 @@ std::optional<Val> SourceProgram::Globals::lookup(const std::string& name) const
     auto* m = static_cast<host::ModuleObj*>(program->module_);
     auto it = m->globals->vars.find(name);
     if (it == m->globals->vars.end()) return std::nullopt;
-    v = Bridge::toVal(sh, it->second, name);
+    Ref value = it->second;  // (by value: the conversion may run host code)
+    v = Bridge::toVal(sh, value, name);
   }
   std::lock_guard<std::mutex> lock(mutex);
   cache.emplace(name, *v);

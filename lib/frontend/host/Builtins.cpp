@@ -93,7 +93,7 @@ std::string formatValue(Interp& in, const Ref& v, const std::string& spec) {
   char type = k < spec.size() ? spec[k++] : 0;
   if (k != spec.size()) in.raise("ValueError", "Invalid format specifier '" + spec + "'", in.here());
   std::string body, prefix;
-  bool numeric = isNumber(*v);
+  bool numeric = isNumber(*v) && !(v->kind == Kind::Bool && !type);  // format(True) is "True"
   if (!numeric || type == 's') {
     if (type && type != 's') in.raise("ValueError", std::string("Unknown format code '") + type + "' for object of type '" + typeName(*v) + "'", in.here());
     body = strOf(*v);
@@ -179,6 +179,8 @@ std::string strFormat(Interp& in, const std::string& fmt, const std::vector<Ref>
       if (auto_ >= args.size()) in.raise("IndexError", "Replacement index out of range", in.here());
       v = args[auto_++];
     } else if (std::isdigit(static_cast<unsigned char>(field[0]))) {
+      if (field.size() > 9 || field.find_first_not_of("0123456789") != std::string::npos)
+        in.raise("IndexError", "Replacement index " + field + " out of range", in.here());
       size_t i = std::stoul(field);
       if (i >= args.size()) in.raise("IndexError", "Replacement index out of range", in.here());
       v = args[i];
@@ -752,6 +754,14 @@ Ref mStr(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   if (m == "format") {
     for (auto& x : a) if (x->kind == Kind::Opaque) return x;
     for (auto& [k, v] : kw) if (v->kind == Kind::Opaque) return v;
+    // Fields reaching into arguments ("{0.attr}", "{d[key]}") are not
+    // evaluated: the result is unknown rather than wrong.
+    for (size_t p = s.find('{'); p != std::string::npos; p = s.find('{', p + 1)) {
+      if (p + 1 < s.size() && s[p + 1] == '{') { ++p; continue; }
+      size_t end = s.find_first_of(":}!", p);
+      if (end != std::string::npos && s.substr(p + 1, end - p - 1).find_first_of(".[") != std::string::npos)
+        return opaque("str.format with a field that reaches into an argument", in.here());
+    }
     std::string out = strFormat(in, s, a, kw);
     kw.clear();
     return str(std::move(out));
@@ -893,7 +903,7 @@ static const Table& table() {
         {"hasattr", bHasattr}, {"print", bPrint}, {"round", bRound}, {"format", bFormat}, {"pow", bPow},
         {"divmod", bDivmod}, {"callable", bCallable}, {"iter", bList}, {"next", bNext}, {"hex", bRadix},
         {"oct", bRadix}, {"bin", bRadix}, {"chr", bChrOrd}, {"ord", bChrOrd}, {"type", bType},
-        {"method", bMethod}, {"property", bIdentity}, {"staticmethod", bIdentity}, {"classmethod", bIdentity},
+        {"<method>", bMethod}, {"property", bIdentity}, {"staticmethod", bIdentity}, {"classmethod", bIdentity},
     };
     for (const char* m : {"append", "extend", "insert", "pop", "index", "count", "copy", "sort", "reverse", "remove", "clear"})
       t[std::string("list.") + m] = mList;
@@ -916,7 +926,7 @@ Ref pythonBuiltin(const std::string& name) {
   static const std::unordered_set<std::string> names = [] {
     std::unordered_set<std::string> n;
     for (const auto& [k, v] : table())
-      if (k.find('.') == std::string::npos) n.insert(k);
+      if (k.find('.') == std::string::npos && k[0] != '<') n.insert(k);
     return n;
   }();
   if (names.count(name)) return builtin(name);

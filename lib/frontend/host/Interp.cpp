@@ -34,6 +34,13 @@ struct Undecided {
 
 constexpr int kMaxDepth = 200;
 
+/// `v` as an Opaque when its value is unknown (a name from a module Tessera
+/// did not find is a Native with `b` set).
+Ref asOpaque(const Ref& v) {
+  if (v->kind == Kind::Native && v->b) return opaque(v->s + ", from a module Tessera did not find");
+  return v;
+}
+
 /// Names a statement may bind (assignment targets, imports, defs, loop
 /// targets, handlers), in its nested blocks too.
 void assignedNames(const py::Stmt& s, std::vector<std::string>& out);
@@ -290,7 +297,8 @@ struct Exec {
   }
 
   void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, Scope& s) {
-    bindOpaque(st, opaque("it is bound only under a condition that could not be decided: " + test->s, loc(cond, s)), s);
+    std::string why = test->kind == Kind::Native ? test->s + ", from a module Tessera did not find" : test->s;
+    bindOpaque(st, opaque("it is bound only under a condition that could not be decided: " + why, loc(cond, s)), s);
   }
 
   Flow stmt(const py::Stmt& st, const std::shared_ptr<Scope>& s) {
@@ -369,6 +377,9 @@ struct Exec {
         Ref test = eval(*i->test, s);
         std::optional<bool> t = in.truth(test);
         if (!t) {
+          // In a function, what follows may depend on the branch (a return
+          // in it): the call's value is unknown.
+          if (!s->isModule && !s->isClass) throw Undecided{asOpaque(test)};
           undecidedBranches(st, test, *i->test, *s);
           return Flow::Normal;
         }
@@ -378,6 +389,7 @@ struct Exec {
         auto* f = st.as<py::For>();
         Ref iterable = eval(*f->iter, s);
         if (iterable->kind == Kind::Opaque) {
+          if (!s->isModule && !s->isClass) throw Undecided{iterable};
           bindOpaque(st, opaque("it is bound in a loop over a value that could not be evaluated (" + iterable->s + ")",
                                 iterable->where),
                      *s);
@@ -397,6 +409,7 @@ struct Exec {
           Ref test = eval(*w->test, s);
           std::optional<bool> t = in.truth(test);
           if (!t) {
+            if (!s->isModule && !s->isClass) throw Undecided{asOpaque(test)};
             undecidedBranches(st, test, *w->test, *s);
             return Flow::Normal;
           }
@@ -465,6 +478,10 @@ struct Exec {
   void del(const py::Expr& t, const std::shared_ptr<Scope>& s) {
     if (auto* n = t.as<py::Name>()) {
       s->vars.erase(n->id);
+      if (s->isModule && s->module) {
+        auto& order = s->module->order;
+        order.erase(std::remove(order.begin(), order.end(), n->id), order.end());
+      }
     } else if (auto* sub = t.as<py::Subscript>()) {
       Ref base = eval(*sub->value, s), index = eval(*sub->slice, s);
       if (base->kind == Kind::Dict) {
@@ -596,9 +613,20 @@ struct Exec {
     Ref mod = moduleValue(base, at);
     for (const auto& a : f.names) {
       if (a.name == "*") {
-        if (mod->kind == Kind::Module)
-          for (const auto& n : mod->module->order)
-            if (n[0] != '_') store(n, mod->module->globals->vars.at(n), s);
+        if (mod->kind == Kind::Module) {
+          // __all__ when the module has one, else its public names.
+          auto& g = mod->module->globals->vars;
+          std::vector<std::string> names;
+          if (auto all = g.find("__all__"); all != g.end() && isSequence(*all->second)) {
+            for (const auto& x : all->second->items)
+              if (x->kind == Kind::Str) names.push_back(x->s);
+          } else {
+            for (const auto& n : mod->module->order)
+              if (n[0] != '_') names.push_back(n);
+          }
+          for (const auto& n : names)
+            if (auto it = g.find(n); it != g.end()) store(n, it->second, s);
+        }
         continue;
       }
       Ref v;
@@ -618,10 +646,19 @@ struct Exec {
   }
 
   // ---- definitions ---------------------------------------------------------
+  /// The scope a function defined in `s` closes over: none at module level,
+  /// and not a class body (Python's methods do not see class names).
+  static std::shared_ptr<Scope> closureOf(const std::shared_ptr<Scope>& s) {
+    std::shared_ptr<Scope> c = s;
+    while (c && c->isClass) c = c->parent;
+    return c && !c->isModule ? c : nullptr;
+  }
+
   std::shared_ptr<FunctionData> makeFunction(const py::Arguments& args, const std::shared_ptr<Scope>& s) {
     auto fd = std::make_shared<FunctionData>();
-    fd->closure = s->isModule ? nullptr : s;
+    fd->closure = closureOf(s);
     fd->module = s->module;
+    if (fd->closure) in.keepScope(fd->closure);  // cleared when the program dies (cycles)
     for (const auto& d : args.defaults) fd->defaults.push_back(eval(*d, s));
     for (const auto& d : args.kwDefaults) fd->kwDefaults.push_back(d ? eval(*d, s) : nullptr);
     return fd;
@@ -635,7 +672,7 @@ struct Exec {
       // A default that raises: the function still exists for the kernel
       // code generator, which evaluates defaults itself.
       fd = std::make_shared<FunctionData>();
-      fd->closure = s->isModule ? nullptr : s;
+      fd->closure = closureOf(s);
       fd->module = s->module;
     }
     fd->def = &def;
@@ -731,7 +768,9 @@ struct Exec {
     auto body = std::make_shared<Scope>();
     body->module = s->module;
     body->parent = s->isModule ? nullptr : s;
+    body->isClass = true;
     block(c.body, body);
+    in.keepClass(cls);
     for (auto& [k, v] : body->vars) cls->attrs[k] = v;
     cls->attrs["__classes__"] = tuple(classes);
     if (isEnum) {
@@ -1089,7 +1128,17 @@ struct Exec {
 //===----------------------------------------------------------------------===//
 
 Interp::Interp(Environment env) : env_(std::move(env)) { beginSession(); }
-Interp::~Interp() = default;
+Interp::~Interp() {
+  // Break the cycles: module globals hold jit functions whose decorators hold
+  // the module's scope; closures hold their scope; classes hold members that
+  // hold the class.
+  for (auto& m : modules_)
+    if (m->globals) m->globals->vars.clear();
+  for (auto& w : kept_)
+    if (auto s = w.lock()) s->vars.clear();
+  for (auto& w : classes_)
+    if (auto c = w.lock()) c->attrs.clear();
+}
 
 void Interp::beginSession() {
   steps_ = 0;
@@ -1126,7 +1175,7 @@ DeviceInfo Interp::device() {
 }
 
 std::optional<bool> Interp::truth(const Ref& v) {
-  if (v->kind == Kind::Opaque) return std::nullopt;
+  if (v->kind == Kind::Opaque || (v->kind == Kind::Native && v->b)) return std::nullopt;
   return truthy(*v);
 }
 
@@ -1136,22 +1185,32 @@ Ref Interp::eval(const py::Expr& e, const std::shared_ptr<Scope>& scope) {
     return x.eval(e, scope);
   } catch (const Undecided& u) {
     return u.why;
+  } catch (const frontend::BigIntError& err) {
+    raise("OverflowError", err.what(), locOf(e, scope->module));
   }
 }
 
 Ref Interp::call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const SourceLoc& at) {
   step();
   here_ = at;
+  if (++depth_ > kMaxDepth) {
+    depth_ = 0;
+    fatal(at, "host Python recursion deeper than " + std::to_string(kMaxDepth) + " calls");
+  }
+  struct Leave {
+    int& d;
+    ~Leave() { if (d > 0) --d; }
+  } leave{depth_};
+  try {
+    return callUnchecked(callee, std::move(args), std::move(kwargs), at);
+  } catch (const frontend::BigIntError& e) {
+    raise("OverflowError", e.what(), at);
+  }
+}
+
+Ref Interp::callUnchecked(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const SourceLoc& at) {
   switch (callee->kind) {
     case Kind::Function: {
-      if (++depth_ > kMaxDepth) {
-        depth_ = 0;
-        fatal(at, "host Python recursion deeper than " + std::to_string(kMaxDepth) + " calls");
-      }
-      struct Leave {
-        int& d;
-        ~Leave() { if (d > 0) --d; }
-      } leave{depth_};
       Exec x{*this, nullptr};
       try {
         return x.callFunction(*callee, args, kwargs, at);
@@ -1189,8 +1248,8 @@ Ref Interp::call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const 
 
 std::vector<Ref> Interp::iterate(const Ref& v, const SourceLoc& at) {
   switch (v->kind) {
-    case Kind::Tuple: case Kind::List: case Kind::Set: return v->items;
-    case Kind::Dict: return v->keys;
+    case Kind::Tuple: case Kind::List: case Kind::Set: steps(v->items.size()); return v->items;
+    case Kind::Dict: steps(v->keys.size()); return v->keys;
     case Kind::Str: {
       std::vector<Ref> out;
       for (char c : v->s) out.push_back(str(std::string(1, c)));
@@ -1207,6 +1266,9 @@ std::vector<Ref> Interp::iterate(const Ref& v, const SourceLoc& at) {
       return out;
     }
     case Kind::Opaque: throw Undecided{v};
+    case Kind::Native:
+      if (v->b) throw Undecided{asOpaque(v)};
+      [[fallthrough]];
     default: raise("TypeError", "'" + typeName(*v) + "' object is not iterable", at);
   }
 }
@@ -1241,6 +1303,19 @@ Ref Interp::getAttr(const Ref& v, const std::string& attr, const SourceLoc& at) 
       raise("AttributeError", "module '" + v->s + "' has no attribute '" + attr + "'", at);
     }
     case Kind::Instance: case Kind::Exception: {
+      if (v->kind == Kind::Instance && v->s.rfind("class ", 0) == 0) {
+        // A class: its attributes, static and class methods unwrapped.
+        if (auto it = v->attrs.find(attr); it != v->attrs.end()) {
+          const Ref& a = it->second;
+          if (a->kind == Kind::Instance && a->s == "staticmethod") return a->attrs.at("fn");
+          if (a->kind == Kind::Instance && a->s == "classmethod") {
+            Ref m = builtin("<method>", v);
+            m->items = {a->attrs.at("fn")};
+            return m;
+          }
+          return a;
+        }
+      }
       if (auto it = v->attrs.find(attr); it != v->attrs.end()) return it->second;
       if (v->kind == Kind::Instance && v->self && v->self->s.rfind("class ", 0) == 0) {
         // An object of a user class: the class's attribute, methods bound to
@@ -1248,22 +1323,19 @@ Ref Interp::getAttr(const Ref& v, const std::string& attr, const SourceLoc& at) 
         if (auto it = v->self->attrs.find(attr); it != v->self->attrs.end()) {
           const Ref& a = it->second;
           if (a->kind == Kind::Function) {
-            Ref m = builtin("method", v);
+            Ref m = builtin("<method>", v);
             m->items = {a};
             return m;
           }
           if (a->kind == Kind::Instance && a->s == "property") return call(a->attrs.at("fn"), {v}, {}, at);
           if (a->kind == Kind::Instance && a->s == "staticmethod") return a->attrs.at("fn");
           if (a->kind == Kind::Instance && a->s == "classmethod") {
-            Ref m = builtin("method", v->self);
+            Ref m = builtin("<method>", v->self);
             m->items = {a->attrs.at("fn")};
             return m;
           }
           return a;
         }
-      }
-      if (v->s.rfind("class ", 0) == 0) {
-        if (auto it = v->attrs.find(attr); it != v->attrs.end()) return it->second;
       }
       if (Ref m = methodOf(*this, v, attr)) return m;
       if (v->s.rfind("class ", 0) == 0 && (attr == "__name__")) return str(v->s.substr(6));

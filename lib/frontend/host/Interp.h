@@ -53,6 +53,7 @@ struct Scope {
   std::set<std::string> globalNames;    ///< `global x` inside a function
   std::set<std::string> nonlocalNames;  ///< `nonlocal x`: stored where an enclosing scope binds it
   bool isModule = false;
+  bool isClass = false;  ///< a class body: functions defined in it do not close over it
 };
 
 /// A user module: one file on the search path.
@@ -135,10 +136,22 @@ class Interp {
   }
   /// Caps on sizes (elements of a list / characters of a string).
   void checkSize(size_t n, const char* what);
+  /// Counts `n` steps of one operation (a copy of n elements).
+  void steps(size_t n) {
+    steps_ += static_cast<int64_t>(n);
+    if (steps_ > budget_) budgetExceeded();
+  }
+  /// Scopes closed over and classes, emptied when the Interp dies: closures
+  /// and class members can refer back to themselves (shared_ptr cycles).
+  void keepScope(const std::shared_ptr<Scope>& s) {
+    if (kept_.empty() || kept_.back().lock() != s) kept_.push_back(s);
+  }
+  void keepClass(const Ref& cls) { classes_.push_back(cls); }
 
  private:
   friend struct Exec;
   [[noreturn]] void budgetExceeded();
+  Ref callUnchecked(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const SourceLoc& at);
   ModuleObj* loadFile(const std::string& name, const std::string& path, bool isPackage, SourceFileRef source);
   std::optional<std::pair<std::string, bool>> findModuleFile(const std::string& name) const;
   void execModule(ModuleObj& m);
@@ -148,6 +161,8 @@ class Interp {
   std::vector<std::unique_ptr<ModuleObj>> modules_;
   std::map<std::string, ModuleObj*> byName_;
   std::optional<DeviceInfo> device_;
+  std::vector<std::weak_ptr<Scope>> kept_;
+  std::vector<std::weak_ptr<Object>> classes_;
   int64_t steps_ = 0, budget_ = 0;
   int depth_ = 0;
   SourceLoc here_;

@@ -85,6 +85,14 @@ const char* dtypeName(const std::string& attr, bool torch) {
   return nullptr;
 }
 
+/// torch.__version__: a string that compares as a version (torch's
+/// TorchVersion), marked by `b`.
+Ref versionString(const char* text) {
+  Ref s = str(text);
+  s->b = true;
+  return s;
+}
+
 bool isLanguagePath(const std::string& p) { return p == "triton.language" || p.rfind("triton.language.", 0) == 0; }
 
 // ---- triton -----------------------------------------------------------------
@@ -291,11 +299,27 @@ Ref torchFinfo(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 Ref mathFn(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   std::string f = fn.s.substr(5);
   if (f == "gcd" || f == "lcm") {
+    auto gcd = [&](BigInt x, BigInt y) {
+      if (x.isNegative()) x = -x;
+      if (y.isNegative()) y = -y;
+      while (!y.isZero()) {
+        in.step();
+        BigInt t = BigInt::floorMod(x, y);
+        x = y;
+        y = t;
+      }
+      return x;
+    };
     BigInt r = f == "gcd" ? BigInt(0) : BigInt(1);
     for (auto& x : a) {
-      int64_t v = std::llabs(intArg(in, x, fn.s.c_str()));
-      int64_t cur = r.toInt64();
-      r = f == "gcd" ? BigInt(std::gcd(cur, v)) : BigInt(v == 0 ? 0 : std::lcm(cur, v));
+      if (x->kind != Kind::Int && x->kind != Kind::Bool) in.raise("TypeError", fn.s + "() takes integers", in.here());
+      BigInt v = x->kind == Kind::Bool ? BigInt(x->b) : x->i;
+      if (f == "gcd") r = gcd(r, v);
+      else if (v.isZero() || r.isZero()) r = 0;
+      else {
+        BigInt g = gcd(r, v), p = BigInt::floorDiv(r * v, g);
+        r = p.isNegative() ? -p : p;
+      }
     }
     return integer(r);
   }
@@ -307,10 +331,10 @@ Ref mathFn(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   if (f == "isqrt") {
     int64_t v = intArg(in, arg(in, fn, a, kw, 0, nullptr), "math.isqrt");
     if (v < 0) in.raise("ValueError", "isqrt() argument must be nonnegative", in.here());
-    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+    __int128 r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
     while (r * r > v) --r;
     while ((r + 1) * (r + 1) <= v) ++r;
-    return integer(r);
+    return integer(static_cast<int64_t>(r));
   }
   double x = floatArg(in, arg(in, fn, a, kw, 0, nullptr), fn.s.c_str());
   if (f == "ceil" || f == "floor" || f == "trunc") {
@@ -352,6 +376,7 @@ Ref itProduct(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref rep = kwarg(kw, "repeat");
   std::vector<std::vector<Ref>> pools;
   int64_t times = rep ? intArg(in, rep, "repeat") : 1;
+  if (times < 0 || times > 64) return opaque("itertools.product with repeat=" + std::to_string(times), in.here());
   for (int64_t r = 0; r < times; ++r)
     for (auto& x : a) pools.push_back(in.iterate(x, in.here()));
   std::vector<Ref> out{tuple({})};
@@ -381,7 +406,10 @@ Ref itChain(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 Ref itCombinations(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   std::vector<Ref> pool = in.iterate(arg(in, fn, a, kw, 0, "iterable"), in.here());
   int64_t r = intArg(in, arg(in, fn, a, kw, 1, "r"), "combinations");
+  if (r < 0) in.raise("ValueError", "r must be non-negative", in.here());
   std::vector<Ref> out;
+  if (r > static_cast<int64_t>(pool.size())) return list({});
+  if (r > 64) return opaque("itertools.combinations of more than 64 elements each", in.here());
   std::vector<size_t> idx;
   std::function<void(size_t)> rec = [&](size_t start) {
     in.step();
@@ -467,7 +495,7 @@ Ref opFn(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 /// A version object: its text and its release numbers (`3.6.0.dev1+git` ->
 /// (3, 6, 0)); pre-releases compare as their release.
 Ref makeVersion(Interp& in, const std::string& text) {
-  Ref v = instance("version");
+  Ref v = instance("<version>");
   v->attrs["text"] = str(text);
   std::vector<Ref> parts;
   size_t k = 0;
@@ -491,7 +519,7 @@ Ref makeVersion(Interp& in, const std::string& text) {
 
 Ref pkgVersion(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref t = arg(in, fn, a, kw, 0, nullptr);
-  if (t->kind == Kind::Instance && t->s == "version") return t;
+  if (t->kind == Kind::Instance && t->s == "<version>") return t;
   if (t->kind != Kind::Str) in.raise("TypeError", "expected string or bytes-like object, got '" + typeName(*t) + "'", in.here());
   return makeVersion(in, t->s);
 }
@@ -642,14 +670,14 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   if (path == "torch") {
     if (const char* d = dtypeName(attr, true)) return dtype(d);
     if (attr == "finfo" || attr == "iinfo") return builtin(full);
-    if (attr == "__version__") return str(kTorchVersion);
+    if (attr == "__version__") return versionString(kTorchVersion);
     if (attr == "cuda" || attr == "version" || attr == "dtype") return native(full);
     return unknown();
   }
   if (path == "torch.version") {
     if (attr == "hip" || attr == "xpu") return none();
     if (attr == "cuda") return str(kCudaVersion);
-    if (attr == "__version__") return str(kTorchVersion);
+    if (attr == "__version__") return versionString(kTorchVersion);
     return unknown();
   }
   if (path == "torch.cuda") {

@@ -23,9 +23,13 @@ BigInt asInt(const Object& o) { return o.kind == Kind::Bool ? BigInt(o.b ? 1 : 0
 double asFloat(const Object& o) { return o.kind == Kind::Float ? o.f : asInt(o).toDouble(); }
 bool isIntLike(const Object& o) { return o.kind == Kind::Int || o.kind == Kind::Bool; }
 
+/// An operand whose value is unknown: an Opaque, or a name from a module
+/// Tessera did not find (a Native with `b` set).
+bool unknownValue(const Ref& v) { return v->kind == Kind::Opaque || (v->kind == Kind::Native && v->b); }
+
 Ref firstOpaque(const Ref& a, const Ref& b) {
-  if (a->kind == Kind::Opaque) return a;
-  if (b && b->kind == Kind::Opaque) return b;
+  if (unknownValue(a)) return a->kind == Kind::Opaque ? a : opaque(a->s + ", from a module Tessera did not find");
+  if (b && unknownValue(b)) return b->kind == Kind::Opaque ? b : opaque(b->s + ", from a module Tessera did not find");
   return nullptr;
 }
 
@@ -119,9 +123,15 @@ int compareValues(Interp& in, const Object& a, const Object& b, bool& ok) {
     }
     return asInt(a).compare(asInt(b));
   }
+  if (a.kind == Kind::Str && b.kind == Kind::Str && (a.b || b.b)) {
+    // torch.__version__ against a string: as versions.
+    Ref x = in.call(builtin("packaging.version.parse"), {str(a.s)}, {}, in.here());
+    Ref y = in.call(builtin("packaging.version.parse"), {str(b.s)}, {}, in.here());
+    return compareValues(in, *x, *y, ok);
+  }
   if (a.kind == Kind::Str && b.kind == Kind::Str) return a.s < b.s ? -1 : a.s > b.s ? 1 : 0;
   if (a.kind == b.kind && (a.kind == Kind::Tuple || a.kind == Kind::List)) return compareSeq(in, a.items, b.items, ok);
-  if (a.kind == Kind::Instance && b.kind == Kind::Instance && a.s == "version" && b.s == "version") {
+  if (a.kind == Kind::Instance && b.kind == Kind::Instance && a.s == "<version>" && b.s == "<version>") {
     // 3.0 == 3.0.0: trailing zeros of the release do not count.
     auto trimmed = [](const Object& v) {
       std::vector<Ref> r = v.attrs.at("release")->items;
@@ -346,9 +356,10 @@ Ref subscript(Interp& in, const Ref& base, const Ref& index) {
       sliceIndices(in, *index, n, start, stop, step);
       std::vector<Ref> out;
       std::string s;
-      for (int64_t k = start; step > 0 ? k < stop : k > stop; k += step) {
+      for (int64_t k = start; step > 0 ? k < stop : k > stop;) {
         if (base->kind == Kind::Str) s += base->s[k];
         else out.push_back(items[k]);
+        if (__builtin_add_overflow(k, step, &k)) break;  // past any index
       }
       if (base->kind == Kind::Str) return str(std::move(s));
       return base->kind == Kind::Tuple ? tuple(std::move(out)) : list(std::move(out));

@@ -10,6 +10,26 @@
 
 namespace tessera::host {
 
+Object::~Object() {
+  if (items.empty() && keys.empty() && attrs.empty() && !self) return;
+  std::vector<Ref> pending;
+  auto take = [&pending](Object& o) {
+    for (auto& x : o.items) pending.push_back(std::move(x));
+    for (auto& x : o.keys) pending.push_back(std::move(x));
+    for (auto& [k, x] : o.attrs) pending.push_back(std::move(x));
+    if (o.self) pending.push_back(std::move(o.self));
+    o.items.clear();
+    o.keys.clear();
+    o.attrs.clear();
+  };
+  take(*this);
+  while (!pending.empty()) {
+    Ref r = std::move(pending.back());
+    pending.pop_back();
+    if (r && r.use_count() == 1) take(*r);  // the last owner: empty it before it dies
+  }
+}
+
 Ref none() {
   static const Ref n = std::make_shared<Object>(Kind::None);
   return n;
@@ -92,8 +112,14 @@ bool truthy(const Object& o) {
   }
 }
 
-bool equal(const Object& a, const Object& b) {
+static bool equalAt(const Object& a, const Object& b, int depth);
+
+bool equal(const Object& a, const Object& b) { return equalAt(a, b, 0); }
+
+/// Python's ==; containers nested deeper than 100 (or cyclic) compare unequal.
+static bool equalAt(const Object& a, const Object& b, int depth) {
   if (&a == &b) return a.kind != Kind::Float || !std::isnan(a.f);
+  if (depth > 100) return false;
   if (isNumber(a) && isNumber(b)) {
     if (a.kind == Kind::Float && b.kind == Kind::Float) return a.f == b.f;
     if (a.kind == Kind::Float || b.kind == Kind::Float) {
@@ -115,13 +141,13 @@ bool equal(const Object& a, const Object& b) {
     case Kind::Tuple: case Kind::List: case Kind::Slice: case Kind::Range:
       if (a.items.size() != b.items.size()) return false;
       for (size_t k = 0; k < a.items.size(); ++k)
-        if (!equal(*a.items[k], *b.items[k])) return false;
+        if (!equalAt(*a.items[k], *b.items[k], depth + 1)) return false;
       return true;
     case Kind::Set:
       if (a.items.size() != b.items.size()) return false;
       for (const auto& x : a.items) {
         bool found = false;
-        for (const auto& y : b.items) found = found || equal(*x, *y);
+        for (const auto& y : b.items) found = found || equalAt(*x, *y, depth + 1);
         if (!found) return false;
       }
       return true;
@@ -129,11 +155,11 @@ bool equal(const Object& a, const Object& b) {
       if (a.items.size() != b.items.size()) return false;
       for (size_t k = 0; k < a.keys.size(); ++k) {
         Ref v = dictGet(b, *a.keys[k]);
-        if (!v || !equal(*v, *a.items[k])) return false;
+        if (!v || !equalAt(*v, *a.items[k], depth + 1)) return false;
       }
       return true;
     case Kind::Instance:
-      if (a.s == "version" && b.s == "version") {
+      if (a.s == "<version>" && b.s == "<version>") {
         std::vector<Ref> x = a.attrs.at("release")->items, y = b.attrs.at("release")->items;
         while (x.size() > 1 && x.back()->i.isZero()) x.pop_back();  // 3.0 == 3.0.0
         while (y.size() > 1 && y.back()->i.isZero()) y.pop_back();
@@ -196,8 +222,15 @@ static std::string quote(const std::string& s) {
   return out + q;
 }
 
-std::string repr(const Object& o) {
-  auto seq = [](const std::vector<Ref>& xs, const char* open, const char* close, bool oneTuple) {
+static std::string reprAt(const Object& o, int depth);
+
+std::string repr(const Object& o) { return reprAt(o, 0); }
+
+/// repr(); containers nested deeper than 100 (or cyclic) print as "...".
+static std::string reprAt(const Object& o, int depth) {
+  if (depth > 100) return "...";
+  auto repr = [depth](const Object& x) { return reprAt(x, depth + 1); };
+  auto seq = [&](const std::vector<Ref>& xs, const char* open, const char* close, bool oneTuple) {
     std::string s = open;
     for (size_t k = 0; k < xs.size(); ++k) s += (k ? ", " : "") + repr(*xs[k]);
     if (oneTuple && xs.size() == 1) s += ",";
@@ -228,7 +261,7 @@ std::string repr(const Object& o) {
     case Kind::Native: return "<" + o.s + ">";
     case Kind::DType: return o.s;
     case Kind::Instance:
-      if (o.s == "version") return o.attrs.at("text")->s;
+      if (o.s == "<version>") return o.attrs.at("text")->s;
       if (o.s == "triton.Config") {
         std::string s;
         if (auto kw = o.attrs.find("kwargs"); kw != o.attrs.end())

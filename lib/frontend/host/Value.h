@@ -87,6 +87,9 @@ struct JitData {
 
 struct Object {
   explicit Object(Kind k) : kind(k) {}
+  /// Children are released iteratively: a list nested a million deep must
+  /// not overflow the stack when it dies.
+  ~Object();
   Kind kind;
   bool b = false;
   BigInt i;

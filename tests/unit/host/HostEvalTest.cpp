@@ -1057,6 +1057,41 @@ TEST(HostEval, OpaqueValues) {
             "3");
 }
 
+// Defects a review of the evaluator found, each fixed (CPython 3.11's
+// results where it has one).
+TEST(HostEval, ReviewedCorners) {
+  EXPECT_REPR("X = [1,2,3][1::9223372036854775807]", "[2]");  // no index overflow
+  EXPECT_REPR("X0 = 64\nclass C:\n    X0 = 128\n    def f(self):\n        return X0\nX = C().f()", "64");
+  EXPECT_REPR("class C:\n    @staticmethod\n    def s(x):\n        return x + 1\n    @classmethod\n"
+              "    def make(cls):\n        return cls.__name__\nX = (C.s(1), C().s(2), C.make())",
+              "(2, 3, 'C')");
+  EXPECT_REPR("X = (f'{True}', format(False), '{}'.format(True), f'{True:d}')", "('True', 'False', 'True', '1')");
+  EXPECT_REPR("import math\nX = (math.gcd(2**100, 2**80 * 3), math.lcm(4, 6), math.isqrt(2**62))",
+              "(1208925819614629174706176, 12, 2147483648)");
+  EXPECT_REPR("import itertools\nX = list(itertools.combinations([1, 2], 3))", "[]");
+  // A list nested 300,000 deep is built, printed and freed without
+  // exhausting the C++ stack.
+  EXPECT_REPR("x = None\nfor i in range(300000):\n    x = [x]\nX = 1", "1");
+  EXPECT_EQ(eval("a = []\na.append(a)\nX = repr(a)", "X").substr(0, 5), "'[[[[");
+  // torch.__version__ compares as a version (hard-coded: no torch here).
+  EXPECT_REPR("import torch\nX = (torch.__version__ >= '2.5', torch.__version__ < '2.12')", "(True, True)");
+  // A function whose return depends on an undecidable condition has an
+  // unknown result, not its fall-through value.
+  {
+    Program p("import numpy as np\ndef block():\n    if np.random.rand() > 0.5:\n        return 256\n    return 128\n"
+              "X = block()\n");
+    EXPECT_EQ(p.get("X")->kind, Kind::Opaque) << repr(*p.get("X"));
+  }
+  // Names from a module Tessera did not find decide nothing.
+  {
+    Program p("import mylib_not_found as m\nif m.USE_FAST:\n    X = 1\nelse:\n    X = 2\n");
+    EXPECT_EQ(p.get("X")->kind, Kind::Opaque) << repr(*p.get("X"));
+  }
+  // Builtin calls count against the call depth (a functools.partial chain).
+  std::string e = errorOf("import functools\nf = len\nfor i in range(1000):\n    f = functools.partial(f)\nX = f([1])\n");
+  EXPECT_TRUE(contains(e, "recursion")) << e;
+}
+
 // Steps, recursion and sizes are bounded; running past a bound is a located
 // tessera::Error, which try/except does not catch.
 TEST(HostEval, Bounds) {
