@@ -291,7 +291,7 @@ struct Bridge {
     for (const auto& x : d.call->args) {
       if (x->as<py::Starred>()) {
         Ref v = sh.interp.eval(*x->as<py::Starred>()->value, d.scope);
-        if (v->kind == Kind::Opaque) args.push_back(v);
+        if (host::isUnknown(*v)) fail(d.loc, "the decorator's *arguments", v);
         else for (auto& e : sh.interp.iterate(v, d.loc)) args.push_back(e);
       } else {
         args.push_back(sh.interp.eval(*x, d.scope));
@@ -307,14 +307,16 @@ struct Bridge {
   }
 
   [[noreturn]] static void fail(const SourceLoc& at, const std::string& what, const Ref& v) {
-    std::string why = v->kind == Kind::Opaque ? v->s + where(v->where) : "it is " + host::typeName(*v);
+    std::string why = v->kind == Kind::Opaque ? v->s + where(v->where)
+                      : host::isUnknown(*v) ? v->s + ", from a module Tessera did not find"
+                                            : "it is " + host::typeName(*v);
     reportError(at, what + " could not be evaluated: " + why);
   }
 
   static AutotuneConfig config(const Ref& c, const SourceLoc& at, size_t index) {
     std::string what = "triton.autotune: config " + std::to_string(index);
     if (c->kind != Kind::Instance || c->s != "triton.Config") {
-      if (c->kind == Kind::Opaque) fail(at, what, c);
+      if (host::isUnknown(*c)) fail(at, what, c);
       reportError(at, what + " is a " + host::typeName(*c) + ", not a triton.Config");
     }
     AutotuneConfig out;
@@ -347,7 +349,7 @@ struct Bridge {
 
   static std::vector<std::string> names(SourceProgram::Shared& sh, const Ref& v, const SourceLoc& at, const char* what) {
     if (v->kind == Kind::Str) return {v->s};
-    if (v->kind == Kind::Opaque) fail(at, what, v);
+    if (host::isUnknown(*v)) fail(at, what, v);
     std::vector<std::string> out;
     for (const Ref& x : sh.interp.iterate(v, at)) {
       if (x->kind != Kind::Str) reportError(at, std::string(what) + " must be a list of parameter names, got " + host::repr(*x));
@@ -369,7 +371,7 @@ struct Bridge {
     for (const auto& [name, v] : all) {
       bool isNone = v->kind == Kind::None;
       if (name == "configs") {
-        if (v->kind == Kind::Opaque) fail(d.loc, "triton.autotune: configs", v);
+        if (host::isUnknown(*v)) fail(d.loc, "triton.autotune: configs", v);
         std::vector<Ref> items = sh.interp.iterate(v, d.loc);
         if (items.size() > 4096) reportError(d.loc, "triton.autotune: more than 4096 configs");
         for (size_t k = 0; k < items.size(); ++k) spec.configs.push_back(config(items[k], d.loc, k));
@@ -400,14 +402,14 @@ struct Bridge {
     for (auto& [k, v] : kw)
       if (k == "values") values = v;
     if (!values) reportError(d.loc, "triton.heuristics: expected a dict {name: callable}");
-    if (values->kind == Kind::Opaque) fail(d.loc, "triton.heuristics: the dict of heuristics", values);
+    if (host::isUnknown(*values)) fail(d.loc, "triton.heuristics: the dict of heuristics", values);
     if (values->kind != Kind::Dict)
       reportError(d.loc, "triton.heuristics: expected a dict {name: callable}, got " + host::typeName(*values));
     for (size_t k = 0; k < values->keys.size(); ++k) {
       const Ref& key = values->keys[k];
       const Ref& fn = values->items[k];
       if (key->kind != Kind::Str) reportError(d.loc, "triton.heuristics: names must be strings, got " + host::repr(*key));
-      if (fn->kind == Kind::Opaque) fail(d.loc, "triton.heuristics: '" + key->s + "'", fn);
+      if (host::isUnknown(*fn)) fail(d.loc, "triton.heuristics: '" + key->s + "'", fn);
       if (fn->kind != Kind::Function && fn->kind != Kind::Builtin)
         reportError(d.loc, "triton.heuristics: '" + key->s + "' must be a callable, got " + host::typeName(*fn));
       HeuristicSpec h;
@@ -596,7 +598,7 @@ ConstValue SourceProgram::evalHeuristic(const HeuristicSpec& h, const std::map<s
   }
   std::optional<ConstValue> c = Bridge::toConst(*r);
   if (!c) {
-    if (r->kind == Kind::Opaque) Bridge::fail(h.loc, "triton.heuristics: '" + h.name + "'", r);
+    if (host::isUnknown(*r)) Bridge::fail(h.loc, "triton.heuristics: '" + h.name + "'", r);
     reportError(h.loc, "triton.heuristics: '" + h.name +
                            "' must give None, a bool, an int, a float, a string or a dtype, got " + host::typeName(*r));
   }

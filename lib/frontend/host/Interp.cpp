@@ -773,6 +773,7 @@ struct Exec {
     in.keepClass(cls);
     for (auto& [k, v] : body->vars) cls->attrs[k] = v;
     cls->attrs["__classes__"] = tuple(classes);
+    if (!c.decorators.empty()) cls->attrs["__decorated__"] = boolean(true);
     if (isEnum) {
       // Enum members, in the order the body binds them: objects with a name
       // and a value (enum.auto() counts from 1), equal only to themselves.
@@ -1205,6 +1206,8 @@ Ref Interp::call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const 
     return callUnchecked(callee, std::move(args), std::move(kwargs), at);
   } catch (const frontend::BigIntError& e) {
     raise("OverflowError", e.what(), at);
+  } catch (const Undecided& u) {
+    return u.why;  // a builtin that had to iterate or branch on an unknown value
   }
 }
 
@@ -1232,10 +1235,16 @@ Ref Interp::callUnchecked(const Ref& callee, std::vector<Ref> args, Kwargs kwarg
           e->attrs["__class__"] = str(callee->s.substr(6));
           return e;
         }
-        // An object of a user class: __init__ runs on it.
+        // An object of a user class: __init__ runs on it. A class whose
+        // objects are built otherwise (a decorator such as @dataclass, a
+        // NamedTuple base: no __init__ of its own, yet arguments) is unknown.
+        auto init = callee->attrs.find("__init__");
+        bool hasInit = init != callee->attrs.end() && init->second->kind == Kind::Function;
+        if (callee->attrs.count("__decorated__") || (!hasInit && (!args.empty() || !kwargs.empty())))
+          return opaque("an instance of " + callee->s.substr(6) + " (made by a decorator or a base Tessera does not run)", at);
         Ref obj = instance(callee->s.substr(6));
         obj->self = callee;
-        if (auto it = callee->attrs.find("__init__"); it != callee->attrs.end() && it->second->kind == Kind::Function) {
+        if (auto it = init; hasInit) {
           args.insert(args.begin(), obj);
           call(it->second, std::move(args), std::move(kwargs), at);
         }

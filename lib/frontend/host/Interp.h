@@ -117,7 +117,8 @@ class Interp {
   Ref call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const SourceLoc& at);
   Ref getAttr(const Ref& v, const std::string& attr, const SourceLoc& at);
   /// Python iteration: the items of a sequence, set, dict (keys), range,
-  /// string; throws PyException(TypeError) for others (opaque included).
+  /// string; throws PyException(TypeError) for others. Callers outside the
+  /// evaluator must not pass an unknown value (isUnknown).
   std::vector<Ref> iterate(const Ref& v, const SourceLoc& at);
   /// Python's bool(); nullopt for an opaque value.
   std::optional<bool> truth(const Ref& v);

@@ -95,6 +95,7 @@ Ref opaque(std::string why, SourceLoc where) {
 
 bool isNumber(const Object& o) { return o.kind == Kind::Bool || o.kind == Kind::Int || o.kind == Kind::Float; }
 bool isSequence(const Object& o) { return o.kind == Kind::Tuple || o.kind == Kind::List; }
+bool isUnknown(const Object& o) { return o.kind == Kind::Opaque || (o.kind == Kind::Native && o.b); }
 
 bool truthy(const Object& o) {
   switch (o.kind) {

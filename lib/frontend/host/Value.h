@@ -125,6 +125,9 @@ Ref opaque(std::string why, SourceLoc where = {});
 // ---- queries (Python semantics) ------------------------------------------
 bool isNumber(const Object& o);  ///< bool, int or float
 bool isSequence(const Object& o);  ///< tuple or list
+/// A value the evaluator does not know: an Opaque, or a name from a module
+/// it did not find (a Native with `b` set).
+bool isUnknown(const Object& o);
 /// Python's truth value; throws nothing (opaque values are handled by callers).
 bool truthy(const Object& o);
 /// `a == b` for values the evaluator can compare (numbers across types).

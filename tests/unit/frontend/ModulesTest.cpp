@@ -256,6 +256,17 @@ def k(p):
   err = compileError(std::string(kHeader) + "Y = {'a': 1}['b']\n@triton.jit\ndef k(p):\n    tl.store(p, Y)\n", "k", "*i32");
   EXPECT_NE(err.find("KeyError"), std::string::npos) << err;
   EXPECT_NE(err.find("(k.py:3"), std::string::npos) << err;
+  // Configs from a module Tessera did not find: that kernel's autotune is
+  // a located error naming it (it once escaped as an internal exception).
+  {
+    auto prog = load(std::string(kHeader) + "from benchsuite import tuning\n"
+                     "@triton.autotune(configs=tuning.CONFIGS, key=['n'])\n@triton.jit\ndef k(p, n):\n    pass\n");
+    const JitFunction* fn = prog->find("k");
+    ASSERT_TRUE(fn && fn->hasAutotune);
+    err = errorOf([&] { fn->autotune(); });
+    EXPECT_NE(err.find("k.py:4:"), std::string::npos) << err;
+    EXPECT_NE(err.find("benchsuite.tuning.CONFIGS, from a module Tessera did not find"), std::string::npos) << err;
+  }
   // A host function called from a kernel.
   err = compileError(std::string(kHeader) + "def h(x):\n    return x\n@triton.jit\ndef k(p):\n    tl.store(p, h(1))\n",
                      "k", "*i32");

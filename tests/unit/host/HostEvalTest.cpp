@@ -1087,6 +1087,12 @@ TEST(HostEval, ReviewedCorners) {
     Program p("import mylib_not_found as m\nif m.USE_FAST:\n    X = 1\nelse:\n    X = 2\n");
     EXPECT_EQ(p.get("X")->kind, Kind::Opaque) << repr(*p.get("X"));
   }
+  // Objects a decorator or an unmodeled base builds are unknown, not built
+  // wrong (@dataclass would give B=64 in CPython).
+  {
+    Program p("from dataclasses import dataclass\n@dataclass\nclass C:\n    B: int = 128\nX = C(B=64).B\n");
+    EXPECT_EQ(p.get("X")->kind, Kind::Opaque) << repr(*p.get("X"));
+  }
   // Builtin calls count against the call depth (a functools.partial chain).
   std::string e = errorOf("import functools\nf = len\nfor i in range(1000):\n    f = functools.partial(f)\nX = f([1])\n");
   EXPECT_TRUE(contains(e, "recursion")) << e;
