@@ -728,6 +728,26 @@ struct Exec {
       if (r->kind == Kind::JitFn) r->jit->loc = loc(d, *s);
       return r;
     }
+    if (callee->kind == Kind::Function) {
+      // A decorator of the project's own runs: a factory that returns
+      // triton.autotune(...) or a function that applies triton.jit gives a
+      // kernel. One that raises, or returns something else above a kernel
+      // (a wrapper), is taken as transparent.
+      try {
+        Ref dec = callee;
+        if (call) {
+          std::vector<Ref> args;
+          Kwargs kw;
+          callArgs(*call, s, args, kw);
+          dec = in.call(callee, args, kw, loc(d, *s));
+        }
+        Ref r = in.call(dec, {target}, {}, loc(d, *s));
+        if (r->kind == Kind::JitFn) return r;
+        if (target->kind != Kind::JitFn) return r->kind == Kind::Function ? r : target;
+      } catch (const PyException&) {
+      } catch (const Undecided&) {
+      }
+    }
     if (target->kind == Kind::JitFn) {
       auto o = std::make_shared<Object>(Kind::JitFn);
       o->jit = std::make_shared<JitData>(*target->jit);

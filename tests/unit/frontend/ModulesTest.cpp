@@ -162,7 +162,7 @@ triton.jit(body)   # made but never bound: not a kernel of the module
   EXPECT_EQ(opts->doNotSpecialize, (std::vector<std::string>{"p"}));
   const JitFunction* wrapped = prog->find("wrapped");
   ASSERT_TRUE(wrapped);
-  EXPECT_EQ(wrapped->transparentDecorators, (std::vector<std::string>{"my_cache"}));
+  EXPECT_TRUE(wrapped->transparentDecorators.empty());  // my_cache ran and returned the kernel
   CompileResult r = prog->compile(*made, parseSpecs("*i32, BLOCK=8"), {});
   EXPECT_NE(ir::print(*r.module).find("tt.store"), std::string::npos);
 }
@@ -203,6 +203,51 @@ f = triton.autotune(configs=CONFIGS, key=["n"])(triton.jit(f))
   EXPECT_EQ(std::get<int64_t>(f80->autotune()->configs[0].kwargs.at("BLOCK")), 64);
   EXPECT_EQ(std::get<int64_t>(f80->autotune()->configs[0].kwargs.at("SPLIT")), 27);
   EXPECT_EQ(f80->autotune()->configs[0].numWarps, 4);
+}
+
+// Decorators of the project's own run: a factory returning
+// triton.autotune(...), a function applying triton.jit, a registry that
+// returns the kernel; a wrapper-returning one is transparent.
+TEST(Modules, UserDecoratorsRun) {
+  auto prog = load(std::string(kHeader) + R"(
+REGISTRY = []
+def tuned(**kw):
+    return triton.autotune(key=["n"], **kw)
+def my_jit(fn):
+    return triton.jit(fn, do_not_specialize=["n"])
+def register(fn):
+    REGISTRY.append(fn)
+    return fn
+def wrap(fn):
+    def wrapper(*args):
+        return fn(*args)
+    return wrapper
+@tuned(configs=[triton.Config({"B": 32}), triton.Config({"B": 64})])
+@triton.jit
+def a(p, n, B: tl.constexpr):
+    pass
+@register
+@my_jit
+def b(p, n):
+    pass
+@wrap
+@triton.jit
+def c(p):
+    pass
+N = len(REGISTRY)
+)");
+  const JitFunction* a = prog->find("a");
+  ASSERT_TRUE(a && a->autotune());
+  EXPECT_EQ(a->autotune()->configs.size(), 2u);
+  EXPECT_EQ(a->autotune()->key, (std::vector<std::string>{"n"}));
+  const JitFunction* b = prog->find("b");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->doNotSpecialize, (std::vector<std::string>{"n"}));
+  const JitFunction* c = prog->find("c");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->transparentDecorators, (std::vector<std::string>{"wrap"}));
+  CompileResult r = prog->compile(*b, parseSpecs("*i32, i32"), {});
+  EXPECT_NE(ir::print(*r.module).find("tt.func"), std::string::npos);
 }
 
 TEST(Modules, HeuristicsAndConfigsFromHelperCalls) {
