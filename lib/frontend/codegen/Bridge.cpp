@@ -288,22 +288,8 @@ struct Bridge {
       kw = *d.kwargs;
       return;
     }
-    for (const auto& x : d.call->args) {
-      if (x->as<py::Starred>()) {
-        Ref v = sh.interp.eval(*x->as<py::Starred>()->value, d.scope);
-        if (host::isUnknown(*v)) fail(d.loc, "the decorator's *arguments", v);
-        else for (auto& e : sh.interp.iterate(v, d.loc)) args.push_back(e);
-      } else {
-        args.push_back(sh.interp.eval(*x, d.scope));
-      }
-    }
-    for (const auto& k : d.call->keywords) {
-      Ref v = sh.interp.eval(*k.value, d.scope);
-      if (k.arg) kw.emplace_back(*k.arg, v);
-      else if (v->kind == Kind::Dict)
-        for (size_t i = 0; i < v->keys.size(); ++i) kw.emplace_back(host::strOf(*v->keys[i]), v->items[i]);
-      else fail(d.loc, "the decorator's **arguments", v);
-    }
+    if (Ref unknown = sh.interp.callArguments(*d.call, d.scope, args, kw))
+      fail(d.loc, "the decorator's * or ** arguments", unknown);
   }
 
   [[noreturn]] static void fail(const SourceLoc& at, const std::string& what, const Ref& v) {

@@ -424,7 +424,7 @@ struct Exec {
       case py::StmtKind::With: {
         auto* w = st.as<py::With>();
         for (const auto& item : w->items) {
-          Ref ctx = eval(*item.contextExpr, s);
+          eval(*item.contextExpr, s);
           if (item.optionalVars) assign(*item.optionalVars, opaque("the value of a `with` statement", loc(st, *s)), s);
         }
         return block(w->body, s);
@@ -1198,6 +1198,17 @@ DeviceInfo Interp::device() {
 std::optional<bool> Interp::truth(const Ref& v) {
   if (v->kind == Kind::Opaque || (v->kind == Kind::Native && v->b)) return std::nullopt;
   return truthy(*v);
+}
+
+Ref Interp::callArguments(const py::Call& call, const std::shared_ptr<Scope>& scope, std::vector<Ref>& args,
+                          Kwargs& kwargs) {
+  Exec x{*this, nullptr};
+  try {
+    x.callArgs(call, scope, args, kwargs);
+  } catch (const Undecided& u) {
+    return u.why;
+  }
+  return nullptr;
 }
 
 Ref Interp::eval(const py::Expr& e, const std::shared_ptr<Scope>& scope) {

@@ -115,6 +115,9 @@ class Interp {
   // ---- evaluation ----------------------------------------------------------
   Ref eval(const py::Expr& e, const std::shared_ptr<Scope>& scope);
   Ref call(const Ref& callee, std::vector<Ref> args, Kwargs kwargs, const SourceLoc& at);
+  /// The arguments of `call` evaluated in `scope`, `*` and `**` unpacked;
+  /// returns the unknown value a `*`/`**` would unpack (null when none).
+  Ref callArguments(const py::Call& call, const std::shared_ptr<Scope>& scope, std::vector<Ref>& args, Kwargs& kwargs);
   Ref getAttr(const Ref& v, const std::string& attr, const SourceLoc& at);
   /// Python iteration: the items of a sequence, set, dict (keys), range,
   /// string; throws PyException(TypeError) for others. Callers outside the

@@ -629,7 +629,6 @@ Ref importNative(Interp& in, const std::string& path) {
 
 Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   std::string full = path + "." + attr;
-  Ref self = native(path);
   auto unknown = [&] { return unknownModule(in, full); };
   if (path == "triton") {
     if (attr == "jit" || attr == "autotune" || attr == "heuristics" || attr == "Config" || attr == "cdiv" ||
@@ -722,7 +721,6 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   if (path == "importlib") return attr == "metadata" || attr == "util" ? native(full) : unknown();
   if (path == "importlib.metadata") return attr == "version" ? builtin(full) : unknown();
   if (path == "importlib.util") return attr == "find_spec" ? builtin(full) : unknown();
-  (void)self;
   return unknown();
 }
 
