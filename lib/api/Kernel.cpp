@@ -447,12 +447,55 @@ KernelMetadata CompiledKernel::metadata() const {
 // Launch
 //===----------------------------------------------------------------------===//
 
+/// The configIndex of a launch that gives every meta-parameter its
+/// @triton.autotune tunes: no config applies (see autotunePinned).
+static constexpr size_t kPinned = static_cast<size_t>(-1);
+
+/// True when a launch of an autotuned kernel gives, positionally or by name,
+/// every meta-parameter that any of its configs sets: the caller has pinned
+/// the config, so nothing is tuned and the launch runs as given (with the
+/// caller's num_warps/num_stages). Triton raises "conflicting
+/// meta-parameters" there; the issue of real code asks that given values
+/// make the configs unnecessary. When the configs cannot be evaluated at
+/// all, a launch that gives every constexpr without a default needs none.
+/// A launch giving only some tuned names still conflicts (injectedMeta).
+static bool autotunePinned(const frontend::JitFunction& fn, size_t nargs, const Meta& constexprs) {
+  if (!fn.hasAutotune) return false;
+  auto given = [&](const std::string& name) {
+    if (constexprs.count(name)) return true;
+    for (size_t i = 0; i < nargs && i < fn.params.size(); ++i)
+      if (fn.params[i].name == name) return true;
+    return false;
+  };
+  const frontend::AutotuneSpec* spec = nullptr;
+  try {
+    spec = fn.autotune();
+  } catch (const Error&) {
+    for (const auto& p : fn.params)
+      if (p.isConstexpr && !p.hasDefault && !given(p.name)) return false;
+    return true;
+  }
+  if (!spec || spec->configs.empty()) return false;
+  bool any = false;
+  for (const auto& cfg : spec->configs)
+    for (const auto& kv : cfg.kwargs) {
+      if (!given(kv.first)) return false;
+      any = true;
+    }
+  if (any && env::flag("TESSERA_PRINT_AUTOTUNING"))
+    env::warnOnce("pinned:" + std::to_string(reinterpret_cast<uintptr_t>(&fn)),
+                  "kernel '" + fn.name + "': every meta-parameter its @triton.autotune tunes is given at launch: "
+                  "nothing is tuned, the launch runs as given");
+  return any;
+}
+
 /// Values injected by @triton.heuristics and @triton.autotune for this launch.
 static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg>& args, const Meta& constexprs,
                          LaunchOptions& options, size_t configIndex) {
   const frontend::JitFunction& fn = *kernel.fn;
   Meta extra;
-  if (const frontend::AutotuneSpec* spec = fn.autotune(); spec && !spec->configs.empty()) {
+  if (const frontend::AutotuneSpec* spec = configIndex == kPinned ? nullptr : fn.autotune();
+      spec && !spec->configs.empty()) {
     // The config the autotuner chose (Autotuner.cpp; the first one on the
     // interpreter, which has no timing model).
     const frontend::AutotuneConfig& cfg = spec->configs.at(configIndex);
@@ -650,8 +693,8 @@ static std::optional<std::vector<bool>> prepareConfig(detail::KernelImpl& impl, 
 static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
                        const Meta& constexprs, const LaunchOptions& launchOptions) {
   const frontend::JitFunction& fn = *impl.fn;
-  size_t config = 0;
-  if (fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
+  size_t config = autotunePinned(fn, args.size(), constexprs) ? kPinned : 0;
+  if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
     // The sweep runs on the default stream (do_bench's events, the resets
     // and the snapshot copies are there too); the autotuner synchronizes
     // the device around it, so work on the caller's stream is ordered.
@@ -777,8 +820,8 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
                                const LaunchOptions& options) {
   auto p = std::make_shared<PreparedLaunch::Impl>(*this, device, grid, args, constexprs, options);
   const frontend::JitFunction& fn = *impl_->fn;
-  size_t config = 0;
-  if (fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
+  size_t config = autotunePinned(fn, p->args.size(), constexprs) ? kPinned : 0;
+  if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
     LaunchOptions sweep = options;  // on the default stream, as in launch()
     sweep.stream = nullptr;
     config = detail::autotunedConfig(

@@ -253,6 +253,31 @@ TEST(Control, AutotunePruneConfigsByTakesCppHooks) {
   EXPECT_NE(msg.find("no @triton.autotune"), std::string::npos) << msg;
 }
 
+// A launch that gives every meta-parameter the autotuner tunes has pinned
+// the config: nothing is tuned (so prune_configs_by's Python functions are
+// not needed), the launch runs with the given BLOCK (one no config has) and
+// options, by name or positionally. Triton raises "conflicting
+// meta-parameters" there (docs/decisions.md, "Reach").
+TEST(Control, AutotuneSkippedWhenTheLaunchGivesEveryTunedValue) {
+  E2E_RNG(rng);
+  const int64_t n = 3001, block = 256;
+  auto x = rng.floats(n, -1, 1);
+  auto tx = dev().upload(x, {n});
+  for (bool positional : {false, true}) {
+    auto out = dev().zeros(DType::fp32, {n}), chosen = dev().zeros(DType::i32, {1});
+    auto fresh = tessera::Program::from_file(kernelPath(kFile)).kernel("pruned_copy");
+    tessera::LaunchOptions options;
+    options.num_warps = 2;
+    if (positional)
+      fresh.launch(dev(), {cdiv(n, block)}, {tx, out, chosen, n, block}, {}, options);
+    else
+      fresh.launch(dev(), {cdiv(n, block)}, {tx, out, chosen, n}, {{"BLOCK", block}}, options);
+    expectSameBits(out.download<float>(), x, "copy");
+    EXPECT_EQ(chosen.download<int32_t>()[0], block) << (positional ? "positional" : "by name");
+    EXPECT_FALSE(fresh.best_config().has_value()) << "nothing was tuned";
+  }
+}
+
 TEST(Control, HintsDoNotChangeResults) {
   E2E_RNG(rng);
   int64_t n = 700;

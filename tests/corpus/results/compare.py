@@ -78,6 +78,7 @@ def worker(args):
     import triton.language as tl
     from torch.utils import dlpack
     from triton.runtime.autotuner import Autotuner
+    from triton.runtime.errors import OutOfResources
     from triton.runtime.jit import JITFunction
     from triton.tools.tensor_descriptor import TensorDescriptor
     import spec as S
@@ -181,11 +182,12 @@ def worker(args):
             links.append(obj)
         return links
 
-    def pick_config(autotuner, defines):
-        for c in autotuner.configs:
-            if all(defines.get(k, v) == v for k, v in c.kwargs.items()):
-                return c
-        return autotuner.configs[0]
+    def candidate_configs(autotuner, defines):
+        """The configs to pin, best first: those whose kwargs agree with the
+        manifest's DEFINES, then the others (Triton may run out of shared
+        memory on one; the next is tried)."""
+        agree = [c for c in autotuner.configs if all(defines.get(k, v) == v for k, v in c.kwargs.items())]
+        return agree + [c for c in autotuner.configs if c not in agree]
 
     def tessera_launcher(prog, kernel, params, cfg, dims_from_triton):
         count = [0]
@@ -341,8 +343,9 @@ def worker(args):
             autotuner = next((l for l in links if isinstance(l, Autotuner)), None)
             cfg = None
             prog = program(file)
+            candidates = [None]
             if autotuner is not None:
-                cfg = pick_config(autotuner, defines)
+                candidates = candidate_configs(autotuner, defines)
                 want_cfgs = [config_text(c) for c in autotuner.configs]
                 try:
                     got_cfgs = shim_text(lib.tsr_configs, prog, kernel).splitlines()
@@ -353,23 +356,32 @@ def worker(args):
                     result["configs"] = "error: " + str(e)[:300]
             params = [tuple(l.split("\t")) for l in shim_text(lib.tsr_params, prog, kernel).splitlines()]
             seed = zlib.crc32(label.encode())
-            # Triton.
-            dims_log = []
+            # Triton, with the first candidate config it has the resources for.
             saved = autotuner.configs if autotuner is not None else None
-            try:
-                if autotuner is not None:
-                    autotuner.configs = [cfg]
-                outputs = fn(triton_launcher(kobj, dims_log), S.Inputs(seed))
-                torch.cuda.synchronize()
-                want = to_cpu(outputs)
-                del outputs
-            except Exception as e:  # noqa: BLE001
-                result["status"] = "TRITON-ERROR"
-                result["notes"] = [" | ".join(traceback.format_exception_only(type(e), e))[:1500]]
-                raise StopIteration
-            finally:
-                if autotuner is not None:
-                    autotuner.configs = saved
+            skipped = []
+            for cfg in candidates:
+                dims_log = []
+                try:
+                    if autotuner is not None:
+                        autotuner.configs = [cfg]
+                    outputs = fn(triton_launcher(kobj, dims_log), S.Inputs(seed))
+                    torch.cuda.synchronize()
+                    want = to_cpu(outputs)
+                    del outputs
+                    break
+                except OutOfResources as e:
+                    skipped.append(f"Triton skipped {config_text(cfg)}: {str(e)[:120]}")
+                    if cfg is candidates[-1]:
+                        result["status"] = "TRITON-ERROR"
+                        result["notes"] = skipped
+                        raise StopIteration
+                except Exception as e:  # noqa: BLE001
+                    result["status"] = "TRITON-ERROR"
+                    result["notes"] = [" | ".join(traceback.format_exception_only(type(e), e))[:1500]]
+                    raise StopIteration
+                finally:
+                    if autotuner is not None:
+                        autotuner.configs = saved
             # Tessera.
             try:
                 outputs = fn(tessera_launcher(prog, kernel, params, cfg, dims_log), S.Inputs(seed))
@@ -382,9 +394,9 @@ def worker(args):
                 raise StopIteration
             ok, bitexact, notes = compare(want, got)
             result["status"] = ("BITEXACT" if bitexact else "PASS") if ok else "MISMATCH"
-            result["notes"] = notes
+            result["notes"] = skipped + notes
             if cfg is not None:
-                result["notes"].insert(0, "pinned " + config_text(cfg))
+                result["notes"].insert(len(skipped), "pinned " + config_text(cfg))
         except StopIteration:
             pass
         except Exception as e:  # noqa: BLE001
