@@ -10,6 +10,10 @@
 //             decorator's warmup/rep when it gives them; otherwise a race:
 //             a short round for every config, a full one for those within
 //             5% of the best (see below);
+//   pruning   prune_configs_by's early_config_prune, then perf_model keeping
+//             top_k, before anything is timed: the C++ hooks of
+//             Kernel::set_autotune_hooks when set, else the decorator's own
+//             Python callables run by the host evaluator;
 //   failures  a config that does not compile or does not fit the device
 //             (shared memory, registers) is skipped with the reason;
 //   reset_to_zero  these tensors are zeroed before every timed run;
@@ -102,7 +106,10 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
   return k.str();
 }
 
-std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const std::string& key) {
+/// `cppHooks`: C++ prune hooks are set (Kernel::set_autotune_hooks); they
+/// may keep other configs than the decorator's own prune_configs_by, so
+/// their choices are kept apart.
+std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const std::string& key, bool cppHooks) {
   const frontend::JitFunction& fn = *kernel.fn;
   runtime::Sha256 h;
   h.field("tessera autotune choice");
@@ -111,6 +118,7 @@ std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const st
   h.field(src ? src->name() : "").field(src ? src->text() : "").field(programDigest(fn)).field(fn.name);
   h.field(device.cuda->name()).field(device.cuda->target().name()).field(key);
   for (const auto& c : fn.autotune()->configs) h.field(describeConfig(c));
+  if (cppHooks) h.field("c++ prune hooks");
   return h.hexDigest();
 }
 
@@ -181,20 +189,76 @@ Meta namedArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, co
   return named;
 }
 
+/// The launch's arguments as prune_configs_by's Python callables see them:
+/// the positional ones by name (tensors included), and those given by name.
+void hostArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs,
+              frontend::HostArgs& named, frontend::HostArgs& kwargs) {
+  for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
+    const Arg& a = args[i];
+    frontend::HostArg h;
+    switch (a.kind) {
+      case Arg::Kind::Int: h.value = a.i; break;
+      case Arg::Kind::Float: h.value = a.f; break;
+      case Arg::Kind::Bool: h.value = a.b; break;
+      case Arg::Kind::Null: break;
+      case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
+        h.isTensor = true;
+        h.dtype = dtype_name(a.tensor.dtype());
+        h.shape = a.tensor.shape();
+        h.strides = a.tensor.strides();
+        h.dataPtr = a.tensor.data_ptr();
+        break;
+    }
+    named.emplace_back(fn.params[i].name, std::move(h));
+  }
+  for (const auto& [name, v] : constexprs) {
+    frontend::HostArg h;
+    h.value = toConstValue(v);
+    kwargs.emplace_back(name, std::move(h));
+  }
+}
+
+/// prune_configs_by's Python callables, run by the host evaluator, in
+/// Triton's order: early_config_prune, then perf_model keeping top_k.
+std::vector<size_t> hostPrunedConfigs(const frontend::JitFunction& fn, const frontend::AutotuneSpec& spec,
+                                      const std::vector<Arg>& args, const Meta& constexprs) {
+  frontend::HostArgs named, kwargs;
+  hostArgs(fn, args, constexprs, named, kwargs);
+  std::vector<size_t> keep(spec.configs.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
+  if (spec.earlyConfigPrune) keep = fn.program->evalEarlyConfigPrune(spec, named, kwargs);
+  if (spec.perfModel) {
+    size_t k = spec.topKFraction ? std::max<size_t>(1, static_cast<size_t>(spec.topK * keep.size()))
+                                 : static_cast<size_t>(spec.topK);
+    if (keep.size() > k) {
+      std::vector<std::pair<double, size_t>> estimates;
+      for (size_t i : keep) estimates.push_back({fn.program->evalPerfModel(spec, i, named, kwargs), i});
+      std::stable_sort(estimates.begin(), estimates.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      keep.clear();
+      for (size_t j = 0; j < k; ++j) keep.push_back(estimates[j].second);
+    }
+  }
+  return keep;
+}
+
 /// prune_configs_by, in Triton's order: early_config_prune, then perf_model
-/// with top_k. Returns the indices of the configs to time.
+/// with top_k. Returns the indices of the configs to time: C++ hooks
+/// (Kernel::set_autotune_hooks) when given, else the decorator's own Python
+/// callables on the host evaluator.
 std::vector<size_t> prunedConfigs(const frontend::JitFunction& fn, const AutotuneHooks* hooks,
                                   const std::vector<Arg>& args, const Meta& constexprs) {
   const frontend::AutotuneSpec& spec = *fn.autotune();
   std::vector<size_t> keep(spec.configs.size());
   for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
   if (!hooks) {
-    if (spec.hasPruneConfigsBy)
+    if (!spec.hasPruneConfigsBy) return keep;
+    if (!spec.earlyConfigPrune && !spec.perfModel)
       throw Error("kernel '" + fn.name +
-                  "': @triton.autotune(prune_configs_by=...) names Python functions, which Tessera does not run; "
-                  "give their C++ form with Kernel::set_autotune_hooks (early_config_prune, perf_model, top_k), "
+                  "': @triton.autotune(prune_configs_by=...) could not be read as a dict of callables; "
+                  "give its C++ form with Kernel::set_autotune_hooks (early_config_prune, perf_model, top_k), "
                   "or drop prune_configs_by to time every config");
-    return keep;
+    return hostPrunedConfigs(fn, spec, args, constexprs);
   }
   std::vector<AutotuneConfig> configs;
   for (const auto& c : spec.configs) configs.push_back(publicConfig(c));
@@ -251,7 +315,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   }
   bool print = env::flag("TESSERA_PRINT_AUTOTUNING");
   std::string dir = runtime::cacheDirectory();
-  std::string entryKey = dir.empty() ? "" : diskKey(kernel, dev, key);
+  std::string entryKey = dir.empty() ? "" : diskKey(kernel, dev, key, hooks.has_value());
   // An entry is intact when its choice names one of this kernel's configs
   // as it is described now; any other is replaced by the next sweep's.
   auto parseChoice = [&](const runtime::CacheFiles& files) -> std::optional<size_t> {

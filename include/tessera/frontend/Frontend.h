@@ -67,8 +67,9 @@ struct AutotuneConfig {
   bool hasPreHook = false;
 };
 
-/// `@triton.autotune(...)` as written (Python callables are not run; their
-/// presence is recorded so the runtime can point users to the C++ hooks).
+/// `@triton.autotune(...)` as written. prune_configs_by's callables are host
+/// Python values run by SourceProgram::evalEarlyConfigPrune / evalPerfModel;
+/// the other hooks (pre_hook, post_hook, do_bench) are only recorded.
 struct AutotuneSpec {
   std::vector<AutotuneConfig> configs;
   std::vector<std::string> key;
@@ -76,6 +77,11 @@ struct AutotuneSpec {
   std::vector<std::string> restoreValue;
   std::optional<double> warmup, rep;
   bool hasPruneConfigsBy = false, hasPreHook = false, hasPostHook = false, hasDoBench = false;
+  /// prune_configs_by's callables (host::Ref, kept opaque here; null when
+  /// absent) and the config objects early_config_prune receives.
+  std::shared_ptr<const void> earlyConfigPrune, perfModel, configObjects;
+  double topK = 10;          ///< prune_configs_by's top_k (Triton's default: 10)
+  bool topKFraction = false;  ///< top_k was a float <= 1: a fraction of the configs
   bool cacheResults = false;
   SourceLoc loc;
 };
@@ -88,6 +94,18 @@ struct HeuristicSpec {
   std::shared_ptr<const void> fn;  ///< the host callable (a host::Ref, kept opaque here)
   SourceLoc loc;
 };
+
+/// A launch argument as host Python sees it (prune_configs_by's callables
+/// receive the launch's arguments): a value, or a tensor's dtype, shape,
+/// strides and address (a torch.Tensor to the host code).
+struct HostArg {
+  ConstValue value;
+  bool isTensor = false;
+  std::string dtype;  ///< tensors: "fp16", ...
+  std::vector<int64_t> shape, strides;
+  uint64_t dataPtr = 0;
+};
+using HostArgs = std::vector<std::pair<std::string, HostArg>>;
 
 class SourceProgram;
 struct JitLazy;
@@ -218,6 +236,16 @@ class SourceProgram {
   /// receives); the result must be None, a bool, an int, a float, a string
   /// or a dtype (given as its name).
   ConstValue evalHeuristic(const HeuristicSpec& h, const std::map<std::string, ConstValue>& args) const;
+  /// prune_configs_by's early_config_prune(configs, named_args, **kwargs),
+  /// as Triton calls it: `named` are the positional launch arguments by
+  /// name, `kwargs` the ones given by name. Returns the indices of the
+  /// configs it keeps (at least one). Throws tessera::Error at the function
+  /// when it raises or needs a value host Python cannot know.
+  std::vector<size_t> evalEarlyConfigPrune(const AutotuneSpec& spec, const HostArgs& named,
+                                           const HostArgs& kwargs) const;
+  /// prune_configs_by's perf_model(**named_args, **kwargs,
+  /// **config.all_kwargs()): the estimate for config `index`.
+  double evalPerfModel(const AutotuneSpec& spec, size_t index, const HostArgs& named, const HostArgs& kwargs) const;
 
   /// Internal state of the code generator (module-level names).
   struct Globals;

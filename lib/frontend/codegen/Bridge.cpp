@@ -361,6 +361,7 @@ struct Bridge {
         std::vector<Ref> items = sh.interp.iterate(v, d.loc);
         if (items.size() > 4096) reportError(d.loc, "triton.autotune: more than 4096 configs");
         for (size_t k = 0; k < items.size(); ++k) spec.configs.push_back(config(items[k], d.loc, k));
+        spec.configObjects = std::make_shared<Ref>(host::list(items));
       } else if (name == "key") {
         spec.key = names(sh, v, d.loc, "triton.autotune: key");
       } else if (name == "reset_to_zero" && !isNone) {
@@ -370,7 +371,10 @@ struct Bridge {
       } else if (name == "warmup" || name == "rep") {
         if (v->kind == Kind::Int || v->kind == Kind::Float)
           (name == "warmup" ? spec.warmup : spec.rep) = v->kind == Kind::Int ? v->i.toDouble() : v->f;
-      } else if (name == "prune_configs_by") spec.hasPruneConfigsBy = !isNone;
+      } else if (name == "prune_configs_by") {
+        spec.hasPruneConfigsBy = !isNone;
+        pruneConfigsBy(v, d.loc, spec);
+      }
       else if (name == "pre_hook") spec.hasPreHook = !isNone;
       else if (name == "post_hook") spec.hasPostHook = !isNone;
       else if (name == "do_bench") spec.hasDoBench = !isNone;
@@ -378,6 +382,41 @@ struct Bridge {
     }
     if (spec.configs.empty()) spec.configs.push_back(AutotuneConfig{});  // Triton: one default config
     return spec;
+  }
+
+  /// prune_configs_by={"early_config_prune": f, "perf_model": g, "top_k": k}:
+  /// keeps the callables for evalEarlyConfigPrune / evalPerfModel. A dict
+  /// that is not known leaves them null (the runtime then asks for C++ hooks).
+  static void pruneConfigsBy(const Ref& v, const SourceLoc& at, AutotuneSpec& spec) {
+    if (v->kind != Kind::Dict) return;
+    for (size_t k = 0; k < v->keys.size(); ++k) {
+      const Ref& key = v->keys[k];
+      const Ref& value = v->items[k];
+      if (key->kind != Kind::Str || value->kind == Kind::None) continue;
+      bool callable = value->kind == Kind::Function || value->kind == Kind::Builtin ||
+                      (value->kind == Kind::Instance && value->s == "functools.partial");
+      if (key->s == "early_config_prune" || key->s == "perf_model") {
+        if (!callable) {
+          if (host::isUnknown(*value)) fail(at, "triton.autotune: prune_configs_by['" + key->s + "']", value);
+          reportError(at, "triton.autotune: prune_configs_by['" + key->s + "'] must be a callable, got " +
+                              host::typeName(*value));
+        }
+        (key->s == "early_config_prune" ? spec.earlyConfigPrune : spec.perfModel) = std::make_shared<Ref>(value);
+      } else if (key->s == "top_k") {
+        if (value->kind == Kind::Int && value->i.fitsInt64()) spec.topK = static_cast<double>(value->i.toInt64());
+        else if (value->kind == Kind::Float) spec.topK = value->f, spec.topKFraction = value->f <= 1.0;
+        else fail(at, "triton.autotune: prune_configs_by['top_k']", value);
+      }
+    }
+  }
+
+  /// The host values of a launch's arguments (HostArg) as a dict.
+  static Ref hostArgs(const HostArgs& args, Ref into = nullptr) {
+    Ref d = into ? into : host::dict();
+    for (const auto& [name, a] : args)
+      host::dictSet(*d, host::str(name),
+                    a.isTensor ? host::tensorValue(a.dtype, a.shape, a.strides, a.dataPtr) : fromConst(a.value));
+    return d;
   }
 
   static void heuristics(SourceProgram::Shared& sh, const host::LazyDecorator& d, std::vector<HeuristicSpec>& out) {
@@ -589,6 +628,80 @@ ConstValue SourceProgram::evalHeuristic(const HeuristicSpec& h, const std::map<s
                            "' must give None, a bool, an int, a float, a string or a dtype, got " + host::typeName(*r));
   }
   return *c;
+}
+
+/// Runs one prune_configs_by callable under the evaluator's lock and budget;
+/// its exceptions become located errors naming the hook.
+static Ref runPruneHook(SourceProgram::Shared& sh, const std::shared_ptr<const void>& fn, const char* hook,
+                        std::vector<Ref> args, host::Kwargs kwargs, const SourceLoc& at) {
+  Ref callable = *static_cast<const Ref*>(fn.get());
+  sh.interp.beginSession();
+  try {
+    return sh.interp.call(callable, std::move(args), std::move(kwargs), at);
+  } catch (const host::PyException& e) {
+    reportError(at, std::string("triton.autotune: prune_configs_by['") + hook + "'] raised " + host::repr(*e.exc) +
+                        Bridge::where(e.exc->where));
+  }
+}
+
+static host::Kwargs asKwargs(const Ref& dict) {
+  host::Kwargs kw;
+  for (size_t k = 0; k < dict->keys.size(); ++k) kw.emplace_back(dict->keys[k]->s, dict->items[k]);
+  return kw;
+}
+
+std::vector<size_t> SourceProgram::evalEarlyConfigPrune(const AutotuneSpec& spec, const HostArgs& named,
+                                                        const HostArgs& kwargs) const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  const Ref& objects = *static_cast<const Ref*>(spec.configObjects.get());
+  Ref configs = host::list(objects->items);  // the hook may change its list
+  Ref kept = runPruneHook(*shared_, spec.earlyConfigPrune, "early_config_prune",
+                          {configs, Bridge::hostArgs(named)}, asKwargs(Bridge::hostArgs(kwargs)), spec.loc);
+  if (host::isUnknown(*kept)) Bridge::fail(spec.loc, "triton.autotune: prune_configs_by['early_config_prune']", kept);
+  std::vector<size_t> out;
+  for (const Ref& c : shared_->interp.iterate(kept, spec.loc)) {
+    size_t found = objects->items.size();
+    for (size_t i = 0; i < objects->items.size() && found == objects->items.size(); ++i)
+      if (objects->items[i] == c) found = i;
+    if (found == objects->items.size()) {
+      // A new triton.Config equal to one of the decorator's is that one.
+      AutotuneConfig made = Bridge::config(c, spec.loc, out.size());
+      for (size_t i = 0; i < spec.configs.size() && found == objects->items.size(); ++i) {
+        const AutotuneConfig& x = spec.configs[i];
+        if (x.kwargs == made.kwargs && x.numWarps == made.numWarps && x.numStages == made.numStages &&
+            x.numCtas == made.numCtas && x.maxnreg == made.maxnreg)
+          found = i;
+      }
+      if (found == objects->items.size())
+        reportError(spec.loc, "triton.autotune: prune_configs_by['early_config_prune'] returned a config that is "
+                              "not one of the decorator's: " + host::repr(*c->attrs.at("kwargs")) +
+                              " (Tessera times only the decorator's configs)");
+    }
+    out.push_back(found);
+  }
+  if (out.empty())
+    reportError(spec.loc, "triton.autotune: no valid autotuner configs after pruning: early_config_prune should "
+                          "return at least one config");
+  return out;
+}
+
+double SourceProgram::evalPerfModel(const AutotuneSpec& spec, size_t index, const HostArgs& named,
+                                    const HostArgs& kwargs) const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  // perf_model(**named_args, **kwargs, **config.all_kwargs()), later names winning.
+  Ref all = Bridge::hostArgs(kwargs, Bridge::hostArgs(named));
+  const AutotuneConfig& c = spec.configs.at(index);
+  for (const auto& [name, v] : c.kwargs) host::dictSet(*all, host::str(name), Bridge::fromConst(v));
+  host::dictSet(*all, host::str("num_warps"), host::integer(c.numWarps));
+  host::dictSet(*all, host::str("num_stages"), host::integer(c.numStages));
+  host::dictSet(*all, host::str("num_ctas"), host::integer(c.numCtas));
+  if (c.maxnreg) host::dictSet(*all, host::str("maxnreg"), host::integer(*c.maxnreg));
+  Ref r = runPruneHook(*shared_, spec.perfModel, "perf_model", {}, asKwargs(all), spec.loc);
+  if (r->kind == Kind::Int || r->kind == Kind::Bool) return r->kind == Kind::Bool ? r->b : r->i.toDouble();
+  if (r->kind == Kind::Float) return r->f;
+  if (host::isUnknown(*r)) Bridge::fail(spec.loc, "triton.autotune: prune_configs_by['perf_model']", r);
+  reportError(spec.loc, "triton.autotune: prune_configs_by['perf_model'] must return a number, got " +
+                            host::typeName(*r));
 }
 
 //===----------------------------------------------------------------------===//

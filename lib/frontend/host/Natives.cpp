@@ -190,6 +190,40 @@ Ref tConfigAllKwargs(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& 
   return out;
 }
 
+// torch.Tensor (tensorValue): the attributes and methods prune_configs_by's
+// callables read of a launch's tensors.
+Ref tensorElementSize(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  const std::string& d = fn.self->attrs.at("dtype")->s;
+  int bits = d == "i1" ? 8 : std::atoi(d.c_str() + d.find_first_of("0123456789"));
+  if (d.rfind("fp8", 0) == 0) bits = 8;
+  return integer(std::max(1, bits / 8));
+}
+
+Ref tensorDataPtr(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return fn.self->attrs.at("_data_ptr"); }
+
+Ref tensorNumel(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  BigInt n(1);
+  for (const Ref& d : fn.self->attrs.at("shape")->items) n = n * d->i;
+  return integer(n);
+}
+
+Ref tensorDim(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return fn.self->attrs.at("ndim"); }
+
+/// size() / stride(): the tuple, or one dimension (negative from the end).
+Ref tensorDims(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  bool stride = fn.s == "torch.Tensor.stride";
+  const Ref& all = fn.self->attrs.at(stride ? "_strides" : "shape");
+  Ref d = arg(in, fn, a, kw, 0, "dim", none());
+  if (d->kind == Kind::None) return all;
+  int64_t n = static_cast<int64_t>(all->items.size());
+  int64_t k = intArg(in, d, stride ? "Tensor.stride" : "Tensor.size");
+  if (k < 0) k += n;
+  if (k < 0 || k >= n)
+    in.raise("IndexError", "Dimension out of range (expected to be in range of [" + std::to_string(-n) + ", " +
+                               std::to_string(n - 1) + "], but got " + std::to_string(k) + ")", in.here());
+  return all->items[k];
+}
+
 Ref tCdiv(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref x = arg(in, fn, a, kw, 0, "x"), d = arg(in, fn, a, kw, 1, "div");
   Ref sum = binaryOp(in, py::BinOpKind::Sub, binaryOp(in, py::BinOpKind::Add, x, d), integer(1));
@@ -559,6 +593,12 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
   t["triton.Config"] = tConfig;
   t["triton.Config.all_kwargs"] = tConfigAllKwargs;
   t["triton.cdiv"] = tCdiv;
+  t["torch.Tensor.element_size"] = tensorElementSize;
+  t["torch.Tensor.data_ptr"] = tensorDataPtr;
+  t["torch.Tensor.numel"] = tensorNumel;
+  t["torch.Tensor.dim"] = tensorDim;
+  t["torch.Tensor.size"] = tensorDims;
+  t["torch.Tensor.stride"] = tensorDims;
   t["triton.next_power_of_2"] = tNextPow2;
   t["triton.language.constexpr"] = tConstexpr;
   t["triton.runtime.driver.active.get_current_target"] = tCurrentTarget;

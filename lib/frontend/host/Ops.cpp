@@ -399,6 +399,9 @@ Ref methodOf(Interp& in, const Ref& self, const std::string& name) {
     case Kind::Float: if (name == "is_integer") return builtin("float.is_integer", self); break;
     case Kind::Instance:
       if (self->s == "triton.Config" && name == "all_kwargs") return builtin("triton.Config.all_kwargs", self);
+      if (self->s == "torch.Tensor" && (name == "element_size" || name == "data_ptr" || name == "numel" ||
+                                        name == "dim" || name == "size" || name == "stride"))
+        return builtin("torch.Tensor." + name, self);
       break;
     default: break;
   }

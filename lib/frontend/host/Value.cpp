@@ -86,6 +86,21 @@ Ref instance(std::string cls) {
   o->s = std::move(cls);
   return o;
 }
+Ref tensorValue(const std::string& dtypeName, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+                uint64_t dataPtr) {
+  auto ints = [](const std::vector<int64_t>& v) {
+    std::vector<Ref> out;
+    for (int64_t x : v) out.push_back(integer(BigInt(x)));
+    return tuple(std::move(out));
+  };
+  Ref t = instance("torch.Tensor");
+  t->attrs["dtype"] = dtype(dtypeName);
+  t->attrs["shape"] = ints(shape);
+  t->attrs["ndim"] = integer(BigInt(static_cast<int64_t>(shape.size())));
+  t->attrs["_strides"] = ints(strides);
+  t->attrs["_data_ptr"] = integer(BigInt(static_cast<int64_t>(dataPtr)));
+  return t;
+}
 Ref opaque(std::string why, SourceLoc where) {
   auto o = std::make_shared<Object>(Kind::Opaque);
   o->s = std::move(why);

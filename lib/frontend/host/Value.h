@@ -121,6 +121,11 @@ Ref native(std::string path);
 Ref dtype(std::string name);
 Ref instance(std::string cls);
 Ref opaque(std::string why, SourceLoc where = {});
+/// A launch's tensor argument as host code sees it (a torch.Tensor with
+/// dtype, shape, ndim and the methods element_size, data_ptr, numel, dim,
+/// size, stride): what prune_configs_by's callables receive.
+Ref tensorValue(const std::string& dtypeName, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+                uint64_t dataPtr);
 
 // ---- queries (Python semantics) ------------------------------------------
 bool isNumber(const Object& o);  ///< bool, int or float

@@ -280,6 +280,67 @@ def k(p, n, BLOCK: tl.constexpr, TRIPLE: tl.constexpr, HALF: tl.constexpr):
   EXPECT_EQ(std::get<int64_t>(prog->evalHeuristic(fn->heuristics()[1], args)), 7);
 }
 
+// prune_configs_by's Python callables run on the host evaluator with the
+// launch's arguments as Triton passes them: early_config_prune(configs,
+// named_args, **kwargs), tensors as torch.Tensor values (dtype, shape,
+// element_size(), stride()); perf_model(**named_args, **kwargs,
+// **config.all_kwargs()). Expectations from CPython running the same code.
+TEST(Modules, PruneConfigsByCallablesRunOnTheHost) {
+  auto prog = load(std::string(kHeader) + R"(
+def keep(configs, named_args, **kwargs):
+    x = named_args["x_ptr"]
+    limit = named_args["n"] * x.element_size() // x.stride(0) // 4   # 4000 // 1 // 4 with fp32
+    out = [c for c in configs if c.kwargs["BLOCK"] <= limit and x.shape[-1] % 8 == 0]
+    if kwargs.get("SPLIT", 1) > 1:
+        out = [triton.Config({"BLOCK": 256}, num_warps=4)] + out   # an equal, new object
+    return out
+def model(n, BLOCK, num_warps, **rest):
+    return abs(BLOCK - n / 4) + num_warps
+@triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w) for b in (128, 256, 512, 2048) for w in (4, 8)],
+                 key=["n"], prune_configs_by={"early_config_prune": keep, "perf_model": model, "top_k": 0.5})
+@triton.jit
+def k(x_ptr, n, SPLIT: tl.constexpr, BLOCK: tl.constexpr):
+    pass
+@triton.autotune(configs=[triton.Config({"BLOCK": 64})], key=["n"],
+                 prune_configs_by={"early_config_prune": lambda configs, nargs, **kw: nargs["x_ptr"].missing})
+@triton.jit
+def bad(x_ptr, n, BLOCK: tl.constexpr):
+    pass
+)");
+  const JitFunction* fn = prog->find("k");
+  ASSERT_TRUE(fn && fn->autotune());
+  const AutotuneSpec& spec = *fn->autotune();
+  ASSERT_EQ(spec.configs.size(), 8u);
+  EXPECT_TRUE(spec.earlyConfigPrune && spec.perfModel && spec.topKFraction);
+  HostArg x;
+  x.isTensor = true;
+  x.dtype = "fp32";
+  x.shape = {4, 1000};
+  x.strides = {1000, 1};
+  HostArg n;
+  n.value = int64_t{1000};
+  HostArgs named{{"x_ptr", x}, {"n", n}};
+  // x.stride(0) is 1000: the limit is 1000 * 4 // 1000 // 4 = 1, nothing kept.
+  std::string msg = errorOf([&] { prog->evalEarlyConfigPrune(spec, named, {}); });
+  EXPECT_NE(msg.find("at least one config"), std::string::npos) << msg;
+  named[0].second.strides = {1, 1};  // limit 1000
+  std::vector<size_t> kept = prog->evalEarlyConfigPrune(spec, named, {});
+  EXPECT_EQ(kept, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+  HostArg split;
+  split.value = int64_t{2};
+  kept = prog->evalEarlyConfigPrune(spec, named, {{"SPLIT", split}});
+  EXPECT_EQ(kept, (std::vector<size_t>{2, 0, 1, 2, 3, 4, 5}));
+  // |BLOCK - 250| + num_warps.
+  EXPECT_DOUBLE_EQ(prog->evalPerfModel(spec, 2, named, {}), 10.0);
+  EXPECT_DOUBLE_EQ(prog->evalPerfModel(spec, 5, named, {}), 270.0);
+
+  const JitFunction* b = prog->find("bad");
+  ASSERT_TRUE(b && b->autotune());
+  msg = errorOf([&] { prog->evalEarlyConfigPrune(*b->autotune(), named, {}); });
+  EXPECT_NE(msg.find("early_config_prune"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("AttributeError"), std::string::npos) << msg;
+}
+
 TEST(Modules, MessagesNameTheCause) {
   // A name bound under a condition the evaluator cannot decide.
   std::string err = compileError(std::string(kHeader) + R"(
