@@ -97,8 +97,10 @@ def worker(args):
     lib.tsr_program.argtypes = [cp, cp, cp, i32]
     lib.tsr_params.argtypes = [vp, cp, cp, i32, cp, i32]
     lib.tsr_configs.argtypes = [vp, cp, cp, i32, cp, i32]
-    lib.tsr_launch.argtypes = [vp, cp, ctypes.POINTER(ctypes.c_int64), i32, cp, ctypes.POINTER(vp), i32, cp,
-                               i32, i32, cp, i32]
+    grid_fn_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64))
+    lib.tsr_launch.argtypes = [vp, cp, ctypes.POINTER(ctypes.c_int64), i32, grid_fn_type, cp, ctypes.POINTER(vp),
+                               i32, cp, i32, i32, cp, i32]
+    lib.tsr_best_config.argtypes = [vp, cp, cp, i32, cp, i32]
     api = ctypes.pythonapi
     api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
     api.PyCapsule_GetPointer.restype = ctypes.c_void_p
@@ -189,8 +191,32 @@ def worker(args):
         agree = [c for c in autotuner.configs if all(defines.get(k, v) == v for k, v in c.kwargs.items())]
         return agree + [c for c in autotuner.configs if c not in agree]
 
-    def tessera_launcher(prog, kernel, params, cfg, dims_from_triton):
+    def grid_callback(grid):
+        """The spec's grid callable for Tessera's own autotuning (the dims
+        depend on the config Tessera picks)."""
+        parse = {"I": int, "F": float, "B": lambda v: v == "True", "S": str}
+
+        def call(text, dims):
+            try:
+                meta = {}
+                for line in text.decode().splitlines():
+                    name, kind, value = line.split("\t", 2)
+                    meta[name] = parse[kind](value)
+                d = tuple(int(x) for x in grid(meta))
+                for i, x in enumerate(d):
+                    dims[i] = x
+                return len(d)
+            except Exception:  # noqa: BLE001
+                traceback.print_exc()
+                return 0
+        return grid_fn_type(call)
+
+    def tessera_launcher(prog, kernel, params, cfg, dims_from_triton, tunes=False):
+        """run() for Tessera. With cfg, the pinned config is given as
+        constexprs and options and a callable grid takes Triton's dims; with
+        tunes, Tessera autotunes itself and calls the grid callable."""
         count = [0]
+        keep_alive = []
 
         def run(grid, *args, **kw):
             kw = dict(kw)
@@ -240,7 +266,12 @@ def worker(args):
                 if isinstance(v, (torch.Tensor, TensorDescriptor)) or v is None:
                     raise TypeError(f"harness: keyword {k} must be passed positionally")
             meta_text = "\n".join(meta_value_line(k, v) for k, v in meta.items())
-            if callable(grid):
+            callback = grid_fn_type()
+            if callable(grid) and tunes:
+                callback = grid_callback(grid)
+                keep_alive.append(callback)
+                dims = (1,)
+            elif callable(grid):
                 if count[0] >= len(dims_from_triton):
                     raise RuntimeError("harness: no grid recorded from Triton for this launch")
                 dims = dims_from_triton[count[0]]
@@ -251,7 +282,7 @@ def worker(args):
             c_dims = (ctypes.c_int64 * len(dims))(*dims)
             ptrs = [hand_over(t) for t in handles]
             c_ptrs = (ctypes.c_void_p * max(1, len(ptrs)))(*ptrs)
-            rc = lib.tsr_launch(prog, kernel.encode(), c_dims, len(dims), "\n".join(lines).encode(), c_ptrs,
+            rc = lib.tsr_launch(prog, kernel.encode(), c_dims, len(dims), callback, "\n".join(lines).encode(), c_ptrs,
                                 len(ptrs), meta_text.encode(), int(opts.get("num_warps", 4)),
                                 int(opts.get("num_stages", 3)), err, len(err))
             if rc != 0:
@@ -397,6 +428,23 @@ def worker(args):
             result["notes"] = skipped + notes
             if cfg is not None:
                 result["notes"].insert(len(skipped), "pinned " + config_text(cfg))
+            # Tessera autotuning by itself (its host-evaluated configs and
+            # prune_configs_by, its sweep), against Triton's pinned result.
+            # Configs with a pre_hook (Python run per config) stay pinned.
+            if autotuner is not None and not any(c.pre_hook for c in autotuner.configs):
+                tuned = {"status": None, "notes": []}
+                try:
+                    outputs = fn(tessera_launcher(prog, kernel, params, None, dims_log, tunes=True), S.Inputs(seed))
+                    torch.cuda.synchronize()
+                    got = to_cpu(outputs)
+                    del outputs
+                    ok, _, notes = compare(want, got)
+                    tuned["status"] = "PASS" if ok else "MISMATCH"
+                    tuned["notes"] = ["chose " + shim_text(lib.tsr_best_config, prog, kernel)] + notes
+                except Exception as e:  # noqa: BLE001
+                    tuned["status"] = "TESSERA-ERROR"
+                    tuned["notes"] = [" | ".join(traceback.format_exception_only(type(e), e))[:1500]]
+                result["tuned"] = tuned
         except StopIteration:
             pass
         except Exception as e:  # noqa: BLE001
@@ -464,19 +512,24 @@ def main():
             print("      " + n)
         if r.get("configs") and r["configs"] != "agree":
             print("      configs " + r["configs"])
+        if r.get("tuned"):
+            print(f"      tuned by Tessera: {r['tuned']['status']}; " + "; ".join(r["tuned"]["notes"]))
     n = len(results)
     good = counts.get("BITEXACT", 0) + counts.get("PASS", 0)
     cfg_total = sum(1 for r in results.values() if r.get("configs"))
     cfg_agree = sum(1 for r in results.values() if r.get("configs") == "agree")
+    tuned = [r["tuned"] for r in results.values() if r.get("tuned")]
+    tuned_ok = sum(1 for t in tuned if t["status"] == "PASS")
     if args.log:
         with open(args.log + ".summary.json", "w") as f:
             json.dump({"counts": counts, "results": [results[i] for i in sorted(results)]}, f, indent=1)
     print("corpus results: %d/%d give Triton's results (%d bit-identical, %d within tolerance); %s; "
-          "autotune configs agree for %d/%d autotuned entries" % (
+          "autotune configs agree for %d/%d autotuned entries; tuned by Tessera itself, %d/%d give Triton's "
+          "results" % (
               good, n, counts.get("BITEXACT", 0), counts.get("PASS", 0),
               ", ".join(f"{v} {k.lower()}" for k, v in sorted(counts.items()) if k not in ("BITEXACT", "PASS"))
-              or "no failures", cfg_agree, cfg_total))
-    return 0 if n and good >= math.ceil(0.95 * n) else 1
+              or "no failures", cfg_agree, cfg_total, tuned_ok, len(tuned)))
+    return 0 if n and good >= math.ceil(0.95 * n) and cfg_agree == cfg_total and tuned_ok == len(tuned) else 1
 
 
 if __name__ == "__main__":

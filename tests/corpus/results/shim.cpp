@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -116,7 +117,28 @@ int tsr_configs(void* program, const char* kernel, char* out, int capacity, char
   }
 }
 
-/// Launches KERNEL over GRID (NGRID dims) and waits for it.
+/// The config Tessera's autotuner chose for KERNEL's latest launch, as
+/// tsr_configs prints one ("" before any).
+int tsr_best_config(void* program, const char* kernel, char* out, int capacity, char* error, int error_capacity) {
+  try {
+    std::string text;
+    if (auto c = static_cast<tessera::Program*>(program)->kernel(kernel).best_config()) {
+      text = "num_warps=" + std::to_string(c->num_warps) + " num_stages=" + std::to_string(c->num_stages);
+      for (const auto& [name, value] : c->kwargs) text += " " + name + "=" + valueText(value);
+    }
+    return put(text, out, capacity, error, error_capacity);
+  } catch (const std::exception& e) {
+    return fail(e.what(), error, error_capacity);
+  }
+}
+
+/// The grid callable of a launch, in Python: gets the launch's meta-parameters
+/// as "NAME\tKIND\tVALUE" lines (KIND: I F B S) and writes 1-3 dims to
+/// DIMS, returning how many (0 on error).
+typedef int (*tsr_grid_fn)(const char* meta, int64_t* dims);
+
+/// Launches KERNEL over GRID (NGRID dims; or, when GRID_FN is given, the
+/// dims it returns for the launch's meta-parameters) and waits for it.
 /// ARGS: the positional arguments, one line each:
 ///   T i [DTYPE]      tensor DL[i] (a DLManagedTensor*, consumed), retyped
 ///                    to DTYPE when given (fp8 travels as uint8)
@@ -125,8 +147,9 @@ int tsr_configs(void* program, const char* kernel, char* out, int capacity, char
 ///                    comma-separated
 ///   I v | U v | F v | B 0/1 | N     int, uint64, float, bool, None
 /// META: "NAME\tKIND\tVALUE" lines, KIND one of I F B S (string).
-int tsr_launch(void* program, const char* kernel, const int64_t* grid, int ngrid, const char* args,
-               void** dl, int ndl, const char* meta, int num_warps, int num_stages, char* error, int capacity) {
+int tsr_launch(void* program, const char* kernel, const int64_t* grid, int ngrid, tsr_grid_fn grid_fn,
+               const char* args, void** dl, int ndl, const char* meta, int num_warps, int num_stages, char* error,
+               int capacity) {
   std::vector<bool> consumed(ndl, false);
   try {
     auto tensorAt = [&](const std::string& index, const std::string& dtype) {
@@ -183,9 +206,24 @@ int tsr_launch(void* program, const char* kernel, const int64_t* grid, int ngrid
     tessera::LaunchOptions options;
     options.num_warps = num_warps;
     options.num_stages = num_stages;
-    std::vector<int64_t> dims(grid, grid + ngrid);
-    static_cast<tessera::Program*>(program)->kernel(kernel).launch(device(), tessera::Grid(dims), list, constexprs,
-                                                                   options);
+    tessera::Grid dims{std::vector<int64_t>(grid, grid + ngrid)};
+    if (grid_fn)
+      dims = tessera::Grid(std::function<std::vector<int64_t>(const tessera::Meta&)>([grid_fn](const tessera::Meta& m) {
+        std::string text;
+        for (const auto& [name, v] : m) {
+          char kind = std::holds_alternative<bool>(v)      ? 'B'
+                      : std::holds_alternative<int64_t>(v) ? 'I'
+                      : std::holds_alternative<double>(v)  ? 'F'
+                                                           : 'S';
+          std::string value = kind == 'S' ? std::get<std::string>(v) : valueText(v);
+          text += name + "\t" + kind + "\t" + value + "\n";
+        }
+        int64_t out[3] = {1, 1, 1};
+        int n = grid_fn(text.c_str(), out);
+        if (n < 1 || n > 3) throw tessera::Error("shim: the grid callable failed");
+        return std::vector<int64_t>(out, out + n);
+      }));
+    static_cast<tessera::Program*>(program)->kernel(kernel).launch(device(), dims, list, constexprs, options);
     device().synchronize();
     return 0;
   } catch (const std::exception& e) {
