@@ -11,9 +11,10 @@
 //   void* back = tessera::to_dlpack(y);   // at::fromDLPack((DLManagedTensor*)back)
 //
 // Supported: CPU memory (a tensor of the interpreter) and CUDA device memory
-// (a tensor of Device::cuda(device_id)); row-major contiguous layouts (size-1
-// dimensions may have any stride); the int, uint, float, bfloat and bool
-// dtypes Tessera has. Anything else is a tessera::Error saying what.
+// (a tensor of Device::cuda(device_id)); any non-negative strides (views,
+// transposes, expanded dimensions), in and out; the int, uint, float,
+// bfloat and bool dtypes Tessera has. Anything else is a tessera::Error
+// saying what.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -67,6 +67,8 @@ struct TensorLayout;
 void checkUploadCount(size_t count, DType dtype, const std::vector<int64_t>& shape);
 }  // namespace detail
 
+class Device;
+
 /// Device (or interpreter) memory with a shape and strides; shared ownership.
 /// Copies are cheap (two reference counts, no allocation): a launch's
 /// argument list copies its tensors.
@@ -85,6 +87,30 @@ class Tensor {
   /// CUdeviceptr for CUDA).
   uint64_t data_ptr() const;
   bool defined() const { return storage_ != nullptr; }
+  /// Row-major contiguous (dimensions of size 1 may have any stride).
+  bool is_contiguous() const;
+  /// Elements between the allocation's start and the first element (views).
+  int64_t storage_offset() const;
+
+  /// Memory someone else owns as a tensor, without a copy: device memory of
+  /// `device` (a CUdeviceptr cast to void*) for a CUDA device, host memory
+  /// for the interpreter. `strides` in elements (empty: row-major
+  /// contiguous; none may be negative). `deleter` runs when the last tensor
+  /// sharing the memory is gone; without one the memory must outlive them.
+  static Tensor from_blob(Device& device, void* data, DType dtype, std::vector<int64_t> shape,
+                          std::vector<int64_t> strides = {}, std::function<void()> deleter = {});
+
+  /// Views: new shapes and strides over the same memory, as torch's.
+  /// Elements start..stop (exclusive) by `step` of dimension `dim`; negative
+  /// indices count from the end, and start/stop are clamped like Python's.
+  Tensor slice(int dim, int64_t start, int64_t stop, int64_t step = 1) const;
+  Tensor transpose(int dim0, int dim1) const;
+  Tensor permute(const std::vector<int>& dims) const;
+  /// Of a contiguous tensor only (one dimension may be -1).
+  Tensor reshape(std::vector<int64_t> shape) const;
+  /// Size-1 dimensions repeated (stride 0), new leading ones added; -1
+  /// keeps a dimension.
+  Tensor expand(std::vector<int64_t> shape) const;
 
   /// Copies the data to the host. T must match the dtype's size.
   template <class T> std::vector<T> download() const {
@@ -99,6 +125,9 @@ class Tensor {
   /// Internal: the storage (allocation) behind the tensor.
   const std::shared_ptr<detail::TensorStorage>& storage() const { return storage_; }
   Tensor(std::shared_ptr<detail::TensorStorage> storage, DType dtype, std::vector<int64_t> shape);
+  /// Internal: a view of `storage` (checked to lie inside it).
+  Tensor(std::shared_ptr<detail::TensorStorage> storage, DType dtype, std::vector<int64_t> shape,
+         std::vector<int64_t> strides, int64_t offset);
 
  private:
   void check_element_size(size_t size) const;

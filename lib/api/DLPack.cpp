@@ -65,24 +65,25 @@ Tensor from_dlpack(void* dl_managed_tensor) {
   if (t.ndim < 0) throw Error("from_dlpack: negative ndim");
   if (t.ndim > 0 && !t.shape) throw Error("from_dlpack: the tensor has no shape array");
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
-  int64_t numel = 0;
   try {
-    numel = detail::checkedNumel(shape, dtype);
+    detail::checkedNumel(shape, dtype);
   } catch (const Error& e) {
     throw Error(std::string("from_dlpack: ") + e.what());
   }
+  std::vector<int64_t> strides;
   if (t.strides) {
-    int64_t expect = 1;
-    for (int d = t.ndim - 1; d >= 0; --d) {
-      if (shape[d] != 1 && t.strides[d] != expect)
-        throw Error("from_dlpack: only row-major contiguous tensors can be shared (dimension " + std::to_string(d) +
-                    " has stride " + std::to_string(t.strides[d]) + ", contiguous is " + std::to_string(expect) +
-                    "); make it contiguous first");
-      expect *= shape[d];
-    }
+    strides.assign(t.strides, t.strides + t.ndim);
+    for (int d = 0; d < t.ndim; ++d)
+      if (strides[d] < 0)
+        throw Error("from_dlpack: dimension " + std::to_string(d) + " has a negative stride (" +
+                    std::to_string(strides[d]) + "); Tessera tensors take strides >= 0");
+  } else {
+    strides.assign(shape.size(), 1);
+    for (int d = t.ndim - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
   }
+  // The storage is the span the elements reach, from the first one.
   void* data = static_cast<char*>(t.data) + t.byte_offset;
-  size_t bytes = static_cast<size_t>(numel) * dtype_size(dtype);
+  size_t bytes = static_cast<size_t>(detail::spanElements(shape, strides)) * dtype_size(dtype);
   std::shared_ptr<detail::TensorStorage> storage;
   auto release = [owner]() mutable { owner.reset(); };
   if (t.device.device_type == 1) {
@@ -94,7 +95,7 @@ Tensor from_dlpack(void* dl_managed_tensor) {
     throw Error("from_dlpack: device type " + std::to_string(t.device.device_type) +
                 " is neither CPU (1) nor CUDA (2)");
   }
-  return Tensor(std::move(storage), dtype, std::move(shape));
+  return Tensor(std::move(storage), dtype, std::move(shape), std::move(strides), 0);
 }
 
 void* to_dlpack(const Tensor& tensor) {
@@ -104,7 +105,7 @@ void* to_dlpack(const Tensor& tensor) {
   e->shape = tensor.shape();
   e->strides = tensor.strides();
   dlpack::Tensor& t = e->managed.dl_tensor;
-  t.data = e->storage->data;
+  t.data = reinterpret_cast<void*>(tensor.data_ptr());  // a view's first element
   t.device = e->storage->kind == detail::DeviceKind::Cuda ? dlpack::Device{2, e->storage->cuda->ordinal()}
                                                             : dlpack::Device{1, 0};
   t.ndim = static_cast<int32_t>(e->shape.size());

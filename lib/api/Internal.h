@@ -29,6 +29,20 @@ namespace tessera::detail {
 
 enum class DeviceKind { Interpreter, Cuda };
 
+/// A tensor's shape, strides (elements) and the element its first one is in
+/// its storage; immutable, shared by copies of the tensor.
+struct TensorLayout {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+};
+
+/// Elements from a view's first element to its last one, inclusive (0 for
+/// an empty shape); strides are non-negative.
+int64_t spanElements(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides);
+/// "[2, 3]".
+std::string shapeText(const std::vector<int64_t>& shape);
+
 struct DeviceImpl {
   DeviceKind kind = DeviceKind::Interpreter;
   int ordinal = 0;

@@ -100,18 +100,38 @@ static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& shape)
   return strides;
 }
 
-namespace detail {
-struct TensorLayout {
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;
-};
-}  // namespace detail
-
 Tensor::Tensor(std::shared_ptr<detail::TensorStorage> storage, DType dtype, std::vector<int64_t> shape)
     : storage_(std::move(storage)), dtype_(dtype) {
   auto layout = std::make_shared<detail::TensorLayout>();
   layout->strides = contiguousStrides(shape);
   layout->shape = std::move(shape);
+  layout_ = std::move(layout);
+}
+
+Tensor::Tensor(std::shared_ptr<detail::TensorStorage> storage, DType dtype, std::vector<int64_t> shape,
+               std::vector<int64_t> strides, int64_t offset)
+    : storage_(std::move(storage)), dtype_(dtype) {
+  if (strides.size() != shape.size())
+    throw Error("tensor view: " + std::to_string(strides.size()) + " strides for " + std::to_string(shape.size()) +
+                " dimensions");
+  int64_t numel = detail::checkedNumel(shape, dtype);
+  if (offset < 0) throw Error("tensor view: negative storage offset " + std::to_string(offset));
+  for (size_t d = 0; d < strides.size(); ++d)
+    if (strides[d] < 0)
+      throw Error("tensor view: dimension " + std::to_string(d) + " has a negative stride (" +
+                  std::to_string(strides[d]) + "); Tessera tensors take strides >= 0");
+  if (numel > 0) {
+    int64_t last = offset + detail::spanElements(shape, strides) - 1;
+    int64_t have = static_cast<int64_t>(storage_->bytes / dtype_size(dtype));
+    if (last >= have)
+      throw Error("tensor view: shape " + detail::shapeText(shape) + " with strides " + detail::shapeText(strides) +
+                  " at offset " + std::to_string(offset) + " reaches element " + std::to_string(last) +
+                  ", past the " + std::to_string(have) + " elements of its memory");
+  }
+  auto layout = std::make_shared<detail::TensorLayout>();
+  layout->shape = std::move(shape);
+  layout->strides = std::move(strides);
+  layout->offset = offset;
   layout_ = std::move(layout);
 }
 
@@ -145,7 +165,23 @@ int64_t Tensor::numel() const {
 
 size_t Tensor::nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
 
-uint64_t Tensor::data_ptr() const { return storage_ ? reinterpret_cast<uint64_t>(storage_->data) : 0; }
+uint64_t Tensor::data_ptr() const {
+  if (!storage_) return 0;
+  return reinterpret_cast<uint64_t>(storage_->data) + static_cast<uint64_t>(storage_offset()) * dtype_size(dtype_);
+}
+
+int64_t Tensor::storage_offset() const { return layout_ ? layout_->offset : 0; }
+
+bool Tensor::is_contiguous() const {
+  const std::vector<int64_t>& dims = shape();
+  const std::vector<int64_t>& st = strides();
+  int64_t expect = 1;
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (dims[d] != 1 && st[d] != expect) return numel() == 0;
+    expect *= dims[d];
+  }
+  return true;
+}
 
 void Tensor::check_element_size(size_t size) const {
   if (size != dtype_size(dtype_))
@@ -156,10 +192,31 @@ void Tensor::check_element_size(size_t size) const {
 std::vector<std::byte> Tensor::download_bytes() const {
   if (!storage_) throw Error("Tensor::download: the tensor is undefined");
   std::vector<std::byte> out(nbytes());
+  if (out.empty()) return out;
+  // The bytes from the first element to the last one the view reaches; a
+  // strided view is gathered from them in row-major order.
+  size_t size = dtype_size(dtype_);
+  bool dense = is_contiguous();
+  size_t span = dense ? out.size() : static_cast<size_t>(detail::spanElements(shape(), strides())) * size;
+  std::vector<std::byte> raw(dense ? 0 : span);
+  std::byte* dst = dense ? out.data() : raw.data();
   if (storage_->kind == detail::DeviceKind::Cuda)
-    storage_->cuda->copyToHost(out.data(), storage_->devicePtr(), out.size());
+    storage_->cuda->copyToHost(dst, static_cast<runtime::DevicePtr>(data_ptr()), span);
   else
-    std::memcpy(out.data(), storage_->data, out.size());
+    std::memcpy(dst, reinterpret_cast<const void*>(data_ptr()), span);
+  if (dense) return out;
+  const std::vector<int64_t>& dims = shape();
+  const std::vector<int64_t>& st = strides();
+  std::vector<int64_t> index(dims.size(), 0);
+  for (size_t k = 0, n = out.size() / size; k < n; ++k) {
+    int64_t at = 0;
+    for (size_t d = 0; d < dims.size(); ++d) at += index[d] * st[d];
+    std::memcpy(out.data() + k * size, raw.data() + at * size, size);
+    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
   return out;
 }
 

@@ -135,14 +135,6 @@ def worker(args):
         if t.dtype in FP8:
             retype = " " + FP8[t.dtype]
             t = t.view(torch.uint8)
-        if not t.is_contiguous():
-            # DLPack import takes contiguous tensors only (for now): a 1-D
-            # view from the same address over the span the tensor's elements
-            # reach carries the pointer (all a pointer parameter receives),
-            # and lets reset_to_zero and the sweep's save/restore cover them
-            # (with the gaps between rows, which Triton would leave alone).
-            span = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()) if n > 0)
-            t = t.as_strided((span,), (1,))
         handles.append(t)
         return f"{tag} {len(handles) - 1}{retype}"
 

@@ -157,7 +157,7 @@ int tsr_launch(void* program, const char* kernel, const int64_t* grid, int ngrid
       if (i < 0 || i >= ndl || consumed[i]) throw tessera::Error("shim: bad tensor index " + index);
       consumed[i] = true;
       tessera::Tensor t = tessera::from_dlpack(dl[i]);
-      if (!dtype.empty()) t = tessera::Tensor(t.storage(), dtypeNamed(dtype), t.shape());
+      if (!dtype.empty()) t = tessera::Tensor(t.storage(), dtypeNamed(dtype), t.shape(), t.strides(), t.storage_offset());
       return t;
     };
     std::vector<tessera::Arg> list;

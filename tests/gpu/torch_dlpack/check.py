@@ -82,5 +82,26 @@ else:
     del t
     torch.cuda.synchronize()
 
+# Strides both ways: a transposed, sliced PyTorch tensor in, a Tessera view
+# of it (odd rows, transposed) out, compared with PyTorch's own view.
+lib.tessera_view.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_uint64),
+                             ctypes.c_char_p, ctypes.c_int]
+lib.tessera_view.restype = ctypes.c_void_p
+base = torch.randn(41, 67, device="cuda", generator=gen)
+x = base[:, 3:60].t()  # [57, 41], strides (1, 67)
+strides = (ctypes.c_int64 * 2)()
+data = ctypes.c_uint64(0)
+managed = lib.tessera_view(hand_over(x), strides, ctypes.byref(data), error, len(error))
+if not managed:
+    report(False, f"strided views: {error.value.decode()}")
+else:
+    got = dlpack.from_dlpack(api.PyCapsule_New(managed, b"dltensor", None))
+    want = x[1::2].t()
+    ok = (got.shape == want.shape and got.stride() == want.stride() and got.data_ptr() == want.data_ptr() ==
+          data.value and tuple(strides) == want.stride() and torch.equal(got, want))
+    report(ok, f"strided views: torch {tuple(x.shape)} strides {x.stride()} -> Tessera view strides "
+           f"{tuple(strides)} -> torch {tuple(got.shape)} strides {got.stride()}, same memory and values")
+    del got
+
 print(f"torch DLPack: {'passed' if failures == 0 else f'{failures} FAILED'}")
 sys.exit(1 if failures else 0)

@@ -83,4 +83,21 @@ void* tessera_ramp(int64_t rows, int64_t cols, uint64_t* data, char* error, int 
   }
 }
 
+/// A PyTorch tensor of any strides in (the rows 1, 3, 5, ... of it,
+/// transposed, as a Tessera view), then out again to PyTorch; `strides`
+/// gets the view's strides as Tessera sees them (two dims).
+void* tessera_view(void* x_dl, int64_t* strides, uint64_t* data, char* error, int capacity) {
+  try {
+    tessera::Tensor x = tessera::from_dlpack(x_dl);
+    tessera::Tensor v = x.slice(0, 1, x.shape()[0], 2).transpose(0, 1);
+    strides[0] = v.stride(0);
+    strides[1] = v.stride(1);
+    *data = v.data_ptr();
+    return tessera::to_dlpack(v);
+  } catch (const std::exception& e) {
+    fail(e, error, capacity);
+    return nullptr;
+  }
+}
+
 }  // extern "C"
