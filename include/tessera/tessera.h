@@ -56,6 +56,15 @@ int64_t meta_int(const Meta& meta, const std::string& name);
 /// meta[name] as a float (an integer converts).
 double meta_float(const Meta& meta, const std::string& name);
 
+/// Triton's triton.cdiv: ceil(a / b) for a >= 0, b > 0.
+constexpr int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/// Triton's triton.next_power_of_2: the smallest power of two >= n (1 for n <= 1).
+constexpr int64_t next_power_of_2(int64_t n) {
+  int64_t p = 1;
+  while (p < n && p < (int64_t{1} << 62)) p <<= 1;
+  return p;
+}
+
 namespace detail {
 struct TensorStorage;
 struct DeviceImpl;

@@ -781,11 +781,72 @@ struct PreparedLaunch::Impl {
   int64_t dims[3] = {0, 0, 0};
 };
 
+/// The C++ API's binding rule on top of Triton's: positional arguments fill
+/// the parameters *not named* in `constexprs`, in declaration order, so a
+/// kernel declaring a constexpr between runtime parameters is called with
+/// the runtime values in order and the constexpr by name. When that differs
+/// from Triton's rule (a named parameter among the first positional slots),
+/// rewrites the launch into Triton's form: the positional list up to the last
+/// tensor (or None) argument, named values placed in their slots, and the
+/// scalars after it given by name. Returns false when there is nothing to do.
+static bool skipNamedParameters(const frontend::JitFunction& fn, const Arg* args, size_t nargs, const Meta& constexprs,
+                                std::vector<Arg>& outArgs, Meta& outMeta) {
+  const auto& params = fn.params;
+  if (constexprs.empty() || nargs > params.size()) return false;
+  bool collides = false;
+  for (size_t i = 0; i < nargs && !collides; ++i) collides = constexprs.count(params[i].name) > 0;
+  if (!collides) return false;
+  std::vector<size_t> target;  // parameter index of each positional argument
+  for (size_t p = 0; p < params.size() && target.size() < nargs; ++p)
+    if (!constexprs.count(params[p].name)) target.push_back(p);
+  if (target.size() < nargs) return false;  // too many arguments: bindArguments says so
+  outMeta = constexprs;
+  std::optional<size_t> lastPositional;
+  for (size_t j = 0; j < nargs; ++j)
+    if (args[j].kind == Arg::Kind::Tensor || args[j].kind == Arg::Kind::TensorDesc || args[j].kind == Arg::Kind::Null)
+      lastPositional = target[j];
+  outArgs.clear();
+  size_t j = 0;
+  for (size_t p = 0; lastPositional && p <= *lastPositional; ++p) {
+    auto named = outMeta.find(params[p].name);
+    if (named == outMeta.end()) {
+      outArgs.push_back(args[j++]);
+      continue;
+    }
+    const Value& v = named->second;
+    if (std::holds_alternative<std::string>(v))
+      throw Error("kernel '" + fn.name + "': the string constexpr '" + params[p].name +
+                  "' is declared before the positional argument for '" + params[target.back()].name +
+                  "'; pass the arguments in declaration order (with the string among them)");
+    outArgs.push_back(std::holds_alternative<bool>(v)      ? Arg(std::get<bool>(v))
+                      : std::holds_alternative<int64_t>(v) ? Arg(std::get<int64_t>(v))
+                                                           : Arg(std::get<double>(v)));
+    outMeta.erase(named);
+  }
+  for (; j < nargs; ++j) {
+    const Arg& a = args[j];
+    const std::string& name = params[target[j]].name;
+    if (a.kind == Arg::Kind::Bool) outMeta[name] = a.b;
+    else if (a.kind == Arg::Kind::Float) outMeta[name] = a.f;
+    else if (a.isUnsigned64)
+      throw Error("kernel '" + fn.name + "': argument '" + name + "' (an unsigned 64-bit value) follows a parameter "
+                  "given by name; pass the arguments in declaration order");
+    else outMeta[name] = a.i;
+  }
+  return true;
+}
+
 void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
                     const LaunchOptions& options) {
   detail::profile::Span span("launch", impl_->fn->name);
   // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options)) return;
+  std::vector<Arg> bound;
+  Meta named;
+  if (skipNamedParameters(*impl_->fn, args, nargs, constexprs, bound, named)) {
+    launchCold(*impl_, device, grid, bound, named, options);
+    return;
+  }
   launchCold(*impl_, device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
 }
 
@@ -818,18 +879,22 @@ void Kernel::set_autotune_hooks(AutotuneHooks hooks) {
 
 PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs,
                                const LaunchOptions& options) {
-  auto p = std::make_shared<PreparedLaunch::Impl>(*this, device, grid, args, constexprs, options);
+  std::vector<Arg> rebound;
+  Meta renamed;
+  bool skipped = skipNamedParameters(*impl_->fn, args.data(), args.size(), constexprs, rebound, renamed);
+  auto p = std::make_shared<PreparedLaunch::Impl>(*this, device, grid, skipped ? rebound : args,
+                                                  skipped ? renamed : constexprs, options);
   const frontend::JitFunction& fn = *impl_->fn;
-  size_t config = autotunePinned(fn, p->args.size(), constexprs) ? kPinned : 0;
+  size_t config = autotunePinned(fn, p->args.size(), p->constexprs) ? kPinned : 0;
   if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
     LaunchOptions sweep = options;  // on the default stream, as in launch()
     sweep.stream = nullptr;
     config = detail::autotunedConfig(
-        *impl_, device, p->args, constexprs,
-        [&](size_t i) { return prepareConfig(*impl_, device, grid, p->args, constexprs, sweep, i); },
-        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, constexprs, sweep, i); });
+        *impl_, device, p->args, p->constexprs,
+        [&](size_t i) { return prepareConfig(*impl_, device, grid, p->args, p->constexprs, sweep, i); },
+        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, p->constexprs, sweep, i); });
   }
-  ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, constexprs, options, config);  // checks and compiles
+  ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, p->constexprs, options, config);  // checks and compiles
   if (device.is_interpreter()) return PreparedLaunch(std::move(p));
   p->options = r.options;
   p->compiled = r.compiled;

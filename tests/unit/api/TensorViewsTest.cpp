@@ -4,7 +4,9 @@
 // copy, views sharing it (slice, transpose, permute, reshape, expand)
 // checked element by element against index arithmetic on the original
 // buffer, a kernel launched on views with their strides, strided DLPack in
-// and out, and the errors for what no view can be.
+// and out, and the errors for what no view can be. Then the C++ binding
+// rule that comes with calling kernels on such tensors: positional
+// arguments skip the parameters given by name; cdiv and next_power_of_2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,6 +192,82 @@ TEST(TensorViews, WhatNoViewCanBeIsAnError) {
   EXPECT_TRUE(has(errorOf([&] { tessera::Tensor::from_blob(dev, &x, tessera::DType::fp32, {2, 2}, {1}); }),
                   "strides for a shape of rank 2"));
   EXPECT_TRUE(has(errorOf([&] { tessera::Tensor().slice(0, 0, 1); }), "undefined"));
+}
+
+}  // namespace
+
+namespace {
+
+const char* kBinding = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def attn_like(q_ptr, out_ptr, seq_len, head_dim: tl.constexpr, scale, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < seq_len * head_dim
+    tl.store(out_ptr + offs, tl.load(q_ptr + offs, mask=m) * scale + head_dim, mask=m)
+
+@triton.jit
+def moded(x_ptr, MODE: tl.constexpr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if MODE == "double":
+        x = x * 2
+    elif MODE == 3:
+        x = x * 3
+    tl.store(y_ptr + offs, x, mask=m)
+)";
+
+// Positional arguments fill the parameters not named in the constexprs map,
+// in declaration order (a constexpr declared between runtime parameters is
+// given by name); Triton's rule (every parameter in order) still works.
+TEST(Binding, PositionalArgumentsSkipTheNamedParameters) {
+  tessera::Device dev = tessera::Device::interpreter();
+  auto program = tessera::Program::from_source(kBinding, "binding.py");
+  const int64_t seq = 19, hd = 16, n = seq * hd;
+  std::vector<float> q = randomFloats(n, 5);
+  tessera::Tensor tq = dev.upload(q, {seq, hd});
+  tessera::Tensor out = dev.zeros(tessera::DType::fp32, {seq, hd});
+  tessera::Kernel k = program.kernel("attn_like");
+  k.launch(dev, {(n + 63) / 64}, {tq, out, seq, 0.25f}, {{"head_dim", hd}, {"BLOCK", int64_t(64)}});
+  std::vector<float> got = out.download<float>();
+  for (int64_t i = 0; i < n; ++i) EXPECT_EQ(got[i], q[i] * 0.25f + 16.0f) << i;
+  // Prepared launches bind the same way.
+  tessera::Tensor out2 = dev.zeros(tessera::DType::fp32, {seq, hd});
+  k.prepare(dev, {(n + 63) / 64}, {tq, out2, seq, 0.25f}, {{"head_dim", hd}, {"BLOCK", int64_t(64)}}).launch();
+  EXPECT_EQ(out2.download<float>(), got);
+
+  // A tensor after a named constexpr: the constexpr takes its slot.
+  tessera::Kernel m = program.kernel("moded");
+  for (int64_t mode : {3, 1}) {
+    tessera::Tensor y = dev.zeros(tessera::DType::fp32, {n});
+    m.launch(dev, {(n + 63) / 64}, {tq, y, n}, {{"MODE", mode}, {"BLOCK", int64_t(64)}});
+    std::vector<float> gy = y.download<float>();
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(gy[i], q[i] * float(mode)) << mode << " " << i;
+  }
+  // Triton's rule, every parameter in order.
+  tessera::Tensor y = dev.zeros(tessera::DType::fp32, {n});
+  m.launch(dev, {(n + 63) / 64}, {tq, int64_t(3), y, n}, {{"BLOCK", int64_t(64)}});
+  EXPECT_EQ(y.download<float>()[7], q[7] * 3.0f);
+  // A string constexpr cannot fill a slot before a tensor: said, with the way out.
+  std::string msg = errorOf([&] {
+    m.launch(dev, {1}, {tq, y, n}, {{"MODE", std::string("double")}, {"BLOCK", int64_t(64)}});
+  });
+  EXPECT_NE(msg.find("string constexpr 'MODE'"), std::string::npos) << msg;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Binding, CdivAndNextPowerOf2AsTriton) {
+  static_assert(tessera::cdiv(10, 3) == 4 && tessera::cdiv(9, 3) == 3 && tessera::cdiv(0, 7) == 0);
+  static_assert(tessera::next_power_of_2(1000) == 1024 && tessera::next_power_of_2(1024) == 1024);
+  static_assert(tessera::next_power_of_2(1) == 1 && tessera::next_power_of_2(0) == 1);
+  EXPECT_EQ(tessera::next_power_of_2(int64_t{1} << 40) + 0, int64_t{1} << 40);
+  EXPECT_EQ(tessera::next_power_of_2((int64_t{1} << 40) + 1), int64_t{1} << 41);
 }
 
 }  // namespace
