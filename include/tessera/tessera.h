@@ -117,6 +117,10 @@ class Tensor {
   Tensor permute(const std::vector<int>& dims) const;
   /// Of a contiguous tensor only (one dimension may be -1).
   Tensor reshape(std::vector<int64_t> shape) const;
+  /// This tensor when it is contiguous, else a row-major copy of its
+  /// elements in new memory of the same device (on a GPU the copy goes
+  /// through the host for now).
+  Tensor contiguous() const;
   /// Size-1 dimensions repeated (stride 0), new leading ones added; -1
   /// keeps a dimension.
   Tensor expand(std::vector<int64_t> shape) const;

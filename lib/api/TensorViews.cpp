@@ -143,6 +143,15 @@ Tensor Tensor::reshape(std::vector<int64_t> dims) const {
   return Tensor(storage_, dtype_, std::move(dims), std::move(st), storage_offset());
 }
 
+Tensor Tensor::contiguous() const {
+  if (!storage_) throw Error("Tensor::contiguous: the tensor is undefined");
+  if (is_contiguous()) return *this;
+  Device device = storage_->kind == detail::DeviceKind::Cuda ? Device::cuda(storage_->cuda->ordinal())
+                                                             : Device::interpreter();
+  std::vector<std::byte> bytes = download_bytes();  // gathered in row-major order
+  return device.upload(bytes.data(), dtype_, shape());
+}
+
 Tensor Tensor::expand(std::vector<int64_t> dims) const {
   if (!storage_) throw Error("Tensor::expand: the tensor is undefined");
   const std::vector<int64_t>& have = shape();

@@ -101,6 +101,13 @@ TEST(TensorViews, ViewsIndexTheSameMemory) {
       for (int64_t j = 0; j < B; ++j) EXPECT_EQ(got[(k * A + i) * B + j], at(i, j, k));
   EXPECT_EQ(t.transpose(0, -1).download<float>(), t.permute({2, 1, 0}).download<float>());
 
+  tessera::Tensor c = p.contiguous();
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_NE(c.data_ptr(), t.data_ptr());
+  EXPECT_EQ(c.download<float>(), p.download<float>());
+  EXPECT_EQ(c.reshape({-1}).shape(), (std::vector<int64_t>{A * B * C}));
+  EXPECT_EQ(t.contiguous().data_ptr(), t.data_ptr());  // already contiguous: the same tensor
+
   tessera::Tensor r = t.reshape({-1, C});
   EXPECT_EQ(r.shape(), (std::vector<int64_t>{A * B, C}));
   EXPECT_EQ(r.download<float>(), host);
