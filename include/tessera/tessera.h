@@ -518,6 +518,10 @@ struct ProgramOptions {
   /// Directories searched first for imported modules (the CLI's -I); then
   /// TESSERA_PATH, then the file's own directory and its package root.
   std::vector<std::string> search_path;
+  /// Modules whose files are known, found before the search path: dotted
+  /// name -> source file (a package's __init__.py). The Python package
+  /// passes what CPython has imported, so imports resolve as they did there.
+  std::map<std::string, std::string> module_files;
   /// The GPU that `torch.cuda.get_device_properties(...)` and friends
   /// describe in host code: an architecture ("sm_80"), or "" for CUDA
   /// device 0 when one is usable, else TESSERA_CUDA_ARCH, else an H100.

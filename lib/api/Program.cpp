@@ -38,6 +38,7 @@ static frontend::DeviceQueries queriesOf(const gpu::Target& t) {
 frontend::LoadOptions loadOptions(const ProgramOptions& options) {
   frontend::LoadOptions o;
   o.searchPath = options.search_path;
+  o.moduleFiles = options.module_files;
   std::string arch = options.arch;
   o.device = [arch]() -> frontend::DeviceQueries {
     if (!arch.empty()) return queriesOf(gpu::Target::parse(arch));

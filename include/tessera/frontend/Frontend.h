@@ -190,6 +190,10 @@ struct LoadOptions {
   /// -I); then TESSERA_PATH, then the entry file's directory and its
   /// package root.
   std::vector<std::string> searchPath;
+  /// Modules whose files are known (dotted name -> .py file; a package's is
+  /// its __init__.py), consulted before the search path: what CPython
+  /// already imported, handed over by the Python package.
+  std::map<std::string, std::string> moduleFiles;
   /// Answers device queries of host code; called at most once, when host
   /// code first asks. Unset: an H100 (sm_90, 132 SMs).
   std::function<DeviceQueries()> device;

@@ -476,6 +476,7 @@ std::pair<std::string, std::string> moduleNameOf(const std::string& path) {
 host::Environment environment(const std::vector<std::string>& dirs, const LoadOptions& options) {
   host::Environment env;
   env.searchPath = options.searchPath;
+  env.moduleFiles = options.moduleFiles;
   if (std::optional<std::string> extra = env::text("TESSERA_PATH")) {
     std::stringstream dirs(*extra);
     for (std::string d; std::getline(dirs, d, ':');)

@@ -85,6 +85,8 @@ struct Environment {
   TritonNames triton;
   /// Directories searched for absolute imports, in order.
   std::vector<std::string> searchPath;
+  /// Modules with known files (dotted name -> file), found before the search path.
+  std::map<std::string, std::string> moduleFiles;
   /// Answers device queries; called at most once per Interp, when host code
   /// first asks.
   std::function<DeviceInfo()> device;

@@ -57,6 +57,11 @@ std::optional<std::pair<std::string, bool>> Interp::findModuleFile(const std::st
   std::string rel = name;
   for (char& c : rel)
     if (c == '.') c = '/';
+  if (auto known = env_.moduleFiles.find(name); known != env_.moduleFiles.end() && isFile(known->second)) {
+    const std::string& file = known->second;
+    bool package = file.size() >= 12 && file.compare(file.size() - 12, 12, "/__init__.py") == 0;
+    return std::make_pair(file, package);
+  }
   std::optional<std::pair<std::string, bool>> nsPackage;
   for (const std::string& dir : env_.searchPath) {
     std::string base = (dir.empty() ? std::string(".") : dir) + "/" + rel;

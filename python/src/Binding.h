@@ -1,0 +1,33 @@
+//===- python/src/Binding.h - Pieces of the tessera._C module -----*- C++ -*-===//
+//
+// The extension module is split by subject: Tensors.cpp binds Device and
+// Tensor (with DLPack capsules), Module.cpp binds Program, Kernel and their
+// launches. Only the public API (tessera/tessera.h) is used.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "tessera/tessera.h"
+
+namespace tessera::python {
+
+namespace py = pybind11;
+
+/// The dtype Triton calls `name` ("fp32", "bf16", "i1", ...); throws Error
+/// listing the names otherwise.
+DType dtypeNamed(const std::string& name);
+
+/// A Python value as a constexpr / meta value (bool, int, float, str; a
+/// tl.dtype or anything else with a str() passes as its text).
+Value metaValue(py::handle value, const std::string& name);
+/// The Python object of a meta value.
+py::object metaObject(const Value& value);
+
+void bindTensors(py::module_& m);
+void bindKernels(py::module_& m);
+
+}  // namespace tessera::python

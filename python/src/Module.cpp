@@ -1,0 +1,252 @@
+//===- python/src/Module.cpp - Programs, kernels and launches for Python ----===//
+//
+// tessera._C: Program (a kernel file and the modules it imports), Kernel
+// (launch, prepare, compile, autotune facts) and CompiledKernel. The Python
+// layer (python/tessera/) binds a call's arguments with Python's own rules
+// and converts tensors; a launch here receives the runtime arguments in
+// declaration order and the constexprs by name, as Kernel::launch does.
+// tessera::Error becomes tessera.TesseraError (a RuntimeError) with the
+// full diagnostic as its message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Binding.h"
+
+namespace tessera::python {
+
+Value metaValue(py::handle v, const std::string& name) {
+  if (PyBool_Check(v.ptr())) return v.cast<bool>();
+  if (PyLong_Check(v.ptr())) return v.cast<int64_t>();
+  if (PyFloat_Check(v.ptr())) return v.cast<double>();
+  if (PyUnicode_Check(v.ptr())) return v.cast<std::string>();
+  if (v.is_none())
+    throw Error("'" + name + "': None cannot be passed as a constexpr value here");
+  // tl.dtype and friends: their text ("fp16") is what the compiler reads.
+  return py::str(v).cast<std::string>();
+}
+
+py::object metaObject(const Value& v) {
+  if (auto* b = std::get_if<bool>(&v)) return py::bool_(*b);
+  if (auto* i = std::get_if<int64_t>(&v)) return py::int_(*i);
+  if (auto* d = std::get_if<double>(&v)) return py::float_(*d);
+  return py::str(std::get<std::string>(v));
+}
+
+namespace {
+
+Arg toArg(py::handle v, size_t index) {
+  PyObject* o = v.ptr();
+  if (PyBool_Check(o)) return Arg(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) return Arg(static_cast<int64_t>(x));
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!PyErr_Occurred()) return Arg(static_cast<uint64_t>(u));
+      PyErr_Clear();
+    }
+    throw Error("argument " + std::to_string(index) + ": the integer " + py::repr(v).cast<std::string>() +
+                " does not fit in 64 bits");
+  }
+  if (PyFloat_Check(o)) return Arg(PyFloat_AS_DOUBLE(o));
+  if (o == Py_None) return Arg(nullptr);
+  if (py::isinstance<Tensor>(v)) return Arg(v.cast<const Tensor&>());
+  if (py::isinstance<TensorDescriptor>(v)) return Arg(v.cast<const TensorDescriptor&>());
+  throw Error("argument " + std::to_string(index) + ": cannot pass a " +
+              py::str(py::type::of(v).attr("__name__")).cast<std::string>() + " to a kernel");
+}
+
+Meta toMeta(py::dict d) {
+  Meta m;
+  for (auto [k, v] : d) {
+    std::string name = py::str(k);
+    m.emplace(name, metaValue(v, name));
+  }
+  return m;
+}
+
+py::dict metaDict(const Meta& meta) {
+  py::dict d;
+  for (const auto& [k, v] : meta) d[py::str(k)] = metaObject(v);
+  return d;
+}
+
+Grid toGrid(py::object grid) {
+  if (PyTuple_Check(grid.ptr()) || PyList_Check(grid.ptr())) {
+    std::vector<int64_t> dims;
+    for (py::handle d : grid) dims.push_back(d.cast<int64_t>());
+    return Grid(std::move(dims));
+  }
+  if (PyLong_Check(grid.ptr())) return Grid({grid.cast<int64_t>()});
+  if (!PyCallable_Check(grid.ptr()))
+    throw Error("the grid must be a tuple of 1 to 3 integers or a callable of the meta-parameters");
+  return Grid(std::function<std::vector<int64_t>(const Meta&)>([grid](const Meta& meta) {
+    py::object r = grid(metaDict(meta));
+    std::vector<int64_t> dims;
+    if (PyLong_Check(r.ptr())) return std::vector<int64_t>{r.cast<int64_t>()};
+    for (py::handle d : r) dims.push_back(d.cast<int64_t>());
+    return dims;
+  }));
+}
+
+LaunchOptions toOptions(int num_warps, int num_stages, int maxnreg, uintptr_t stream) {
+  LaunchOptions o;
+  o.num_warps = num_warps;
+  o.num_stages = num_stages;
+  o.maxnreg = maxnreg;
+  o.stream = reinterpret_cast<void*>(stream);
+  return o;
+}
+
+std::vector<Arg> toArgs(py::sequence args) {
+  std::vector<Arg> out;
+  out.reserve(args.size());
+  size_t i = 0;
+  for (py::handle a : args) out.push_back(toArg(a, i++));
+  return out;
+}
+
+py::dict configDict(const AutotuneConfig& c) {
+  py::dict d;
+  d["kwargs"] = metaDict(c.kwargs);
+  d["num_warps"] = c.num_warps;
+  d["num_stages"] = c.num_stages;
+  d["num_ctas"] = c.num_ctas;
+  d["maxnreg"] = c.maxnreg ? py::object(py::int_(*c.maxnreg)) : py::object(py::none());
+  return d;
+}
+
+py::dict metadataDict(const KernelMetadata& k) {
+  py::dict d;
+  d["name"] = k.name;
+  d["target"] = k.target;
+  d["num_warps"] = k.num_warps;
+  d["num_stages"] = k.num_stages;
+  d["shared"] = k.shared_bytes;
+  d["static_shared"] = k.static_shared_bytes;
+  d["n_regs"] = k.registers;
+  d["spill_store_bytes"] = k.spill_store_bytes;
+  d["spill_load_bytes"] = k.spill_load_bytes;
+  d["stack_frame_bytes"] = k.stack_frame_bytes;
+  return d;
+}
+
+ProgramOptions programOptions(std::vector<std::string> search_path, std::map<std::string, std::string> modules,
+                              std::string arch) {
+  ProgramOptions o;
+  o.search_path = std::move(search_path);
+  o.module_files = std::move(modules);
+  o.arch = std::move(arch);
+  return o;
+}
+
+}  // namespace
+
+void bindKernels(py::module_& m) {
+  py::class_<CompiledKernel>(m, "CompiledKernel")
+      .def("asm", [](const CompiledKernel& k, const std::string& stage) -> py::object {
+             std::string text = k.asm_text(stage);
+             if (stage == "cubin") return py::bytes(text);
+             return py::str(text);
+           })
+      .def_property_readonly("name", &CompiledKernel::name)
+      .def_property_readonly("target", &CompiledKernel::target)
+      .def("metadata", [](const CompiledKernel& k) { return metadataDict(k.metadata()); });
+
+  py::class_<PreparedLaunch>(m, "PreparedLaunch")
+      .def("launch", [](const PreparedLaunch& p, uintptr_t stream) { p.launch(reinterpret_cast<void*>(stream)); },
+           py::arg("stream") = 0)
+      .def_property_readonly("grid", &PreparedLaunch::grid);
+
+  py::class_<Kernel>(m, "Kernel")
+      .def_property_readonly("name", &Kernel::name)
+      .def("parameters",
+           [](const Kernel& k) {
+             py::list out;
+             for (const Kernel::Parameter& p : k.parameters())
+               out.append(py::make_tuple(p.name, p.is_constexpr, p.annotation ? py::object(py::str(*p.annotation)) : py::none(),
+                                         p.default_value ? py::object(py::str(*p.default_value)) : py::none()));
+             return out;
+           })
+      .def_property_readonly("defined_at", &Kernel::defined_at)
+      .def("autotune_configs",
+           [](const Kernel& k) {
+             py::list out;
+             for (const AutotuneConfig& c : k.autotune_configs()) out.append(configDict(c));
+             return out;
+           })
+      .def("best_config",
+           [](const Kernel& k) -> py::object {
+             auto c = k.best_config();
+             return c ? py::object(configDict(*c)) : py::object(py::none());
+           })
+      .def(
+          "run",
+          [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
+             int num_stages, int maxnreg, uintptr_t stream) {
+            std::vector<Arg> a = toArgs(args);
+            k.launch(device, toGrid(grid), a.data(), a.size(), toMeta(constexprs),
+                     toOptions(num_warps, num_stages, maxnreg, stream));
+          },
+          py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
+          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0)
+      .def(
+          "prepare",
+          [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
+             int num_stages, int maxnreg, uintptr_t stream) {
+            return k.prepare(device, toGrid(grid), toArgs(args), toMeta(constexprs),
+                             toOptions(num_warps, num_stages, maxnreg, stream));
+          },
+          py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
+          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0)
+      .def(
+          "compile",
+          [](Kernel& k, const std::string& signature, py::dict constexprs, int num_warps, int num_stages, int maxnreg,
+             const std::string& arch) {
+            return k.compile(signature, toMeta(constexprs), toOptions(num_warps, num_stages, maxnreg, 0), arch);
+          },
+          py::arg("signature"), py::arg("constexprs"), py::arg("num_warps") = 4, py::arg("num_stages") = 3,
+          py::arg("maxnreg") = 0, py::arg("arch") = "");
+
+  py::class_<Program>(m, "Program")
+      .def_static(
+          "from_file",
+          [](const std::string& path, std::vector<std::string> search_path, std::map<std::string, std::string> modules,
+             std::string arch) {
+            return Program::from_file(path, programOptions(std::move(search_path), std::move(modules), std::move(arch)));
+          },
+          py::arg("path"), py::arg("search_path") = std::vector<std::string>{},
+          py::arg("module_files") = std::map<std::string, std::string>{}, py::arg("arch") = "")
+      .def_static(
+          "from_source",
+          [](const std::string& text, const std::string& filename, std::vector<std::string> search_path,
+             std::map<std::string, std::string> modules, std::string arch) {
+            return Program::from_source(text, filename,
+                                        programOptions(std::move(search_path), std::move(modules), std::move(arch)));
+          },
+          py::arg("text"), py::arg("filename") = "<string>", py::arg("search_path") = std::vector<std::string>{},
+          py::arg("module_files") = std::map<std::string, std::string>{}, py::arg("arch") = "")
+      .def("kernel", &Program::kernel)
+      .def("kernel_names", &Program::kernel_names)
+      .def("modules", &Program::modules);
+}
+
+}  // namespace tessera::python
+
+PYBIND11_MODULE(_C, m) {
+  namespace py = pybind11;
+  m.doc() = "Tessera's C++ core (include/tessera/tessera.h) for the tessera package";
+  static py::exception<tessera::Error> error(m, "TesseraError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const tessera::Error& e) {
+      PyErr_SetString(error.ptr(), e.what());
+    }
+  });
+  tessera::python::bindTensors(m);
+  tessera::python::bindKernels(m);
+  m.def("dtype_size", [](const std::string& name) { return tessera::dtype_size(tessera::python::dtypeNamed(name)); });
+  m.def("profile_flush", &tessera::profile_flush);
+}

@@ -1,0 +1,37 @@
+"""Finds Tessera's extension module, tessera._C.
+
+The pure-Python package lives in the source tree (python/tessera); CMake
+writes the module to <build>/python/tessera/. It is found, in order: next to
+this file (an installed package), in $TESSERA_PYTHON_MODULE_DIR, then in the
+source tree's build/ and build-gpu/ directories. The directory found joins the
+package's __path__, so `tessera._C` imports normally.
+"""
+
+import glob
+import importlib
+import os
+import sys
+
+
+def _candidates(package_dir):
+    yield package_dir
+    env = os.environ.get("TESSERA_PYTHON_MODULE_DIR")
+    if env:
+        yield env
+    repo = os.path.dirname(os.path.dirname(package_dir))
+    for build in ("build", "build-gpu", "build-release"):
+        yield os.path.join(repo, build, "python", "tessera")
+
+
+def load(package):
+    package_dir = os.path.dirname(os.path.abspath(package.__file__))
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for directory in _candidates(package_dir):
+        if glob.glob(os.path.join(directory, "_C" + suffix)):
+            if directory not in package.__path__:
+                package.__path__.append(directory)
+            return importlib.import_module(package.__name__ + "._C")
+    raise ImportError(
+        "tessera: the extension module _C%s was not found for this Python (%s). Build it with "
+        "`bash scripts/setup.sh` (or cmake + ninja with TESSERA_PYTHON=%s), or point "
+        "TESSERA_PYTHON_MODULE_DIR at <build>/python/tessera." % (suffix, sys.executable, sys.executable))

@@ -1,0 +1,345 @@
+"""@tessera.jit (Triton's @triton.jit) and launching from Python.
+
+A JITFunction wraps the Python function. Python never runs its body: on the
+first launch Tessera's C++ frontend loads the function's source file as a
+Program, with the modules CPython has already imported handed over by file
+(ProgramOptions.module_files), so the kernel's imports resolve exactly as
+they did for Python. Programs are shared per file.
+
+`kernel[grid](*args, **kwargs)` binds the arguments with Python's rules
+(positional in declaration order, then keywords, then the function's own
+defaults), passes the runtime parameters in order and the constexprs by name
+to Kernel::launch, on the device of the tensor arguments and, for PyTorch
+CUDA tensors, on torch's current stream. Launch options (num_warps,
+num_stages, maxnreg, num_ctas) are taken from the keywords as Triton takes
+them; a kernel parameter of the same name also receives the value.
+"""
+
+import inspect
+import linecache
+import os
+import sys
+import threading
+
+from . import _C, _args
+from .language.core import constexpr
+
+_programs = {}
+_programs_lock = threading.Lock()
+
+# Top-level packages whose modules are never handed to the frontend: it
+# models triton and torch itself, and kernels do not import the others.
+_SKIP_ROOTS = {"torch", "triton", "tessera", "numpy", "nvidia", "jax", "cupy", "numba", "pandas", "matplotlib",
+               "sympy", "IPython", "pytest", "_pytest"} | set(getattr(sys, "stdlib_module_names", ()))
+
+_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
+            "launch_pdl", "stream")
+
+
+def _module_files():
+    files = {}
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] in _SKIP_ROOTS or name == "__main__":
+            continue
+        f = getattr(module, "__file__", None)
+        if f and f.endswith(".py"):
+            files[name] = os.path.abspath(f)
+    return files
+
+
+def program_of(filename):
+    """The Program of a kernel file (loaded once per file)."""
+    with _programs_lock:
+        program = _programs.get(filename)
+        if program is None:
+            modules = _module_files()
+            if os.path.isfile(filename):
+                program = _C.Program.from_file(filename, [], modules)
+            else:
+                # Notebooks and `python -c`: the source Python kept (linecache).
+                text = "".join(linecache.getlines(filename))
+                if not text:
+                    raise RuntimeError("tessera: the source of %s is not available; Tessera compiles a kernel "
+                                       "from its source file" % filename)
+                program = _C.Program.from_source(text, filename, [os.getcwd()], modules)
+            _programs[filename] = program
+        return program
+
+
+def _current_stream(index):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return 0
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(index)
+    return torch.cuda.current_stream(index).cuda_stream
+
+
+class KernelInterface:
+    """`kernel[grid](*args, **kwargs)`."""
+
+    def __getitem__(self, grid):
+        def launcher(*args, **kwargs):
+            return self.run(*args, grid=grid, warmup=False, **kwargs)
+        return launcher
+
+
+class _Asm(dict):
+    """CompiledKernel.asm: stages made on first access."""
+
+    def __init__(self, compiled):
+        super().__init__()
+        self._compiled = compiled
+
+    def __missing__(self, stage):
+        if stage not in ("ttir", "ttgir", "ptx", "cubin", "sass"):
+            raise KeyError(stage)
+        value = self[stage] = self._compiled.asm(stage)
+        return value
+
+    def __contains__(self, stage):
+        return stage in ("ttir", "ttgir", "ptx", "cubin", "sass")
+
+    def keys(self):
+        return ["ttir", "ttgir", "ptx", "cubin", "sass"]
+
+
+class _Metadata:
+    def __init__(self, facts):
+        self.__dict__.update(facts)
+
+    def __repr__(self):
+        return "KernelMetadata(%s)" % ", ".join("%s=%r" % kv for kv in sorted(self.__dict__.items()))
+
+
+class CompiledKernel:
+    """One compiled specialization (Triton's CompiledKernel): .asm, .metadata,
+    .n_regs, .n_spills, and `[grid](...)` to launch it with the options it was
+    compiled with."""
+
+    def __init__(self, fn, compiled, options):
+        self.fn = fn
+        self._compiled = compiled
+        self._options = options
+        self.name = compiled.name
+        self.asm = _Asm(compiled)
+        self._metadata = None
+
+    def _init_handles(self):
+        self._facts()
+
+    def _facts(self):
+        if self._metadata is None:
+            self._metadata = self._compiled.metadata()
+        return self._metadata
+
+    @property
+    def metadata(self):
+        facts = dict(self._facts())
+        facts.setdefault("num_ctas", 1)
+        facts["target"] = facts.get("target")
+        return _Metadata(facts)
+
+    @property
+    def n_regs(self):
+        return self._facts()["n_regs"]
+
+    @property
+    def n_spills(self):
+        return self._facts()["spill_store_bytes"] // 4
+
+    @property
+    def n_max_threads(self):
+        return 32 * self._facts()["num_warps"]
+
+    def __getitem__(self, grid):
+        def launcher(*args, **kwargs):
+            for k, v in self._options.items():
+                kwargs.setdefault(k, v)
+            return self.fn.run(*args, grid=grid, warmup=False, **kwargs)
+        return launcher
+
+
+def _signature_type(value):
+    if isinstance(value, _C.Tensor):
+        return "*%s%s" % (value.dtype, ":16" if value.data_ptr() % 16 == 0 else "")
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int):
+        t = "i32" if -2**31 <= value < 2**31 else "i64" if -2**63 <= value < 2**63 else "u64"
+        return t + (":16" if value % 16 == 0 else "")
+    if isinstance(value, float):
+        return "fp32"
+    if value is None:
+        return "*i8"
+    raise TypeError("tessera: warmup cannot type the argument %r" % (value,))
+
+
+class JITFunction(KernelInterface):
+    def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+                 noinline=None, repr=None, launch_metadata=None):
+        self.fn = fn
+        self.module = fn.__module__
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__globals__ = fn.__globals__
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.do_not_specialize = do_not_specialize
+        self.debug = debug
+        self.noinline = noinline
+        self._kernel = None
+        self._layout = None
+        self._names = None
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel (%s)" % self.__name__)
+
+    def __repr__(self):
+        return "JITFunction(%s:%s)" % (self.module, self.__qualname__)
+
+    @property
+    def src(self):
+        return inspect.getsource(self.fn)
+
+    @property
+    def filename(self):
+        return self.fn.__code__.co_filename
+
+    def _load(self):
+        kernel = program_of(self.filename).kernel(self.__name__)
+        declared = {name: is_cx for name, is_cx, _, _ in kernel.parameters()}
+        layout = []
+        for name, p in self.signature.parameters.items():
+            has_default = p.default is not inspect.Parameter.empty
+            layout.append((name, declared.get(name, False), has_default, p.default if has_default else None))
+        self._layout = layout
+        self._names = {name for name, _, _, _ in layout}
+        self._kernel = kernel
+        return kernel
+
+    @property
+    def kernel(self):
+        """The tessera._C.Kernel (loaded on first use)."""
+        return self._kernel or self._load()
+
+    def _bind(self, args, kwargs):
+        """(runtime args, constexprs, converted state, bound values by name)."""
+        layout = self._layout
+        nargs = len(args)
+        if nargs > len(layout):
+            raise TypeError("%s() takes %d arguments but %d were given" % (self.__name__, len(layout), nargs))
+        names = self._names
+        for k in kwargs:
+            if k not in names and k not in _OPTIONS:
+                raise TypeError("%s() got an unexpected keyword argument '%s'" % (self.__name__, k))
+        runtime = []
+        constexprs = {}
+        conv = _args.Converted()
+        missing = None
+        for i, (name, is_cx, has_default, default) in enumerate(layout):
+            if i < nargs:
+                v = args[i]
+                if name in kwargs:
+                    raise TypeError("%s() got multiple values for argument '%s'" % (self.__name__, name))
+            elif name in kwargs:
+                v = kwargs[name]
+            elif is_cx:
+                continue  # autotune, heuristics or the declared default supply it
+            elif has_default:
+                v = default
+            else:
+                missing = missing or name
+                continue
+            if is_cx:
+                if type(v) is constexpr:
+                    v = v.value
+                if v is None:
+                    if has_default and default is None:
+                        continue
+                    raise TypeError("%s(): None for the constexpr '%s' is not supported by Tessera yet" %
+                                    (self.__name__, name))
+                constexprs[name] = v
+            else:
+                if missing is not None:
+                    raise TypeError("%s() missing required argument '%s'" % (self.__name__, missing))
+                if type(v) is constexpr:
+                    v = v.value
+                runtime.append(_args.convert(v, conv, name))
+        return runtime, constexprs, conv
+
+    def _options(self, kwargs):
+        nw = kwargs.get("num_warps")
+        ns = kwargs.get("num_stages")
+        mr = kwargs.get("maxnreg")
+        ctas = kwargs.get("num_ctas")
+        if ctas not in (None, 1):
+            raise ValueError("%s: num_ctas=%r: Tessera launches one CTA per program (thread-block clusters are not "
+                             "supported)" % (self.__name__, ctas))
+        return (4 if nw is None else int(nw), 3 if ns is None else int(ns), 0 if mr is None else int(mr))
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        kernel = self._kernel or self._load()
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
+        runtime, constexprs, conv = self._bind(args, kwargs)
+        device = conv.device or _args.default_device()
+        stream = kwargs.get("stream")
+        if stream is None:
+            stream = _current_stream(conv.stream_device) if conv.stream_device is not None else 0
+        if callable(grid):
+            grid = self._grid_callable(grid, args, kwargs)
+        nw, ns, mr = self._options(kwargs) if kwargs else (4, 3, 0)
+        kernel.run(device, grid, runtime, constexprs, nw, ns, mr, stream)
+        if conv.write_back:
+            _args.finish(conv)
+
+    def _grid_callable(self, grid, args, kwargs):
+        bound = dict(zip(self.arg_names, args))
+        bound.update((k, v) for k, v in kwargs.items() if k in self._names)
+
+        def meta_grid(meta):
+            full = dict(bound)
+            full.update(meta)
+            return grid(full)
+        return meta_grid
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compiles the specialization these arguments select, without
+        launching; returns its CompiledKernel."""
+        kernel = self._kernel or self._load()
+        runtime, constexprs, conv = self._bind(args, kwargs)
+        device = conv.device or _args.default_device()
+        nw, ns, mr = self._options(kwargs)
+        signature = ", ".join(_signature_type(v) for v in runtime)
+        compiled = kernel.compile(signature, constexprs, nw, ns, mr, "" if device.is_interpreter else device.arch)
+        options = {"num_warps": nw, "num_stages": ns}
+        if mr:
+            options["maxnreg"] = mr
+        return CompiledKernel(self, compiled, options)
+
+    def prepare(self, *args, grid, **kwargs):
+        """Resolves a launch once (tessera._C.PreparedLaunch): .launch() re-issues it."""
+        kernel = self._kernel or self._load()
+        runtime, constexprs, conv = self._bind(args, kwargs)
+        device = conv.device or _args.default_device()
+        stream = _current_stream(conv.stream_device) if conv.stream_device is not None else 0
+        if callable(grid):
+            grid = self._grid_callable(grid, args, kwargs)
+        nw, ns, mr = self._options(kwargs)
+        return kernel.prepare(device, grid, runtime, constexprs, nw, ns, mr, stream)
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None):
+    """Triton's @triton.jit: with or without arguments."""
+    def decorator(f):
+        return JITFunction(f, version=version, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug,
+                           noinline=noinline, repr=repr, launch_metadata=launch_metadata)
+    if fn is not None:
+        return decorator(fn)
+    return decorator

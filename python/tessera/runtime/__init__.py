@@ -1,0 +1,6 @@
+"""tessera.runtime (Triton's triton.runtime): driver, JITFunction, Autotuner, errors."""
+from ..jit import JITFunction, KernelInterface  # noqa: F401
+from ..autotuner import Autotuner, Config, Heuristics, autotune, heuristics  # noqa: F401
+from .errors import OutOfResources, InterpreterError  # noqa: F401
+from .driver import driver  # noqa: F401
+from . import driver as _driver_module  # noqa: F401

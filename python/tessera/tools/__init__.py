@@ -1,0 +1,2 @@
+"""tessera.tools (Triton's triton.tools)."""
+from . import tensor_descriptor  # noqa: F401
