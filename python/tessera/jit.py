@@ -155,9 +155,7 @@ class CompiledKernel:
 
     def __getitem__(self, grid):
         def launcher(*args, **kwargs):
-            for k, v in self._options.items():
-                kwargs.setdefault(k, v)
-            return self.fn.run(*args, grid=grid, warmup=False, **kwargs)
+            return self.fn.run(*args, grid=grid, warmup=False, _options=self._options, **kwargs)
         return launcher
 
 
@@ -281,10 +279,12 @@ class JITFunction(KernelInterface):
                              "supported)" % (self.__name__, ctas))
         return (4 if nw is None else int(nw), 3 if ns is None else int(ns), 0 if mr is None else int(mr))
 
-    def run(self, *args, grid, warmup=False, **kwargs):
+    def run(self, *args, grid, warmup=False, _options=None, **kwargs):
         kernel = self._kernel or self._load()
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
+        if _options:  # a CompiledKernel's launch: the options it was compiled with
+            kwargs = {**{k: v for k, v in _options.items() if k not in self._names}, **kwargs}
         runtime, constexprs, conv = self._bind(args, kwargs)
         device = conv.device or _args.default_device()
         stream = kwargs.get("stream")

@@ -556,7 +556,13 @@ struct Exec {
 
   // ---- imports -------------------------------------------------------------
   /// The value of module `name` (user or native); throws ModuleNotFoundError.
-  Ref moduleValue(const std::string& name, const SourceLoc& at) {
+  Ref moduleValue(const std::string& spelled, const SourceLoc& at) {
+    // The tessera Python package offers Triton's API under its own name:
+    // `import tessera`, `tessera.language as tl`, `from tessera import jit`
+    // are Triton's modules to a kernel file.
+    const std::string& name = spelled == "tessera" || spelled.rfind("tessera.", 0) == 0
+                                  ? "triton" + spelled.substr(7)
+                                  : spelled;
     if (isModeledRoot(name.substr(0, name.find('.')))) {
       Ref n = importNative(in, name);
       if (!n) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);
