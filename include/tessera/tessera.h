@@ -494,11 +494,11 @@ class Kernel {
   std::string defined_at() const;
   /// The configs of the kernel's @triton.autotune (empty without one).
   std::vector<AutotuneConfig> autotune_configs() const;
-  /// The config the autotuner chose for the latest GPU launch of this kernel
+  /// The config the autotuner chose for the latest launch of this kernel
   /// (Triton's `kernel.best_config`), whether it was timed then or found in
   /// memory or on disk; std::nullopt before the first such launch, or
   /// without @triton.autotune. The interpreter does not tune: it runs the
-  /// first config.
+  /// first config, and best_config() reports that one.
   std::optional<AutotuneConfig> best_config() const;
   /// Sets the prune_configs_by hooks of the kernel's @triton.autotune, for
   /// every handle of this kernel of this Program. Needed when the decorator

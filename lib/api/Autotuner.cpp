@@ -28,7 +28,8 @@
 //             winner, as Triton does; otherwise, on a terminal, one line of
 //             progress while the configs are timed.
 //
-// On the interpreter there is no timing model: the first config is used.
+// On the interpreter there is no timing model: the first config that
+// prune_configs_by keeps is used.
 //
 //===----------------------------------------------------------------------===//
 
@@ -303,10 +304,21 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
                        const std::function<void(size_t)>& launchConfig) {
   const frontend::JitFunction& fn = *kernel.fn;
   const frontend::AutotuneSpec& spec = *fn.autotune();
-  if (device.is_interpreter() || spec.configs.size() == 1) return 0;
+  if (spec.configs.size() == 1) return 0;
+  AutotuneMemory& memory = kernel.cache->autotune;
+  if (device.is_interpreter()) {
+    // Nothing is timed: the first config prune_configs_by keeps runs.
+    std::optional<AutotuneHooks> hooks;
+    {
+      std::lock_guard<std::mutex> lock(memory.mutex);
+      hooks = memory.hooks;
+    }
+    size_t first = prunedConfigs(fn, hooks ? &*hooks : nullptr, args, constexprs).front();
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    return *(memory.last = first);
+  }
   DeviceImpl& dev = *device.impl();
   std::string key = device.name() + "|" + tuningKey(fn, args, constexprs);
-  AutotuneMemory& memory = kernel.cache->autotune;
   std::optional<AutotuneHooks> hooks;
   {
     std::lock_guard<std::mutex> lock(memory.mutex);

@@ -694,7 +694,7 @@ static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& gri
                        const Meta& constexprs, const LaunchOptions& launchOptions) {
   const frontend::JitFunction& fn = *impl.fn;
   size_t config = autotunePinned(fn, args.size(), constexprs) ? kPinned : 0;
-  if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
+  if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
     // The sweep runs on the default stream (do_bench's events, the resets
     // and the snapshot copies are there too); the autotuner synchronizes
     // the device around it, so work on the caller's stream is ordered.
@@ -704,6 +704,11 @@ static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& gri
         impl, device, args, constexprs,
         [&](size_t i) { return prepareConfig(impl, device, grid, args, constexprs, sweep, i); },
         [&](size_t i) { launchWithConfig(impl, device, grid, args, constexprs, sweep, i); });
+  } else if (config != kPinned && fn.hasAutotune) {
+    // Nothing to time (one config, or the interpreter, which runs the
+    // first): best_config() reports the config that runs.
+    std::lock_guard<std::mutex> lock(impl.cache->autotune.mutex);
+    impl.cache->autotune.last = config;
   }
   launchWithConfig(impl, device, grid, args, constexprs, launchOptions, config);
 }
@@ -886,7 +891,7 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
                                                   skipped ? renamed : constexprs, options);
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = autotunePinned(fn, p->args.size(), p->constexprs) ? kPinned : 0;
-  if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1 && !device.is_interpreter()) {
+  if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
     LaunchOptions sweep = options;  // on the default stream, as in launch()
     sweep.stream = nullptr;
     config = detail::autotunedConfig(

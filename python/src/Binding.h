@@ -29,5 +29,6 @@ py::object metaObject(const Value& value);
 
 void bindTensors(py::module_& m);
 void bindKernels(py::module_& m);
+void bindLauncher(py::module_& m);
 
 }  // namespace tessera::python

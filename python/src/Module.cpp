@@ -247,6 +247,7 @@ PYBIND11_MODULE(_C, m) {
   });
   tessera::python::bindTensors(m);
   tessera::python::bindKernels(m);
+  tessera::python::bindLauncher(m);
   m.def("dtype_size", [](const std::string& name) { return tessera::dtype_size(tessera::python::dtypeNamed(name)); });
   m.def("profile_flush", &tessera::profile_flush);
 }

@@ -123,6 +123,9 @@ def _numpy(a, conv, what):
     dtype = _NUMPY_DTYPES.get(a.dtype.name)
     if dtype is None:
         raise TypeError("tessera: %s has dtype %s, which kernels cannot take" % (what, a.dtype))
+    if not a.dtype.isnative:
+        raise TypeError("tessera: %s is %s-endian; kernels read native byte order (pass a.astype(a.dtype.newbyteorder('='))"
+                        % (what, "big" if a.dtype.byteorder == ">" else "little"))
     if any(s < 0 for s in a.strides):
         raise ValueError("tessera: %s has a negative stride; pass a copy (numpy.ascontiguousarray)" % what)
     _place(conv, interpreter(), what)
@@ -211,6 +214,14 @@ def convert(obj, conv, what):
                             "be passed)" % (what, cls.__name__))
         _converters[cls] = fn
     return fn(obj, conv, what)
+
+
+def convert_for_launcher(obj, name):
+    """The C++ launcher's converter (src/Launcher.cpp) for what it does not
+    read itself: (the argument, its device or None)."""
+    conv = Converted()
+    value = convert(obj, conv, "argument '%s'" % name)
+    return value, conv.device
 
 
 def finish(conv):

@@ -61,5 +61,15 @@ def install_as_triton():
         sys.meta_path.insert(0, _finder)
     for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
         del sys.modules[name]
+    # Tessera's modules already loaded become Triton's now, so that a later
+    # `import triton.X` finds them (the import system would otherwise bind
+    # the module to its parent, over an attribute of the same name, such as
+    # triton.runtime.driver, the DriverConfig object).
+    for name, module in list(sys.modules.items()):
+        if name == "tessera" or name.startswith("tessera."):
+            sys.modules.setdefault("triton" + name[len("tessera"):], module)
+    for alias, name in _ALIASES.items():
+        if name in sys.modules:
+            sys.modules.setdefault(alias, sys.modules[name])
     if os.environ.get("TRITON_PRINT_AUTOTUNING", "0") not in ("", "0"):
         os.environ.setdefault("TESSERA_PRINT_AUTOTUNING", "1")

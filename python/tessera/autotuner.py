@@ -62,6 +62,7 @@ class Autotuner(KernelInterface):
                  cache_results=False):
         self.fn = fn
         self.base_fn = _base(fn)
+        self.base_fn._meta_decorated = True
         self.arg_names = arg_names
         self.configs = list(configs) if configs else [Config({})]
         self.keys = list(key)
@@ -99,6 +100,7 @@ class Heuristics(KernelInterface):
     def __init__(self, fn, arg_names, values):
         self.fn = fn
         self.base_fn = _base(fn)
+        self.base_fn._meta_decorated = True
         self.arg_names = arg_names
         self.values = values
         self.__name__ = getattr(fn, "__name__", "kernel")

@@ -192,6 +192,12 @@ class JITFunction(KernelInterface):
         self._kernel = None
         self._layout = None
         self._names = None
+        self._launcher = None
+        # Decided when the kernel is defined, as Triton does.
+        self._interpret = _args.interpreting()
+        # Set by @autotune / @heuristics above this function: the grid's meta
+        # then includes values only the C++ core knows.
+        self._meta_decorated = False
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel (%s)" % self.__name__)
@@ -216,8 +222,26 @@ class JITFunction(KernelInterface):
             layout.append((name, declared.get(name, False), has_default, p.default if has_default else None))
         self._layout = layout
         self._names = {name for name, _, _, _ in layout}
+        if not self._interpret:
+            torch = sys.modules.get("torch")
+            raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+            self._launcher = _C.Launcher(kernel, layout, self._meta_decorated, _args.convert_for_launcher,
+                                         _args.default_device, raw or _current_stream, constexpr)
         self._kernel = kernel
         return kernel
+
+    def __getitem__(self, grid):
+        launcher = self._launcher
+        if launcher is None:
+            if self._kernel is None:
+                self._load()
+            launcher = self._launcher
+            if launcher is None:
+                return KernelInterface.__getitem__(self, grid)
+
+        def launch(*args, **kwargs):
+            return launcher(grid, args, kwargs)
+        return launch
 
     @property
     def kernel(self):
@@ -246,6 +270,8 @@ class JITFunction(KernelInterface):
             elif name in kwargs:
                 v = kwargs[name]
             elif is_cx:
+                if not has_default and not self._meta_decorated:
+                    raise TypeError("%s() missing required argument '%s'" % (self.__name__, name))
                 continue  # autotune, heuristics or the declared default supply it
             elif has_default:
                 v = default
@@ -267,6 +293,8 @@ class JITFunction(KernelInterface):
                 if type(v) is constexpr:
                     v = v.value
                 runtime.append(_args.convert(v, conv, name))
+        if missing is not None and not self._meta_decorated:
+            raise TypeError("%s() missing required argument '%s'" % (self.__name__, missing))
         return runtime, constexprs, conv
 
     def _options(self, kwargs):
@@ -283,6 +311,8 @@ class JITFunction(KernelInterface):
         kernel = self._kernel or self._load()
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
+        if self._launcher is not None and not _options:
+            return self._launcher(grid, args, kwargs)
         if _options:  # a CompiledKernel's launch: the options it was compiled with
             kwargs = {**{k: v for k, v in _options.items() if k not in self._names}, **kwargs}
         runtime, constexprs, conv = self._bind(args, kwargs)

@@ -224,6 +224,13 @@ class tensor_descriptor(tensor):
     pass
 
 
+class tensor_descriptor_type:
+    def __init__(self, block_type, shape_type=None, strides_type=None):
+        self.block_type = block_type
+        self.shape_type = shape_type
+        self.strides_type = strides_type
+
+
 class tuple_type:
     def __init__(self, types, fields=None):
         self.types = list(types)

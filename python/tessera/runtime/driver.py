@@ -128,3 +128,12 @@ class DriverConfig:
 
 
 driver = DriverConfig()
+
+
+def __getattr__(name):
+    # `import triton.runtime.driver` makes triton.runtime.driver this module
+    # (Python binds a submodule to its parent when it imports it), where
+    # Triton code expects the DriverConfig object: delegate to it.
+    if name in ("active", "default", "set_active", "reset_active"):
+        return getattr(driver, name)
+    raise AttributeError("module 'triton.runtime.driver' has no attribute '%s'" % name)

@@ -1,0 +1,388 @@
+//===- python/src/Launcher.cpp - kernel[grid](...) from Python, fast --------===//
+//
+// The launch path of a @tessera.jit function, in C++: binds `args` and
+// `kwargs` to the parameters with Python's rules (the layout the Python
+// layer computed from the function's signature), turns PyTorch tensors and
+// numbers into kernel arguments without going through Python code, and
+// calls Kernel::launch. A launch whose arguments repeat an earlier launch's
+// shape then takes Kernel::launch's warm path (LaunchMemo.cpp).
+//
+//  * Tensors: PyTorch tensors are read through their methods (data_ptr,
+//    dtype, shape, stride, device); a type seen for the first time is
+//    classified once. Anything else (NumPy arrays, __cuda_array_interface__,
+//    DLPack producers) goes through the Python converter (tessera/_args.py),
+//    which returns the view and its device.
+//  * A callable grid of a kernel without autotune or heuristics is called
+//    here with Triton's meta dict (the bound arguments by name, defaults
+//    included), so the launch keeps a fixed grid (and the warm path); with
+//    autotune or heuristics the config's values exist only in C++, and the
+//    callable goes to Kernel::launch.
+//  * The constexpr map is rebuilt only when a constexpr value object
+//    changes (literals at a call site are the same objects every time).
+//  * Launches of PyTorch CUDA tensors go to torch's current stream of that
+//    device.
+//
+//===----------------------------------------------------------------------===//
+
+#include <unordered_map>
+
+#include "Binding.h"
+
+namespace tessera::python {
+
+namespace {
+
+enum class TypeKind { Torch, Tessera, Python };
+
+struct Param {
+  py::str name;
+  bool isConstexpr = false;
+  bool hasDefault = false;
+  py::object defaultValue;
+};
+
+struct Interned {
+  py::str data_ptr{"data_ptr"}, dtype{"dtype"}, shape{"shape"}, stride{"stride"}, is_cuda{"is_cuda"},
+      get_device{"get_device"}, value{"value"}, num_warps{"num_warps"}, num_stages{"num_stages"},
+      maxnreg{"maxnreg"}, num_ctas{"num_ctas"}, stream{"stream"};
+};
+
+const char* const kOptionNames[] = {"num_warps", "num_stages", "maxnreg", "num_ctas", "enable_fp_fusion",
+                                    "launch_cooperative_grid", "launch_pdl", "stream"};
+
+class Launcher {
+ public:
+  Launcher(Kernel kernel, py::list layout, bool metaDecorated, py::object convert, py::object defaultDevice,
+           py::object streamOf, py::object constexprType)
+      : kernel_(std::move(kernel)), metaDecorated_(metaDecorated), convert_(std::move(convert)),
+        defaultDevice_(std::move(defaultDevice)), streamOf_(std::move(streamOf)),
+        constexprType_(std::move(constexprType)) {
+    for (py::handle item : layout) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      Param p;
+      p.name = py::str(t[0]);
+      p.isConstexpr = t[1].cast<bool>();
+      p.hasDefault = t[2].cast<bool>();
+      p.defaultValue = py::reinterpret_borrow<py::object>(t[3]);
+      params_.push_back(std::move(p));
+    }
+    if (params_.size() > 64) throw Error("kernel '" + kernel_.name() + "': more than 64 parameters");
+  }
+
+  void call(py::object grid, py::tuple args, py::dict kwargs) {
+    const size_t nargs = args.size();
+    const char* fname = kernel_.name().c_str();
+    if (nargs > params_.size())
+      throw py::type_error(std::string(fname) + "() takes " + std::to_string(params_.size()) + " arguments but " +
+                           std::to_string(nargs) + " were given");
+    const bool haveKw = kwargs.size() > 0;
+    if (haveKw) checkKeywords(kwargs);
+
+    // Options.
+    LaunchOptions options;
+    uintptr_t stream = 0;
+    bool streamGiven = false;
+    if (haveKw) {
+      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_warps.ptr()); v && v != Py_None)
+        options.num_warps = py::cast<int>(v);
+      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_stages.ptr()); v && v != Py_None)
+        options.num_stages = py::cast<int>(v);
+      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.maxnreg.ptr()); v && v != Py_None)
+        options.maxnreg = py::cast<int>(v);
+      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_ctas.ptr()); v && v != Py_None &&
+                                                                                     py::cast<int>(v) != 1)
+        throw py::value_error(std::string(fname) + ": num_ctas=" + py::repr(v).cast<std::string>() +
+                              ": Tessera launches one CTA per program (thread-block clusters are not supported)");
+      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.stream.ptr()); v && v != Py_None) {
+        stream = py::cast<uintptr_t>(v);
+        streamGiven = true;
+      }
+    }
+
+    // Bind (into a vector kept between calls; a nested launch from a grid
+    // callable gets its own).
+    std::vector<Arg> local;
+    std::vector<Arg>& argv = depth_ == 0 ? args_ : local;
+    argv.clear();
+    struct Depth {
+      int& d;
+      ~Depth() { --d; }
+    } depthGuard{++depth_};
+    PyObject* cxValues[64];
+    size_t ncx = 0;
+    std::optional<Device> device;
+    int cudaIndex = -1;
+    const char* missing = nullptr;
+    keep_.clear();
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const Param& p = params_[i];
+      PyObject* v = nullptr;
+      if (i < nargs) {
+        v = PyTuple_GET_ITEM(args.ptr(), i);
+        if (haveKw && PyDict_Contains(kwargs.ptr(), p.name.ptr()) == 1)
+          throw py::type_error(std::string(fname) + "() got multiple values for argument '" +
+                               p.name.cast<std::string>() + "'");
+      } else if (haveKw) {
+        v = PyDict_GetItemWithError(kwargs.ptr(), p.name.ptr());
+      }
+      if (!v) {
+        if (p.isConstexpr) {
+          if (!p.hasDefault && !metaDecorated_)
+            throw py::type_error(std::string(fname) + "() missing required argument '" + p.name.cast<std::string>() +
+                                 "'");
+          cxValues[ncx++] = nullptr;  // autotune, heuristics or the declared default supply it
+          continue;
+        }
+        if (!p.hasDefault) {
+          if (!missing) missing = PyUnicode_AsUTF8(p.name.ptr());
+          continue;
+        }
+        v = p.defaultValue.ptr();
+      }
+      if (Py_TYPE(v) == reinterpret_cast<PyTypeObject*>(constexprType_.ptr())) {
+        keep_.push_back(py::reinterpret_steal<py::object>(PyObject_GetAttr(v, names_.value.ptr())));
+        if (!keep_.back()) throw py::error_already_set();
+        v = keep_.back().ptr();
+      }
+      if (p.isConstexpr) {
+        if (v == Py_None && !(p.hasDefault && p.defaultValue.is_none()))
+          throw py::type_error(std::string(fname) + "(): None for the constexpr '" + p.name.cast<std::string>() +
+                               "' is not supported by Tessera yet");
+        cxValues[ncx++] = v == Py_None ? nullptr : v;
+        continue;
+      }
+      if (missing)
+        throw py::type_error(std::string(fname) + "() missing required argument '" + missing + "'");
+      argv.push_back(toArg(v, p, device, cudaIndex));
+    }
+
+    if (missing && !metaDecorated_)
+      throw py::type_error(std::string(fname) + "() missing required argument '" + missing + "'");
+
+    // Constexprs: the map of the last launch when the value objects repeat.
+    bool same = ncx == lastCx_.size();
+    for (size_t j = 0; same && j < ncx; ++j) same = lastCx_[j].ptr() == cxValues[j];
+    if (!same) {
+      size_t j = 0;
+      lastMeta_.clear();
+      lastCx_.clear();
+      for (const Param& p : params_) {
+        if (!p.isConstexpr) continue;
+        PyObject* v = cxValues[j++];
+        lastCx_.push_back(py::reinterpret_borrow<py::object>(v ? v : Py_None));
+        if (v) {
+          std::string name = p.name.cast<std::string>();
+          lastMeta_.emplace(name, metaValue(v, name));
+        }
+      }
+      // None entries compare by identity too (Py_None stands for "not given").
+      for (size_t k = 0; k < lastCx_.size(); ++k)
+        if (!cxValues[k]) lastCx_[k] = py::object();
+    }
+
+    if (!device) device = defaultDevice_().cast<Device>();  // the launch has no tensors
+    if (cudaIndex >= 0 && !streamGiven && !streamOf_.is_none()) stream = py::cast<uintptr_t>(streamOf_(cudaIndex));
+    options.stream = reinterpret_cast<void*>(stream);
+
+    kernel_.launch(*device, toGrid(grid, args, kwargs), argv.data(), argv.size(), lastMeta_, options);
+  }
+
+ private:
+  void checkKeywords(py::dict kwargs) {
+    for (auto [k, v] : kwargs) {
+      bool known = false;
+      for (const Param& p : params_)
+        if (PyUnicode_Compare(p.name.ptr(), k.ptr()) == 0) known = true;
+      for (const char* o : kOptionNames)
+        if (!known && PyUnicode_CompareWithASCIIString(k.ptr(), o) == 0) known = true;
+      if (!known)
+        throw py::type_error(kernel_.name() + "() got an unexpected keyword argument '" + py::str(k).cast<std::string>() +
+                             "'");
+    }
+  }
+
+  TypeKind kindOf(PyObject* v) {
+    PyTypeObject* t = Py_TYPE(v);
+    auto it = kinds_.find(t);
+    if (it != kinds_.end()) return it->second;
+    TypeKind k = TypeKind::Python;
+    py::handle h(v);
+    std::string module = py::str(py::handle(reinterpret_cast<PyObject*>(t)).attr("__module__"));
+    if (module.rfind("torch", 0) == 0 && py::hasattr(h, "data_ptr") && py::hasattr(h, "stride") &&
+        py::hasattr(h, "is_cuda"))
+      k = TypeKind::Torch;
+    else if (py::isinstance<Tensor>(h))
+      k = TypeKind::Tessera;
+    kinds_.emplace(t, k);
+    return k;
+  }
+
+  void place(std::optional<Device>& device, const Device& d, const Param& p) {
+    if (!device) {
+      device = d;
+    } else if (device->impl() != d.impl()) {
+      throw py::value_error("tessera: argument '" + p.name.cast<std::string>() + "' is on " + d.name() +
+                            " but an earlier tensor argument is on " + device->name() +
+                            "; all of a launch's tensors must be on one device");
+    }
+  }
+
+  const Device& cudaDevice(int index) {
+    auto it = cuda_.find(index);
+    if (it == cuda_.end()) it = cuda_.emplace(index, Device::cuda(index)).first;
+    return it->second;
+  }
+
+  DType torchDType(PyObject* dtype, const Param& p) {
+    auto it = dtypes_.find(dtype);
+    if (it != dtypes_.end()) return it->second;
+    static const std::pair<const char*, DType> table[] = {
+        {"torch.float32", DType::fp32}, {"torch.float16", DType::fp16}, {"torch.bfloat16", DType::bf16},
+        {"torch.float64", DType::fp64}, {"torch.int8", DType::i8},      {"torch.int16", DType::i16},
+        {"torch.int32", DType::i32},    {"torch.int64", DType::i64},    {"torch.uint8", DType::u8},
+        {"torch.uint16", DType::u16},   {"torch.uint32", DType::u32},   {"torch.uint64", DType::u64},
+        {"torch.bool", DType::i1},      {"torch.float8_e4m3fn", DType::fp8e4nv},
+        {"torch.float8_e5m2", DType::fp8e5}};
+    std::string name = py::str(dtype);
+    for (const auto& [n, d] : table)
+      if (name == n) {
+        dtypes_.emplace(dtype, d);
+        keep_dtypes_.push_back(py::reinterpret_borrow<py::object>(dtype));
+        return d;
+      }
+    throw py::type_error("tessera: argument '" + p.name.cast<std::string>() + "' has dtype " + name +
+                         ", which kernels cannot take");
+  }
+
+  static std::vector<int64_t> ints(PyObject* seq) {
+    py::object fast = py::reinterpret_steal<py::object>(PySequence_Fast(seq, "expected a sequence"));
+    if (!fast) throw py::error_already_set();
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+    PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      out[static_cast<size_t>(i)] = PyLong_AsLongLong(items[i]);
+      if (PyErr_Occurred()) throw py::error_already_set();
+    }
+    return out;
+  }
+
+  py::object method(PyObject* v, const py::str& name) {
+    PyObject* r = PyObject_CallMethodNoArgs(v, name.ptr());
+    if (!r) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(r);
+  }
+
+  py::object attr(PyObject* v, const py::str& name) {
+    PyObject* r = PyObject_GetAttr(v, name.ptr());
+    if (!r) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(r);
+  }
+
+  Arg toArg(PyObject* v, const Param& p, std::optional<Device>& device, int& cudaIndex) {
+    if (PyBool_Check(v)) return Arg(v == Py_True);
+    if (PyLong_CheckExact(v)) {
+      int overflow = 0;
+      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+      if (overflow == 0) return Arg(static_cast<int64_t>(x));
+      if (overflow > 0) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(v);
+        if (!PyErr_Occurred()) return Arg(static_cast<uint64_t>(u));
+        PyErr_Clear();
+      }
+      throw py::value_error("tessera: argument '" + p.name.cast<std::string>() + "': the integer " +
+                            py::repr(v).cast<std::string>() + " does not fit in 64 bits");
+    }
+    if (PyFloat_CheckExact(v)) return Arg(PyFloat_AS_DOUBLE(v));
+    if (v == Py_None) return Arg(nullptr);
+    switch (kindOf(v)) {
+      case TypeKind::Torch: {
+        uintptr_t ptr = py::cast<uintptr_t>(method(v, names_.data_ptr));
+        DType dtype = torchDType(attr(v, names_.dtype).ptr(), p);
+        std::vector<int64_t> shape = ints(attr(v, names_.shape).ptr());
+        std::vector<int64_t> strides = ints(method(v, names_.stride).ptr());
+        if (attr(v, names_.is_cuda).ptr() == Py_True) {
+          int index = py::cast<int>(method(v, names_.get_device));
+          place(device, cudaDevice(index), p);
+          cudaIndex = index;
+        } else {
+          // CPU tensors (the Python converter rejects other devices).
+          py::tuple r = convert_(py::handle(v), p.name);
+          place(device, r[1].cast<Device>(), p);
+          return Arg(r[0].cast<Tensor>());
+        }
+        return Arg(Tensor::from_blob(*device, reinterpret_cast<void*>(ptr), dtype, std::move(shape),
+                                     std::move(strides)));
+      }
+      case TypeKind::Tessera: {
+        py::tuple r = convert_(py::handle(v), p.name);
+        place(device, r[1].cast<Device>(), p);
+        return Arg(py::handle(v).cast<const Tensor&>());
+      }
+      case TypeKind::Python: break;
+    }
+    py::tuple r = convert_(py::handle(v), p.name);
+    py::object value = r[0];
+    if (!r[1].is_none()) place(device, r[1].cast<Device>(), p);
+    if (py::isinstance<Tensor>(value)) return Arg(value.cast<Tensor>());
+    if (py::isinstance<TensorDescriptor>(value)) return Arg(value.cast<TensorDescriptor>());
+    keep_.push_back(value);
+    return toArg(value.ptr(), p, device, cudaIndex);
+  }
+
+  Grid toGrid(py::object grid, py::tuple args, py::dict kwargs) {
+    PyObject* g = grid.ptr();
+    if (PyTuple_Check(g) || PyList_Check(g)) return Grid(ints(g));
+    if (PyLong_Check(g)) return Grid({PyLong_AsLongLong(g)});
+    if (!PyCallable_Check(g))
+      throw py::type_error("the grid must be a tuple of 1 to 3 integers or a callable of the meta-parameters");
+    // Triton's meta: the bound arguments by name (defaults included), then
+    // what C++ adds (autotune configs, heuristics).
+    py::dict meta;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      const Param& p = params_[i];
+      PyObject* v = i < args.size() ? PyTuple_GET_ITEM(args.ptr(), i) : PyDict_GetItemWithError(kwargs.ptr(), p.name.ptr());
+      if (v) meta[p.name] = py::handle(v);
+      else if (p.hasDefault) meta[p.name] = p.defaultValue;
+    }
+    if (!metaDecorated_) {
+      py::object r = grid(meta);
+      if (PyLong_Check(r.ptr())) return Grid({r.cast<int64_t>()});
+      return Grid(ints(r.ptr()));
+    }
+    return Grid(std::function<std::vector<int64_t>(const Meta&)>([grid, meta](const Meta& m) {
+      py::dict full(meta);
+      for (const auto& [k, v] : m) full[py::str(k)] = metaObject(v);
+      py::object r = grid(full);
+      if (PyLong_Check(r.ptr())) return std::vector<int64_t>{r.cast<int64_t>()};
+      return ints(r.ptr());
+    }));
+  }
+
+  Kernel kernel_;
+  std::vector<Param> params_;
+  bool metaDecorated_;
+  py::object convert_, defaultDevice_, streamOf_, constexprType_;
+  Interned names_;
+  std::unordered_map<PyTypeObject*, TypeKind> kinds_;
+  std::unordered_map<PyObject*, DType> dtypes_;
+  std::vector<py::object> keep_dtypes_;
+  std::map<int, Device> cuda_;
+  std::vector<py::object> lastCx_;
+  Meta lastMeta_;
+  std::vector<py::object> keep_;
+  std::vector<Arg> args_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+void bindLauncher(py::module_& m) {
+  py::class_<Launcher>(m, "Launcher")
+      .def(py::init<Kernel, py::list, bool, py::object, py::object, py::object, py::object>(), py::arg("kernel"),
+           py::arg("layout"), py::arg("meta_decorated"), py::arg("convert"), py::arg("default_device"),
+           py::arg("stream_of"), py::arg("constexpr_type"))
+      .def("__call__", &Launcher::call, py::arg("grid"), py::arg("args"), py::arg("kwargs"));
+}
+
+}  // namespace tessera::python
