@@ -190,35 +190,6 @@ Meta namedArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, co
   return named;
 }
 
-/// The launch's arguments as prune_configs_by's Python callables see them:
-/// the positional ones by name (tensors included), and those given by name.
-void hostArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs,
-              frontend::HostArgs& named, frontend::HostArgs& kwargs) {
-  for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
-    const Arg& a = args[i];
-    frontend::HostArg h;
-    switch (a.kind) {
-      case Arg::Kind::Int: h.value = a.i; break;
-      case Arg::Kind::Float: h.value = a.f; break;
-      case Arg::Kind::Bool: h.value = a.b; break;
-      case Arg::Kind::Null: break;
-      case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
-        h.isTensor = true;
-        h.dtype = dtype_name(a.tensor.dtype());
-        h.shape = a.tensor.shape();
-        h.strides = a.tensor.strides();
-        h.dataPtr = a.tensor.data_ptr();
-        break;
-    }
-    named.emplace_back(fn.params[i].name, std::move(h));
-  }
-  for (const auto& [name, v] : constexprs) {
-    frontend::HostArg h;
-    h.value = toConstValue(v);
-    kwargs.emplace_back(name, std::move(h));
-  }
-}
-
 /// prune_configs_by's Python callables, run by the host evaluator, in
 /// Triton's order: early_config_prune, then perf_model keeping top_k.
 std::vector<size_t> hostPrunedConfigs(const frontend::JitFunction& fn, const frontend::AutotuneSpec& spec,
@@ -288,6 +259,35 @@ std::vector<size_t> prunedConfigs(const frontend::JitFunction& fn, const Autotun
 }
 
 }  // namespace
+
+/// The launch's arguments as prune_configs_by's Python callables see them:
+/// the positional ones by name (tensors included), and those given by name.
+void hostArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs,
+              frontend::HostArgs& named, frontend::HostArgs& kwargs) {
+  for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
+    const Arg& a = args[i];
+    frontend::HostArg h;
+    switch (a.kind) {
+      case Arg::Kind::Int: h.value = a.i; break;
+      case Arg::Kind::Float: h.value = a.f; break;
+      case Arg::Kind::Bool: h.value = a.b; break;
+      case Arg::Kind::Null: break;
+      case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
+        h.isTensor = true;
+        h.dtype = dtype_name(a.tensor.dtype());
+        h.shape = a.tensor.shape();
+        h.strides = a.tensor.strides();
+        h.dataPtr = a.tensor.data_ptr();
+        break;
+    }
+    named.emplace_back(fn.params[i].name, std::move(h));
+  }
+  for (const auto& [name, v] : constexprs) {
+    frontend::HostArg h;
+    h.value = toConstValue(v);
+    kwargs.emplace_back(name, std::move(h));
+  }
+}
 
 AutotuneConfig publicConfig(const frontend::AutotuneConfig& c) {
   AutotuneConfig p;

@@ -119,6 +119,11 @@ struct AutotuneMemory {
 
 /// The public view of a frontend config (Autotuner.cpp).
 AutotuneConfig publicConfig(const frontend::AutotuneConfig& c);
+/// A launch's arguments as host Python sees them (prune_configs_by,
+/// heuristics): the positional ones by name, tensors as torch.Tensor
+/// values, and the constexprs given by name.
+void hostArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs,
+              frontend::HostArgs& named, frontend::HostArgs& kwargs);
 
 /// The compiled specializations of one kernel (DESIGN.md §8, in memory),
 /// keyed by detail::specializationKey (plus "|target=sm_XX" for the handles

@@ -513,26 +513,31 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
     options.maxnreg = cfg.maxnreg.value_or(0);
   }
   if (fn.hasHeuristics) {
-    std::map<std::string, frontend::ConstValue> named;
-    for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
-      const Arg& a = args[i];
-      switch (a.kind) {
-        case Arg::Kind::Int: named[fn.params[i].name] = a.i; break;
-        case Arg::Kind::Float: named[fn.params[i].name] = a.f; break;
-        case Arg::Kind::Bool: named[fn.params[i].name] = a.b; break;
-        case Arg::Kind::Null: named[fn.params[i].name] = std::monostate{}; break;
-        case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
-          named[fn.params[i].name] = static_cast<int64_t>(a.tensor.data_ptr());
-          break;
-      }
-    }
-    for (const auto& [name, value] : constexprs) named[name] = detail::toConstValue(value);
-    for (const auto& [name, value] : extra) named[name] = detail::toConstValue(value);
+    // Triton's `args` dict: the bound arguments by name (tensors as
+    // torch.Tensor values), the config's values, defaults, and each
+    // heuristic's result for the ones after it.
+    frontend::HostArgs named, given;
+    detail::hostArgs(fn, args, constexprs, named, given);
+    auto set = [&](const std::string& name, frontend::ConstValue v) {
+      for (auto& [n, h] : named)
+        if (n == name) {
+          h = frontend::HostArg{std::move(v)};
+          return;
+        }
+      named.emplace_back(name, frontend::HostArg{std::move(v)});
+    };
+    auto has = [&](const std::string& name) {
+      for (const auto& entry : named)
+        if (entry.first == name) return true;
+      return false;
+    };
+    for (auto& entry : given) named.push_back(std::move(entry));
+    for (const auto& [name, value] : extra) set(name, detail::toConstValue(value));
     for (const auto& p : fn.params)
-      if (!named.count(p.name) && p.hasDefault && p.defaultValue) named[p.name] = *p.defaultValue;
+      if (!has(p.name) && p.hasDefault && p.defaultValue) set(p.name, *p.defaultValue);
     for (const auto& h : fn.heuristics()) {
       frontend::ConstValue v = fn.program->evalHeuristic(h, named);
-      named[h.name] = v;
+      set(h.name, v);
       extra[h.name] = detail::toMetaValue(v);
     }
   }

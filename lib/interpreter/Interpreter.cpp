@@ -65,12 +65,19 @@ bool findAllocation(ThreadContext& ctx, uint64_t addr, uint64_t bytes) {
   const auto& allocs = ctx.launch->allocations;
   auto it = std::upper_bound(allocs.begin(), allocs.end(), addr,
                              [](uint64_t a, const AllocationInfo& info) { return a < info.base; });
-  if (it == allocs.begin()) return false;
-  --it;
-  if (addr + bytes < addr || addr + bytes > it->end) return false;
-  ctx.cacheBase = it->base;
-  ctx.cacheEnd = it->end;
-  return true;
+  if (addr + bytes < addr) return false;
+  // The nearest base at or below `addr` may be a window into a larger
+  // allocation that also holds the access (a view and its base tensor both
+  // registered): look further down for one that contains it.
+  while (it != allocs.begin()) {
+    --it;
+    if (addr + bytes <= it->end) {
+      ctx.cacheBase = it->base;
+      ctx.cacheEnd = it->end;
+      return true;
+    }
+  }
+  return false;
 }
 
 //===----------------------------------------------------------------------===//

@@ -66,7 +66,6 @@ class Launcher {
       p.defaultValue = py::reinterpret_borrow<py::object>(t[3]);
       params_.push_back(std::move(p));
     }
-    if (params_.size() > 64) throw Error("kernel '" + kernel_.name() + "': more than 64 parameters");
   }
 
   void call(py::object grid, py::tuple args, py::dict kwargs) {
@@ -104,16 +103,29 @@ class Launcher {
     std::vector<Arg> local;
     std::vector<Arg>& argv = depth_ == 0 ? args_ : local;
     argv.clear();
+    // The views are dropped when the launch returns: the memory is the
+    // caller's, and a view kept alive would keep its (interpreter) bounds
+    // registration after the memory is freed and reused.
     struct Depth {
       int& d;
-      ~Depth() { --d; }
-    } depthGuard{++depth_};
-    PyObject* cxValues[64];
+      std::vector<Arg>& args;
+      ~Depth() {
+        args.clear();
+        --d;
+      }
+    } depthGuard{++depth_, argv};
+    PyObject* cxFixed[64];
+    std::vector<PyObject*> cxMore;
+    PyObject** cxValues = cxFixed;
+    if (params_.size() > 64) {
+      cxMore.resize(params_.size());
+      cxValues = cxMore.data();
+    }
     size_t ncx = 0;
     std::optional<Device> device;
     int cudaIndex = -1;
     const char* missing = nullptr;
-    keep_.clear();
+    std::vector<py::object> keep;  // values made here, alive until the launch returns
     for (size_t i = 0; i < params_.size(); ++i) {
       const Param& p = params_[i];
       PyObject* v = nullptr;
@@ -140,9 +152,9 @@ class Launcher {
         v = p.defaultValue.ptr();
       }
       if (Py_TYPE(v) == reinterpret_cast<PyTypeObject*>(constexprType_.ptr())) {
-        keep_.push_back(py::reinterpret_steal<py::object>(PyObject_GetAttr(v, names_.value.ptr())));
-        if (!keep_.back()) throw py::error_already_set();
-        v = keep_.back().ptr();
+        keep.push_back(py::reinterpret_steal<py::object>(PyObject_GetAttr(v, names_.value.ptr())));
+        if (!keep.back()) throw py::error_already_set();
+        v = keep.back().ptr();
       }
       if (p.isConstexpr) {
         if (v == Py_None && !(p.hasDefault && p.defaultValue.is_none()))
@@ -153,41 +165,50 @@ class Launcher {
       }
       if (missing)
         throw py::type_error(std::string(fname) + "() missing required argument '" + missing + "'");
-      argv.push_back(toArg(v, p, device, cudaIndex));
+      argv.push_back(toArg(v, p, device, cudaIndex, keep));
     }
 
     if (missing && !metaDecorated_)
       throw py::type_error(std::string(fname) + "() missing required argument '" + missing + "'");
 
-    // Constexprs: the map of the last launch when the value objects repeat.
-    bool same = ncx == lastCx_.size();
-    for (size_t j = 0; same && j < ncx; ++j) same = lastCx_[j].ptr() == cxValues[j];
-    if (!same) {
-      size_t j = 0;
-      lastMeta_.clear();
-      lastCx_.clear();
-      for (const Param& p : params_) {
-        if (!p.isConstexpr) continue;
-        PyObject* v = cxValues[j++];
-        lastCx_.push_back(py::reinterpret_borrow<py::object>(v ? v : Py_None));
-        if (v) {
-          std::string name = p.name.cast<std::string>();
-          lastMeta_.emplace(name, metaValue(v, name));
-        }
-      }
-      // None entries compare by identity too (Py_None stands for "not given").
-      for (size_t k = 0; k < lastCx_.size(); ++k)
-        if (!cxValues[k]) lastCx_[k] = py::object();
-    }
+    // Constexprs: the map of the last launch when the value objects repeat
+    // (the outermost launch only: a grid callable may launch this kernel
+    // again, with other values, while this one is being resolved).
+    Meta nestedMeta;
+    const Meta& meta = depth_ == 1 ? cachedMeta(cxValues, ncx) : (nestedMeta = buildMeta(cxValues), nestedMeta);
 
     if (!device) device = defaultDevice_().cast<Device>();  // the launch has no tensors
     if (cudaIndex >= 0 && !streamGiven && !streamOf_.is_none()) stream = py::cast<uintptr_t>(streamOf_(cudaIndex));
     options.stream = reinterpret_cast<void*>(stream);
 
-    kernel_.launch(*device, toGrid(grid, args, kwargs), argv.data(), argv.size(), lastMeta_, options);
+    kernel_.launch(*device, toGrid(grid, args, kwargs), argv.data(), argv.size(), meta, options);
   }
 
  private:
+  Meta buildMeta(PyObject* const* cxValues) {
+    Meta m;
+    size_t j = 0;
+    for (const Param& p : params_) {
+      if (!p.isConstexpr) continue;
+      if (PyObject* v = cxValues[j++]) {
+        std::string name = p.name.cast<std::string>();
+        m.emplace(name, metaValue(v, name));
+      }
+    }
+    return m;
+  }
+
+  const Meta& cachedMeta(PyObject* const* cxValues, size_t ncx) {
+    bool same = ncx == lastCx_.size();
+    for (size_t j = 0; same && j < ncx; ++j) same = lastCx_[j].ptr() == cxValues[j];
+    if (same) return lastMeta_;
+    lastMeta_ = buildMeta(cxValues);
+    lastCx_.clear();
+    for (size_t j = 0; j < ncx; ++j)  // null: not given (identity compares it too)
+      lastCx_.push_back(cxValues[j] ? py::reinterpret_borrow<py::object>(cxValues[j]) : py::object());
+    return lastMeta_;
+  }
+
   void checkKeywords(py::dict kwargs) {
     for (auto [k, v] : kwargs) {
       bool known = false;
@@ -279,7 +300,8 @@ class Launcher {
     return py::reinterpret_steal<py::object>(r);
   }
 
-  Arg toArg(PyObject* v, const Param& p, std::optional<Device>& device, int& cudaIndex) {
+  Arg toArg(PyObject* v, const Param& p, std::optional<Device>& device, int& cudaIndex,
+            std::vector<py::object>& keep) {
     if (PyBool_Check(v)) return Arg(v == Py_True);
     if (PyLong_CheckExact(v)) {
       int overflow = 0;
@@ -326,8 +348,8 @@ class Launcher {
     if (!r[1].is_none()) place(device, r[1].cast<Device>(), p);
     if (py::isinstance<Tensor>(value)) return Arg(value.cast<Tensor>());
     if (py::isinstance<TensorDescriptor>(value)) return Arg(value.cast<TensorDescriptor>());
-    keep_.push_back(value);
-    return toArg(value.ptr(), p, device, cudaIndex);
+    keep.push_back(value);
+    return toArg(value.ptr(), p, device, cudaIndex, keep);
   }
 
   Grid toGrid(py::object grid, py::tuple args, py::dict kwargs) {
@@ -370,7 +392,6 @@ class Launcher {
   std::map<int, Device> cuda_;
   std::vector<py::object> lastCx_;
   Meta lastMeta_;
-  std::vector<py::object> keep_;
   std::vector<Arg> args_;
   int depth_ = 0;
 };

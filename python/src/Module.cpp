@@ -46,8 +46,8 @@ Arg toArg(py::handle v, size_t index) {
       if (!PyErr_Occurred()) return Arg(static_cast<uint64_t>(u));
       PyErr_Clear();
     }
-    throw Error("argument " + std::to_string(index) + ": the integer " + py::repr(v).cast<std::string>() +
-                " does not fit in 64 bits");
+    throw py::value_error("argument " + std::to_string(index) + ": the integer " + py::repr(v).cast<std::string>() +
+                          " does not fit in 64 bits");
   }
   if (PyFloat_Check(o)) return Arg(PyFloat_AS_DOUBLE(o));
   if (o == Py_None) return Arg(nullptr);
@@ -72,21 +72,24 @@ py::dict metaDict(const Meta& meta) {
   return d;
 }
 
-Grid toGrid(py::object grid) {
-  if (PyTuple_Check(grid.ptr()) || PyList_Check(grid.ptr())) {
-    std::vector<int64_t> dims;
-    for (py::handle d : grid) dims.push_back(d.cast<int64_t>());
-    return Grid(std::move(dims));
+std::vector<int64_t> gridDims(py::handle g) {
+  std::vector<int64_t> dims;
+  if (PyLong_Check(g.ptr())) return {g.cast<int64_t>()};
+  if (!PyTuple_Check(g.ptr()) && !PyList_Check(g.ptr()))
+    throw py::type_error("the grid must be a tuple of 1 to 3 integers or a callable of the meta-parameters, got " +
+                         py::str(py::type::of(g).attr("__name__")).cast<std::string>());
+  for (py::handle d : g) {
+    if (!PyLong_Check(d.ptr()) && !PyIndex_Check(d.ptr()))
+      throw py::type_error("the grid's dimensions must be integers, got " + py::repr(d).cast<std::string>());
+    dims.push_back(py::int_(py::reinterpret_borrow<py::object>(d)).cast<int64_t>());
   }
-  if (PyLong_Check(grid.ptr())) return Grid({grid.cast<int64_t>()});
-  if (!PyCallable_Check(grid.ptr()))
-    throw Error("the grid must be a tuple of 1 to 3 integers or a callable of the meta-parameters");
+  return dims;
+}
+
+Grid toGrid(py::object grid) {
+  if (!PyCallable_Check(grid.ptr())) return Grid(gridDims(grid));
   return Grid(std::function<std::vector<int64_t>(const Meta&)>([grid](const Meta& meta) {
-    py::object r = grid(metaDict(meta));
-    std::vector<int64_t> dims;
-    if (PyLong_Check(r.ptr())) return std::vector<int64_t>{r.cast<int64_t>()};
-    for (py::handle d : r) dims.push_back(d.cast<int64_t>());
-    return dims;
+    return gridDims(grid(metaDict(meta)));
   }));
 }
 

@@ -292,6 +292,8 @@ class JITFunction(KernelInterface):
                     raise TypeError("%s() missing required argument '%s'" % (self.__name__, missing))
                 if type(v) is constexpr:
                     v = v.value
+                if type(v) is int and not -2**63 <= v < 2**64:
+                    raise ValueError("tessera: argument '%s': the integer %d does not fit in 64 bits" % (name, v))
                 runtime.append(_args.convert(v, conv, name))
         if missing is not None and not self._meta_decorated:
             raise TypeError("%s() missing required argument '%s'" % (self.__name__, missing))

@@ -240,6 +240,9 @@ class SourceProgram {
   /// receives); the result must be None, a bool, an int, a float, a string
   /// or a dtype (given as its name).
   ConstValue evalHeuristic(const HeuristicSpec& h, const std::map<std::string, ConstValue>& args) const;
+  /// The same, with tensors among the arguments (as torch.Tensor values:
+  /// dtype, shape, element_size(), ...), as launches call it.
+  ConstValue evalHeuristic(const HeuristicSpec& h, const HostArgs& args) const;
   /// prune_configs_by's early_config_prune(configs, named_args, **kwargs),
   /// as Triton calls it: `named` are the positional launch arguments by
   /// name, `kwargs` the ones given by name. Returns the indices of the

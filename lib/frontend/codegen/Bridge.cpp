@@ -611,9 +611,14 @@ CompileResult SourceProgram::compile(std::string_view name, const std::vector<Pa
 }
 
 ConstValue SourceProgram::evalHeuristic(const HeuristicSpec& h, const std::map<std::string, ConstValue>& args) const {
+  HostArgs host;
+  for (const auto& [k, v] : args) host.emplace_back(k, HostArg{v});
+  return evalHeuristic(h, host);
+}
+
+ConstValue SourceProgram::evalHeuristic(const HeuristicSpec& h, const HostArgs& args) const {
   std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
-  Ref d = host::dict();
-  for (const auto& [k, v] : args) host::dictSet(*d, host::str(k), Bridge::fromConst(v));
+  Ref d = Bridge::hostArgs(args);
   Ref fn = *static_cast<const Ref*>(h.fn.get());
   shared_->interp.beginSession();
   Ref r;
