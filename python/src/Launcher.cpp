@@ -68,7 +68,9 @@ class Launcher {
     }
   }
 
-  void call(py::object grid, py::tuple args, py::dict kwargs) {
+  /// `options`: launch options of a CompiledKernel (a dict; None: none),
+  /// used where the keywords give none.
+  void call(py::object grid, py::tuple args, py::dict kwargs, py::object options_) {
     const size_t nargs = args.size();
     const char* fname = kernel_.name().c_str();
     if (nargs > params_.size())
@@ -81,6 +83,12 @@ class Launcher {
     LaunchOptions options;
     uintptr_t stream = 0;
     bool streamGiven = false;
+    if (!options_.is_none()) {
+      py::dict given = py::reinterpret_borrow<py::dict>(options_);
+      if (given.contains("num_warps")) options.num_warps = given["num_warps"].cast<int>();
+      if (given.contains("num_stages")) options.num_stages = given["num_stages"].cast<int>();
+      if (given.contains("maxnreg")) options.maxnreg = given["maxnreg"].cast<int>();
+    }
     if (haveKw) {
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_warps.ptr()); v && v != Py_None)
         options.num_warps = py::cast<int>(v);
@@ -403,7 +411,8 @@ void bindLauncher(py::module_& m) {
       .def(py::init<Kernel, py::list, bool, py::object, py::object, py::object, py::object>(), py::arg("kernel"),
            py::arg("layout"), py::arg("meta_decorated"), py::arg("convert"), py::arg("default_device"),
            py::arg("stream_of"), py::arg("constexpr_type"))
-      .def("__call__", &Launcher::call, py::arg("grid"), py::arg("args"), py::arg("kwargs"));
+      .def("__call__", &Launcher::call, py::arg("grid"), py::arg("args"), py::arg("kwargs"),
+           py::arg("options") = py::none());
 }
 
 }  // namespace tessera::python

@@ -154,8 +154,15 @@ class CompiledKernel:
         return 32 * self._facts()["num_warps"]
 
     def __getitem__(self, grid):
+        fast = self.fn._launcher
+        options = self._options
+        if fast is not None:
+            def launch(*args, **kwargs):
+                return fast(grid, args, kwargs, options)
+            return launch
+
         def launcher(*args, **kwargs):
-            return self.fn.run(*args, grid=grid, warmup=False, _options=self._options, **kwargs)
+            return self.fn.run(*args, grid=grid, warmup=False, _options=options, **kwargs)
         return launcher
 
 
@@ -193,6 +200,7 @@ class JITFunction(KernelInterface):
         self._layout = None
         self._names = None
         self._launcher = None
+        self._warm = {}  # warmup(): CompiledKernels by signature, constexprs and options
         # Decided when the kernel is defined, as Triton does.
         self._interpret = _args.interpreting()
         # Set by @autotune / @heuristics above this function: the grid's meta
@@ -347,11 +355,17 @@ class JITFunction(KernelInterface):
         device = conv.device or _args.default_device()
         nw, ns, mr = self._options(kwargs)
         signature = ", ".join(_signature_type(v) for v in runtime)
-        compiled = kernel.compile(signature, constexprs, nw, ns, mr, "" if device.is_interpreter else device.arch)
+        arch = "" if device.is_interpreter else device.arch
+        key = (signature, tuple(sorted((k, str(v)) for k, v in constexprs.items())), nw, ns, mr, arch)
+        cached = self._warm.get(key)
+        if cached is not None:  # code like the softmax tutorial warms up before every launch
+            return cached
+        compiled = kernel.compile(signature, constexprs, nw, ns, mr, arch)
         options = {"num_warps": nw, "num_stages": ns}
         if mr:
             options["maxnreg"] = mr
-        return CompiledKernel(self, compiled, options)
+        result = self._warm[key] = CompiledKernel(self, compiled, options)
+        return result
 
     def prepare(self, *args, grid, **kwargs):
         """Resolves a launch once (tessera._C.PreparedLaunch): .launch() re-issues it."""
