@@ -3,8 +3,9 @@ Benchmark, assert_close.
 
 do_bench times a callable: with PyTorch and a GPU, by CUDA events around each
 call with the L2 cache flushed before it (as Triton does); otherwise by the
-host clock. perf_report runs a benchmark grid and prints a table always, and
-plots with matplotlib when it is installed and a plot is asked for.
+host clock. perf_report runs a benchmark grid; `.run(print_data=True)` prints
+it as a table, and it is plotted with matplotlib (when installed) for
+show_plots or save_path (which also gets a CSV file).
 """
 
 import math
