@@ -1,6 +1,7 @@
 //===- tessera/dlpack.h - Tensors shared with PyTorch, CuPy, JAX -*- C++ -*-===//
 //
-// DLPack (the ABI of dlpack.h's DLManagedTensor) without copies: a tensor
+// DLPack (the ABI of dlpack.h's DLManagedTensor and, since DLPack 1.0,
+// DLManagedTensorVersioned) without copies: a tensor
 // another framework exported becomes a tessera::Tensor over the same memory,
 // and a tessera::Tensor can be exported to it. The structs below follow the
 // DLPack ABI so that no dlpack.h is needed; a DLManagedTensor* from any
@@ -49,6 +50,23 @@ struct ManagedTensor {
   void* manager_ctx;
   void (*deleter)(ManagedTensor* self);
 };
+/// DLPack 1.x (DLManagedTensorVersioned): a version first, flags, and the
+/// tensor last.
+struct Version {
+  uint32_t major;
+  uint32_t minor;
+};
+struct ManagedTensorVersioned {
+  Version version;
+  void* manager_ctx;
+  void (*deleter)(ManagedTensorVersioned* self);
+  uint64_t flags;
+  Tensor dl_tensor;
+};
+constexpr uint64_t kFlagReadOnly = 1;  ///< the consumer must not write the memory
+constexpr uint64_t kFlagIsCopied = 2;  ///< the producer copied the data for this export
+/// The DLPack version the versioned structs follow.
+constexpr Version kVersion = {1, 0};
 }  // namespace dlpack
 
 /// A Tensor over the memory of `dl_managed_tensor` (a DLManagedTensor*),
@@ -59,5 +77,15 @@ tessera::Tensor from_dlpack(void* dl_managed_tensor);
 /// A DLManagedTensor* over `tensor`'s memory, which stays alive until the
 /// consumer calls its deleter (exactly once).
 void* to_dlpack(const tessera::Tensor& tensor);
+
+/// DLPack 1.x: a Tensor over a DLManagedTensorVersioned*, owned from here on
+/// like from_dlpack's. A major version other than 1 is an Error (its layout
+/// may differ; the deleter still runs). With the read-only flag the Tensor
+/// is_read_only(): launches refuse to pass it where a kernel may store.
+tessera::Tensor from_dlpack_versioned(void* dl_managed_tensor_versioned);
+
+/// A DLManagedTensorVersioned* (version 1.0; the read-only flag set for a
+/// read-only tensor) over `tensor`'s memory, alive until its deleter runs.
+void* to_dlpack_versioned(const tessera::Tensor& tensor);
 
 }  // namespace tessera

@@ -100,6 +100,9 @@ class Tensor {
   bool is_contiguous() const;
   /// Elements between the allocation's start and the first element (views).
   int64_t storage_offset() const;
+  /// Memory its producer marked read-only (DLPack 1.x's flag): a launch that
+  /// passes it to a parameter the kernel may write is an Error.
+  bool is_read_only() const;
 
   /// Memory someone else owns as a tensor, without a copy: device memory of
   /// `device` (a CUdeviceptr cast to void*) for a CUDA device, host memory

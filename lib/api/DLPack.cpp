@@ -51,16 +51,9 @@ struct Export {
   std::vector<int64_t> shape, strides;
 };
 
-}  // namespace
-
-Tensor from_dlpack(void* dl_managed_tensor) {
-  auto* m = static_cast<dlpack::ManagedTensor*>(dl_managed_tensor);
-  if (!m) throw Error("from_dlpack: null DLManagedTensor");
-  // Owned from here on, whatever happens below.
-  std::shared_ptr<dlpack::ManagedTensor> owner(m, [](dlpack::ManagedTensor* p) {
-    if (p->deleter) p->deleter(p);
-  });
-  const dlpack::Tensor& t = m->dl_tensor;
+/// The Tensor over a DLTensor whose producer's deleter `owner` runs when the
+/// last view is gone.
+Tensor importTensor(const dlpack::Tensor& t, std::shared_ptr<void> owner, bool readOnly) {
   DType dtype = fromDataType(t.dtype);
   if (t.ndim < 0) throw Error("from_dlpack: negative ndim");
   if (t.ndim > 0 && !t.shape) throw Error("from_dlpack: the tensor has no shape array");
@@ -95,26 +88,80 @@ Tensor from_dlpack(void* dl_managed_tensor) {
     throw Error("from_dlpack: device type " + std::to_string(t.device.device_type) +
                 " is neither CPU (1) nor CUDA (2)");
   }
+  storage->readOnly = readOnly;
   return Tensor(std::move(storage), dtype, std::move(shape), std::move(strides), 0);
+}
+
+/// Fills `t` to describe `tensor` (shape and strides point into `shape`,
+/// `strides`, which the export keeps).
+void describe(const Tensor& tensor, const detail::TensorStorage& storage, std::vector<int64_t>& shape,
+              std::vector<int64_t>& strides, dlpack::Tensor& t) {
+  shape = tensor.shape();
+  strides = tensor.strides();
+  t.data = reinterpret_cast<void*>(tensor.data_ptr());  // a view's first element
+  t.device = storage.kind == detail::DeviceKind::Cuda ? dlpack::Device{2, storage.cuda->ordinal()}
+                                                       : dlpack::Device{1, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = toDataType(tensor.dtype());
+  t.shape = shape.data();
+  t.strides = strides.data();
+  t.byte_offset = 0;
+}
+
+/// What an exported DLManagedTensorVersioned keeps alive.
+struct ExportVersioned {
+  dlpack::ManagedTensorVersioned managed;
+  std::shared_ptr<detail::TensorStorage> storage;
+  std::vector<int64_t> shape, strides;
+};
+
+}  // namespace
+
+Tensor from_dlpack(void* dl_managed_tensor) {
+  auto* m = static_cast<dlpack::ManagedTensor*>(dl_managed_tensor);
+  if (!m) throw Error("from_dlpack: null DLManagedTensor");
+  // Owned from here on, whatever happens below.
+  std::shared_ptr<void> owner(m, [](void* p) {
+    auto* managed = static_cast<dlpack::ManagedTensor*>(p);
+    if (managed->deleter) managed->deleter(managed);
+  });
+  return importTensor(m->dl_tensor, std::move(owner), false);
+}
+
+Tensor from_dlpack_versioned(void* dl_managed_tensor_versioned) {
+  auto* m = static_cast<dlpack::ManagedTensorVersioned*>(dl_managed_tensor_versioned);
+  if (!m) throw Error("from_dlpack: null DLManagedTensorVersioned");
+  std::shared_ptr<void> owner(m, [](void* p) {
+    auto* managed = static_cast<dlpack::ManagedTensorVersioned*>(p);
+    if (managed->deleter) managed->deleter(managed);
+  });
+  if (m->version.major != dlpack::kVersion.major)
+    throw Error("from_dlpack: DLPack " + std::to_string(m->version.major) + "." + std::to_string(m->version.minor) +
+                " tensor; Tessera reads DLPack 1.x");
+  return importTensor(m->dl_tensor, std::move(owner), (m->flags & dlpack::kFlagReadOnly) != 0);
 }
 
 void* to_dlpack(const Tensor& tensor) {
   if (!tensor.defined()) throw Error("to_dlpack: undefined tensor");
   auto e = std::make_unique<Export>();
   e->storage = tensor.storage();
-  e->shape = tensor.shape();
-  e->strides = tensor.strides();
-  dlpack::Tensor& t = e->managed.dl_tensor;
-  t.data = reinterpret_cast<void*>(tensor.data_ptr());  // a view's first element
-  t.device = e->storage->kind == detail::DeviceKind::Cuda ? dlpack::Device{2, e->storage->cuda->ordinal()}
-                                                            : dlpack::Device{1, 0};
-  t.ndim = static_cast<int32_t>(e->shape.size());
-  t.dtype = toDataType(tensor.dtype());
-  t.shape = e->shape.data();
-  t.strides = e->strides.data();
-  t.byte_offset = 0;
+  describe(tensor, *e->storage, e->shape, e->strides, e->managed.dl_tensor);
   e->managed.manager_ctx = e.get();
   e->managed.deleter = [](dlpack::ManagedTensor* self) { delete static_cast<Export*>(self->manager_ctx); };
+  return &e.release()->managed;
+}
+
+void* to_dlpack_versioned(const Tensor& tensor) {
+  if (!tensor.defined()) throw Error("to_dlpack: undefined tensor");
+  auto e = std::make_unique<ExportVersioned>();
+  e->storage = tensor.storage();
+  describe(tensor, *e->storage, e->shape, e->strides, e->managed.dl_tensor);
+  e->managed.version = dlpack::kVersion;
+  e->managed.flags = tensor.is_read_only() ? dlpack::kFlagReadOnly : 0;
+  e->managed.manager_ctx = e.get();
+  e->managed.deleter = [](dlpack::ManagedTensorVersioned* self) {
+    delete static_cast<ExportVersioned*>(self->manager_ctx);
+  };
   return &e.release()->managed;
 }
 

@@ -65,6 +65,8 @@ struct TensorStorage {
   /// it. Interpreter memory is registered with the bounds checker.
   TensorStorage(DeviceKind kind, void* data, size_t bytes, runtime::CudaDevice* cuda, std::function<void()> release);
   std::function<void()> release;  ///< set for borrowed memory
+  /// Kernels may not write it (DLPack 1.x's read-only flag).
+  bool readOnly = false;
   ~TensorStorage();
   runtime::DevicePtr devicePtr() const { return reinterpret_cast<runtime::DevicePtr>(data); }
   TensorStorage(const TensorStorage&) = delete;

@@ -656,6 +656,21 @@ struct ResolvedLaunch {
   bool empty() const { return dims[0] * dims[1] * dims[2] == 0; }
 };
 
+/// Read-only tensors (DLPack 1.x's flag) only go to parameters the kernel
+/// cannot write (detail::writtenParams; when it cannot tell, it may write).
+static void checkReadOnly(const frontend::JitFunction& fn, const ResolvedLaunch& r) {
+  std::optional<std::optional<std::vector<bool>>> written;
+  for (size_t i = 0; i < r.bound.size(); ++i) {
+    const Tensor* t = r.bound[i].tensor;
+    if (!t || !t->is_read_only()) continue;
+    if (!written) written = detail::writtenParams(*r.compiled, fn.params.size());
+    if (!*written || (i < (*written)->size() && (**written)[i]))
+      throw Error("kernel '" + fn.name + "': argument '" + fn.params[i].name +
+                  "' is read-only memory (its DLPack producer set the read-only flag) and the kernel " +
+                  (*written ? "stores to it" : "may store to it (a pointer it writes through cannot be traced)"));
+  }
+}
+
 /// `withGrid` false: the grid is not evaluated (the autotuner's parallel
 /// compiles must not call a user's grid callable from several threads).
 ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const std::vector<Arg>& args,
@@ -728,6 +743,7 @@ static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Gri
   detail::KernelImpl* impl_ = &impl;
   const frontend::JitFunction& fn = *impl_->fn;
   ResolvedLaunch r = resolveLaunch(*impl_, grid, args, constexprs, launchOptions, configIndex);
+  checkReadOnly(fn, r);
   const LaunchOptions& options = r.options;
   const std::vector<BoundParam>& bound = r.bound;
   const auto& compiled = r.compiled;

@@ -38,7 +38,8 @@ uint32_t shapeCode(const Arg& a) {
   switch (a.kind) {
     case Arg::Kind::Tensor:
       if (!a.tensor.defined()) return 0xffffffffu;  // an error on the full path
-      return 1u | (static_cast<uint32_t>(a.tensor.dtype()) << 8) | ((a.tensor.data_ptr() % 16 == 0) ? 16u : 0u);
+      return 1u | (static_cast<uint32_t>(a.tensor.dtype()) << 8) | ((a.tensor.data_ptr() % 16 == 0) ? 16u : 0u) |
+             (a.tensor.is_read_only() ? 32u : 0u);  // checked on the full path
     case Arg::Kind::Int:
       return 2u | (a.i == 1 ? 16u : 0u) | (intDivisibleBy16(a.i, a.isUnsigned64) ? 32u : 0u) |
              (a.i >= INT32_MIN && a.i <= INT32_MAX ? 64u : 0u) | (a.isUnsigned64 ? 128u : 0u);

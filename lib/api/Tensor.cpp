@@ -172,6 +172,8 @@ uint64_t Tensor::data_ptr() const {
 
 int64_t Tensor::storage_offset() const { return layout_ ? layout_->offset : 0; }
 
+bool Tensor::is_read_only() const { return storage_ && storage_->readOnly; }
+
 bool Tensor::is_contiguous() const {
   const std::vector<int64_t>& dims = shape();
   const std::vector<int64_t>& st = strides();

@@ -31,6 +31,8 @@ namespace {
 
 constexpr const char* kCapsule = "dltensor";
 constexpr const char* kUsedCapsule = "used_dltensor";
+constexpr const char* kVersionedCapsule = "dltensor_versioned";
+constexpr const char* kUsedVersionedCapsule = "used_dltensor_versioned";
 
 void deleteUnusedCapsule(PyObject* capsule) {
   // A capsule nobody consumed still owns its tensor (DLPack's rule).
@@ -39,21 +41,39 @@ void deleteUnusedCapsule(PyObject* capsule) {
   if (managed && managed->deleter) managed->deleter(managed);
 }
 
+void deleteUnusedVersionedCapsule(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, kVersionedCapsule)) return;
+  auto* managed = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedCapsule));
+  if (managed && managed->deleter) managed->deleter(managed);
+}
+
 Tensor fromCapsule(py::capsule capsule) {
   PyObject* raw = capsule.ptr();
-  if (PyCapsule_IsValid(raw, kUsedCapsule))
+  if (PyCapsule_IsValid(raw, kVersionedCapsule)) {
+    void* managed = PyCapsule_GetPointer(raw, kVersionedCapsule);
+    PyCapsule_SetName(raw, kUsedVersionedCapsule);  // consumed: from_dlpack_versioned owns it, even when it throws
+    return from_dlpack_versioned(managed);
+  }
+  if (PyCapsule_IsValid(raw, kUsedCapsule) || PyCapsule_IsValid(raw, kUsedVersionedCapsule))
     throw Error("Tensor.from_dlpack: the DLPack capsule was already consumed (a capsule is used once)");
   if (!PyCapsule_IsValid(raw, kCapsule))
-    throw Error("Tensor.from_dlpack: expected a \"dltensor\" capsule (DLPack's legacy protocol)");
+    throw Error("Tensor.from_dlpack: expected a \"dltensor\" or \"dltensor_versioned\" capsule");
   void* managed = PyCapsule_GetPointer(raw, kCapsule);
-  Tensor t = from_dlpack(managed);  // owns `managed` from here on
-  PyCapsule_SetName(raw, kUsedCapsule);
-  return t;
+  PyCapsule_SetName(raw, kUsedCapsule);  // consumed: from_dlpack owns it, even when it throws
+  return from_dlpack(managed);
 }
 
 py::capsule toCapsule(const Tensor& t) {
   void* managed = to_dlpack(t);
   return py::capsule(managed, kCapsule, &deleteUnusedCapsule);
+}
+
+/// The __dlpack__ protocol: a versioned capsule for consumers that ask for
+/// DLPack 1.x (max_version >= (1, 0)), the legacy one otherwise.
+py::capsule dlpackCapsule(const Tensor& t, py::object maxVersion) {
+  if (!maxVersion.is_none() && py::len(maxVersion) >= 1 && maxVersion[py::int_(0)].cast<int>() >= 1)
+    return py::capsule(to_dlpack_versioned(t), kVersionedCapsule, &deleteUnusedVersionedCapsule);
+  return toCapsule(t);
 }
 
 std::vector<int64_t> toInts(py::handle seq, const char* what) {
@@ -119,7 +139,10 @@ void bindTensors(py::module_& m) {
           py::arg("device"), py::arg("ptr"), py::arg("dtype"), py::arg("shape"), py::arg("strides") = py::none())
       .def_static("from_dlpack", &fromCapsule)
       .def("to_dlpack", &toCapsule)
-      .def("__dlpack__", [](const Tensor& t, py::kwargs) { return toCapsule(t); })
+      .def("__dlpack__", [](const Tensor& t, py::kwargs kw) {
+             return dlpackCapsule(t, kw.contains("max_version") ? py::object(kw["max_version"]) : py::object(py::none()));
+           })
+      .def_property_readonly("is_read_only", &Tensor::is_read_only)
       .def("__dlpack_device__",
            [](const Tensor& t) {
              // The device DLPack would name, read off a managed tensor made and dropped.

@@ -158,7 +158,11 @@ def _dlpack(obj, conv, what):
         raise TypeError("tessera: %s lives on DLPack device type %d; Tessera takes CPU (1) and CUDA (2) memory" %
                         (what, kind))
     _place(conv, device, what)
-    return _C.Tensor.from_dlpack(obj.__dlpack__())
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 0))  # DLPack 1.x: the read-only flag comes along
+    except TypeError:
+        capsule = obj.__dlpack__()  # a producer of the legacy protocol
+    return _C.Tensor.from_dlpack(capsule)
 
 
 def _tessera(t, conv, what):
