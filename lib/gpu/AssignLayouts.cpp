@@ -11,7 +11,13 @@
 //    shape-independent, so every tensor of that rank shares P_r and
 //    broadcasting between them stays inside each thread. Except loads that
 //    only feed a tensor-core dot's A or B: they get the coalesced layout of
-//    their own pointers (the tile goes to shared memory anyway).
+//    their own pointers (the tile goes to shared memory anyway). And
+//    accesses of rank 2 or more whose addresses run fastest along another
+//    dimension than P_r does (a transposed view next to a row-major
+//    output): a load gets its own coalesced layout and its users convert;
+//    a store converts its operands to its own; the conversion goes through
+//    shared memory once, where the rank's layout would make every access
+//    a row apart per thread.
 //  * Ops that change rank keep data in place: reduce gives slice(P, axis);
 //    expand_dims of slice(P, axis) gives P; trans/reshape/join give the
 //    linear layout of the same registers seen through the new shape.
@@ -222,14 +228,21 @@ class LayoutAssigner {
           setResults(op, rankLayout(op->result().type().shape()));
           return;
         }
-        if (feedsTensorCoreDot(op)) return assignOwnCoalesced(op);
+        if (feedsTensorCoreDot(op) || crossesRankOrder(op)) return assignOwnCoalesced(op);
         return unify(op);
       case OpCode::DescriptorLoad:  // read from shared memory: any layout
         setResults(op, rankLayout(op->result().type().shape()));
         return;
       case OpCode::Store:
         if (!op->operand(0).type().isTensor()) return;  // block pointer: any layout
-        return unify(op);
+        unify(op);
+        if (crossesStoreOrder(op)) {
+          // Stored in the coalesced layout of its own pointers: the data is
+          // converted (through shared memory), the index chains rebuilt.
+          Encoding e = coalescedEncoding(op->operand(0));
+          for (unsigned i = 0; i < op->numOperands(); ++i) convertOperand(op, i, e);
+        }
+        return;
       case OpCode::ExpandDims: return assignExpandDims(op);
       case OpCode::Broadcast:
         // Linear encodings describe one shape; a broadcast result gets the
@@ -311,6 +324,45 @@ class LayoutAssigner {
     Encoding e = coalescedEncoding(load->operand(0));
     for (unsigned i = 0; i < load->numOperands(); ++i) convertOperand(load, i, e);
     setResults(load, e);
+  }
+
+  /// The most contiguous dimension of `ptr`'s addresses, when it is one
+  /// (contiguity above 1 along it, more than along any other); -1 otherwise.
+  int fastestDim(Value ptr) {
+    const AxisInfo& info = axis_.get(ptr);
+    int rank = static_cast<int>(info.contiguity.size()), best = -1;
+    for (int d = 0; d < rank; ++d) {
+      if (info.contiguity[d] <= 1) continue;
+      if (best < 0 || info.contiguity[d] > info.contiguity[best]) best = d;
+      else if (info.contiguity[d] == info.contiguity[best]) return -1;
+    }
+    return best;
+  }
+
+  /// A load of rank 2 or more whose addresses run fastest along another
+  /// dimension than the rank's layout does (a transposed view next to a
+  /// row-major output): in the rank's layout each thread's elements would
+  /// be a row apart, so it gets the coalesced layout of its own pointers and
+  /// its users convert (Triton's coalesce rule, per access).
+  bool crossesRankOrder(Operation* load) {
+    Value ptr = load->operand(0);
+    Type t = ptr.type();
+    if (t.rank() < 2) return false;
+    int fast = fastestDim(ptr);
+    if (fast < 0) return false;
+    Encoding rank = rankLayout(t.shape());
+    return rank.isBlocked() && rank.order()[0] != fast;
+  }
+
+  /// The same for a store, after unify(): its data's layout runs along
+  /// another dimension than its addresses do.
+  bool crossesStoreOrder(Operation* store) {
+    Value ptr = store->operand(0);
+    if (ptr.type().rank() < 2) return false;
+    int fast = fastestDim(ptr);
+    if (fast < 0) return false;
+    Encoding e = enc(ptr);
+    return e.isBlocked() && e.order()[0] != fast;
   }
 
   /// A 2-D load whose pointers are contiguous along dim 0 (K^T tiles), or
