@@ -525,6 +525,10 @@ struct ProgramOptions {
   /// name -> source file (a package's __init__.py). The Python package
   /// passes what CPython has imported, so imports resolve as they did there.
   std::map<std::string, std::string> module_files;
+  /// The configs of kernels' @triton.autotune as their host language already
+  /// evaluated them, by kernel name (the Python package passes Python's
+  /// Config objects): used instead of evaluating the decorator's `configs`.
+  std::map<std::string, std::vector<AutotuneConfig>> autotune_configs;
   /// The GPU that `torch.cuda.get_device_properties(...)` and friends
   /// describe in host code: an architecture ("sm_80"), or "" for CUDA
   /// device 0 when one is usable, else TESSERA_CUDA_ARCH, else an H100.

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "Internal.h"
+#include "Specialization.h"
 #include "frontend/python/SourceText.h"
 #include "tessera/runtime/Hash.h"
 #include "tessera/support/Env.h"
@@ -39,6 +40,16 @@ frontend::LoadOptions loadOptions(const ProgramOptions& options) {
   frontend::LoadOptions o;
   o.searchPath = options.search_path;
   o.moduleFiles = options.module_files;
+  for (const auto& [kernel, configs] : options.autotune_configs)
+    for (const AutotuneConfig& c : configs) {
+      frontend::AutotuneConfig f;
+      for (const auto& [name, value] : c.kwargs) f.kwargs[name] = detail::toConstValue(value);
+      f.numWarps = c.num_warps;
+      f.numStages = c.num_stages;
+      f.numCtas = c.num_ctas;
+      f.maxnreg = c.maxnreg;
+      o.autotuneConfigs[kernel].push_back(std::move(f));
+    }
   std::string arch = options.arch;
   o.device = [arch]() -> frontend::DeviceQueries {
     if (!arch.empty()) return queriesOf(gpu::Target::parse(arch));

@@ -1,7 +1,8 @@
 //===- DynamicLibrary.cpp - dlopen with a search list ---------------------===//
 //
 // See DynamicLibrary.h. Paths come from CUDA_HOME / CUDA_PATH and the default
-// install location; bare sonames go through the loader's own search.
+// install location, then TESSERA_CUDA_LIBRARY_PATH; bare sonames go through
+// the loader's own search.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +56,22 @@ std::vector<std::string> toolkitLibraryCandidates(const std::vector<std::string>
         std::error_code ec;
         if (std::filesystem::exists(path, ec)) out.push_back(path);
       }
+  // Then directories named by TESSERA_CUDA_LIBRARY_PATH: the NVIDIA runtime
+  // wheels of a PyTorch environment (nvidia/*/lib), which the Python
+  // package finds, so that no separate toolkit is needed there.
+  if (const char* extra = std::getenv("TESSERA_CUDA_LIBRARY_PATH")) {
+    std::string dirs = extra;
+    for (size_t start = 0; start <= dirs.size();) {
+      size_t end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      std::string dir = dirs.substr(start, end - start);
+      for (const std::string& name : names) {
+        std::error_code ec;
+        if (!dir.empty() && std::filesystem::exists(dir + "/" + name, ec)) out.push_back(dir + "/" + name);
+      }
+      start = end + 1;
+    }
+  }
   for (const std::string& name : names) out.push_back(name);
   return out;
 }

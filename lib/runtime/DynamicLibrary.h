@@ -46,7 +46,8 @@ class DynamicLibrary {
 std::vector<std::string> toolkitRoots();
 
 /// Candidates for a toolkit library: `<root>/lib64/<name>` and
-/// `<root>/lib/<name>` for every root and every name, then the bare names
+/// `<root>/lib/<name>` for every root and every name, then `<dir>/<name>`
+/// for the directories of $TESSERA_CUDA_LIBRARY_PATH, then the bare names
 /// (the loader's search path).
 std::vector<std::string> toolkitLibraryCandidates(const std::vector<std::string>& names);
 

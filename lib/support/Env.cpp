@@ -72,6 +72,9 @@ const std::vector<Knob>& knobs() {
        "pool (stream-ordered memory pool, the default) or plain (cuMemAlloc per tensor, for compute-sanitizer)"},
       // What code is generated (each is part of every kernel cache key).
       {"TESSERA_CUDA_ARCH", Kind::Text, true, 0, 0, "", "compile for this architecture (sm_80, sm_90a, ...)"},
+      {"TESSERA_CUDA_LIBRARY_PATH", Kind::Text, false, 0, 0, "",
+       "directories (':'-separated) searched for nvJitLink and NVRTC after the CUDA toolkit's (the tessera "
+       "Python package adds the NVIDIA wheels PyTorch installed)"},
       {"TESSERA_ASSEMBLER", Kind::Choice, true, 0, 0, "nvjitlink|ptxas",
        "nvjitlink (in process, the default) or ptxas (the toolkit's program, whole-program)"},
       {"TESSERA_MAXNREG", Kind::Integer, true, 16, 255, "",

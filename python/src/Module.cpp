@@ -135,11 +135,31 @@ py::dict metadataDict(const KernelMetadata& k) {
   return d;
 }
 
+/// {kernel: [(kwargs, num_warps, num_stages, num_ctas, maxnreg or None), ...]}
+std::map<std::string, std::vector<AutotuneConfig>> configsOf(py::dict given) {
+  std::map<std::string, std::vector<AutotuneConfig>> out;
+  for (auto [kernel, configs] : given) {
+    std::vector<AutotuneConfig>& list = out[py::str(kernel).cast<std::string>()];
+    for (py::handle item : configs) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+      AutotuneConfig c;
+      c.kwargs = toMeta(py::reinterpret_borrow<py::dict>(t[0]));
+      c.num_warps = t[1].cast<int>();
+      c.num_stages = t[2].cast<int>();
+      c.num_ctas = t[3].cast<int>();
+      if (!t[4].is_none()) c.maxnreg = t[4].cast<int>();
+      list.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
 ProgramOptions programOptions(std::vector<std::string> search_path, std::map<std::string, std::string> modules,
-                              std::string arch) {
+                              std::string arch, py::dict configs) {
   ProgramOptions o;
   o.search_path = std::move(search_path);
   o.module_files = std::move(modules);
+  o.autotune_configs = configsOf(configs);
   o.arch = std::move(arch);
   return o;
 }
@@ -216,20 +236,23 @@ void bindKernels(py::module_& m) {
       .def_static(
           "from_file",
           [](const std::string& path, std::vector<std::string> search_path, std::map<std::string, std::string> modules,
-             std::string arch) {
-            return Program::from_file(path, programOptions(std::move(search_path), std::move(modules), std::move(arch)));
+             std::string arch, py::dict configs) {
+            return Program::from_file(path,
+                                      programOptions(std::move(search_path), std::move(modules), std::move(arch), configs));
           },
           py::arg("path"), py::arg("search_path") = std::vector<std::string>{},
-          py::arg("module_files") = std::map<std::string, std::string>{}, py::arg("arch") = "")
+          py::arg("module_files") = std::map<std::string, std::string>{}, py::arg("arch") = "",
+          py::arg("autotune_configs") = py::dict())
       .def_static(
           "from_source",
           [](const std::string& text, const std::string& filename, std::vector<std::string> search_path,
-             std::map<std::string, std::string> modules, std::string arch) {
-            return Program::from_source(text, filename,
-                                        programOptions(std::move(search_path), std::move(modules), std::move(arch)));
+             std::map<std::string, std::string> modules, std::string arch, py::dict configs) {
+            return Program::from_source(
+                text, filename, programOptions(std::move(search_path), std::move(modules), std::move(arch), configs));
           },
           py::arg("text"), py::arg("filename") = "<string>", py::arg("search_path") = std::vector<std::string>{},
-          py::arg("module_files") = std::map<std::string, std::string>{}, py::arg("arch") = "")
+          py::arg("module_files") = std::map<std::string, std::string>{}, py::arg("arch") = "",
+          py::arg("autotune_configs") = py::dict())
       .def("kernel", &Program::kernel)
       .def("kernel_names", &Program::kernel_names)
       .def("modules", &Program::modules);

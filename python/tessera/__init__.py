@@ -18,6 +18,7 @@ import sys as _sys
 
 from . import _native
 
+_native.add_cuda_wheels()
 _C = _native.load(_sys.modules[__name__])
 
 from ._C import Device, Program, Tensor, TesseraError  # noqa: E402

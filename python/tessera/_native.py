@@ -9,6 +9,7 @@ package's __path__, so `tessera._C` imports normally.
 
 import glob
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -21,6 +22,28 @@ def _candidates(package_dir):
     repo = os.path.dirname(os.path.dirname(package_dir))
     for build in ("build", "build-gpu", "build-release"):
         yield os.path.join(repo, build, "python", "tessera")
+
+
+def add_cuda_wheels():
+    """Points the runtime at the NVIDIA wheels a PyTorch environment has
+    (site-packages/nvidia/*/lib: nvJitLink, NVRTC and its libdevice), after
+    any CUDA toolkit: TESSERA_CUDA_LIBRARY_PATH. Nothing is imported."""
+    try:
+        spec = importlib.util.find_spec("nvidia")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    found = []
+    for root in spec.submodule_search_locations:
+        for pattern in ("*/lib", "*/*/lib"):
+            for d in sorted(glob.glob(os.path.join(root, pattern))):
+                if glob.glob(os.path.join(d, "libnvJitLink.so*")) or glob.glob(os.path.join(d, "libnvrtc.so*")):
+                    found.append(d)
+    if found:
+        known = [d for d in os.environ.get("TESSERA_CUDA_LIBRARY_PATH", "").split(os.pathsep) if d]
+        os.environ["TESSERA_CUDA_LIBRARY_PATH"] = os.pathsep.join(known + [d for d in found if d not in known])
+    return found
 
 
 def load(package):

@@ -47,21 +47,36 @@ def _module_files():
     return files
 
 
-def program_of(filename):
-    """The Program of a kernel file (loaded once per file)."""
+def _autotune_configs(module_globals):
+    """The configs of the module's @autotune kernels, as Python evaluated
+    them: {kernel name: [(kwargs, num_warps, num_stages, num_ctas, maxnreg)]}."""
+    from .autotuner import Autotuner
+    out = {}
+    for value in list((module_globals or {}).values()):
+        if isinstance(value, Autotuner):
+            out[value.base_fn.__name__] = [
+                ({k: (v.value if isinstance(v, constexpr) else v) for k, v in c.kwargs.items()},
+                 c.num_warps, c.num_stages, c.num_ctas, c.maxnreg) for c in value.configs]
+    return out
+
+
+def program_of(filename, module_globals=None):
+    """The Program of a kernel file (loaded once per file), with the autotune
+    configs Python evaluated for the kernels `module_globals` names."""
     with _programs_lock:
         program = _programs.get(filename)
         if program is None:
             modules = _module_files()
+            configs = _autotune_configs(module_globals)
             if os.path.isfile(filename):
-                program = _C.Program.from_file(filename, [], modules)
+                program = _C.Program.from_file(filename, [], modules, "", configs)
             else:
                 # Notebooks and `python -c`: the source Python kept (linecache).
                 text = "".join(linecache.getlines(filename))
                 if not text:
                     raise RuntimeError("tessera: the source of %s is not available; Tessera compiles a kernel "
                                        "from its source file" % filename)
-                program = _C.Program.from_source(text, filename, [os.getcwd()], modules)
+                program = _C.Program.from_source(text, filename, [os.getcwd()], modules, "", configs)
             _programs[filename] = program
         return program
 
@@ -222,7 +237,7 @@ class JITFunction(KernelInterface):
         return self.fn.__code__.co_filename
 
     def _load(self):
-        kernel = program_of(self.filename).kernel(self.__name__)
+        kernel = program_of(self.filename, self.fn.__globals__).kernel(self.__name__)
         declared = {name: is_cx for name, is_cx, _, _ in kernel.parameters()}
         layout = []
         for name, p in self.signature.parameters.items():

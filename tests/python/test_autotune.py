@@ -354,3 +354,32 @@ def test_autotuned_matmul(M, N, K):
     tuned_matmul[grid](a, b, c, M, N, K, *_elements(a), *_elements(b), *_elements(c))
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+
+
+# Configs only CPython can compute (NumPy is not modeled by Tessera's host
+# evaluator): Python's Config objects reach the C++ core
+# (ProgramOptions::autotune_configs), and the interpreter runs the first.
+_NUMPY_BLOCKS = np.array([64, 16, 32]).astype(np.int64) * 2
+
+
+@tessera.autotune(configs=[tessera.Config({"BLOCK": int(b)}, num_warps=4) for b in _NUMPY_BLOCKS], key=["n"])
+@tessera.jit
+def numpy_configured(x_ptr, out_ptr, block_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2.0, mask=m)
+    if tl.program_id(0) == 0:
+        tl.store(block_ptr, BLOCK)
+
+
+@pytest.mark.parametrize("n", [1, 97, 1000])
+def test_configs_python_computed_reach_the_compiler(n):
+    g = rng("numpy-configs", n)
+    x = g.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    block = np.zeros(1, dtype=np.int32)
+    numpy_configured[lambda meta: (tessera.cdiv(n, meta["BLOCK"]),)](x, out, block, n)
+    np.testing.assert_array_equal(out, x * 2)
+    assert block[0] == 128
+    assert numpy_configured.best_config.kwargs == {"BLOCK": 128}
+    assert [c.kwargs["BLOCK"] for c in numpy_configured.configs] == [128, 32, 64]

@@ -451,3 +451,26 @@ def test_tensor_descriptor_checks_its_arguments():
         TensorDescriptor(a, [8, 8], [1, 8], [4, 4])
     with pytest.raises(ValueError, match="padding"):
         TensorDescriptor(a, [8, 8], [8, 1], [4, 4], padding="ones")
+
+
+def test_cuda_wheels_are_found_for_the_runtime(tmp_path):
+    # A PyTorch environment's NVIDIA wheels (site-packages/nvidia/*/lib)
+    # join TESSERA_CUDA_LIBRARY_PATH when tessera is imported.
+    import subprocess
+    import sys
+    site = tmp_path / "site"
+    for sub, lib in (("nvjitlink/lib", "libnvJitLink.so.13"), ("cuda_nvrtc/lib", "libnvrtc.so.13"),
+                     ("cublas/lib", "libcublas.so.13")):
+        (site / "nvidia" / sub).mkdir(parents=True)
+        (site / "nvidia" / sub / lib).write_bytes(b"")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+    env["TESSERA_CUDA_LIBRARY_PATH"] = "/opt/mine"
+    code = "import os, tessera; print(os.environ['TESSERA_CUDA_LIBRARY_PATH'])"
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    dirs = r.stdout.strip().split(os.pathsep)
+    assert dirs[0] == "/opt/mine"  # what the user set comes first
+    assert str(site / "nvidia" / "cuda_nvrtc" / "lib") in dirs
+    assert str(site / "nvidia" / "nvjitlink" / "lib") in dirs
+    assert str(site / "nvidia" / "cublas" / "lib") not in dirs

@@ -194,6 +194,11 @@ struct LoadOptions {
   /// its __init__.py), consulted before the search path: what CPython
   /// already imported, handed over by the Python package.
   std::map<std::string, std::string> moduleFiles;
+  /// Autotune configs the host language already evaluated, by kernel name:
+  /// used for that kernel's @triton.autotune instead of evaluating its
+  /// `configs` argument (which is still evaluated, for prune_configs_by's
+  /// config objects, when it can be).
+  std::map<std::string, std::vector<AutotuneConfig>> autotuneConfigs;
   /// Answers device queries of host code; called at most once, when host
   /// code first asks. Unset: an H100 (sm_90, 132 SMs).
   std::function<DeviceQueries()> device;

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -39,6 +40,8 @@ using host::Ref;
 struct SourceProgram::Shared : std::enable_shared_from_this<SourceProgram::Shared> {
   explicit Shared(host::Environment env) : interp(std::move(env)) {}
   host::Interp interp;
+  /// LoadOptions::autotuneConfigs.
+  std::map<std::string, std::vector<AutotuneConfig>> autotuneConfigs;
   std::map<const host::ModuleObj*, std::unique_ptr<SourceProgram>> programs;
   /// One JitFunction per host JitFn value (kept alive here).
   std::map<const host::JitData*, std::pair<Ref, std::unique_ptr<JitFunction>>> jits;
@@ -292,6 +295,28 @@ struct Bridge {
       fail(d.loc, "the decorator's * or ** arguments", unknown);
   }
 
+  /// @triton.autotune's arguments when the host language gave the configs:
+  /// one by one, so that a `configs` argument only CPython can evaluate
+  /// (NumPy, ...) becomes the unknown value it is instead of failing the
+  /// decorator. Calls with * or ** arguments go through decoratorArgs.
+  static void autotuneArgs(SourceProgram::Shared& sh, const host::LazyDecorator& d, std::vector<Ref>& args,
+                           host::Kwargs& kw) {
+    bool plain = d.call && std::none_of(d.call->args.begin(), d.call->args.end(), [](const py::ExprPtr& e) {
+      return e->kind == py::ExprKind::Starred;
+    }) && std::all_of(d.call->keywords.begin(), d.call->keywords.end(), [](const py::Keyword& k) { return k.arg.has_value(); });
+    if (d.args || !plain) return decoratorArgs(sh, d, args, kw);
+    for (size_t i = 0; i < d.call->args.size(); ++i) {
+      Ref v = sh.interp.eval(*d.call->args[i], d.scope);
+      if (host::isUnknown(*v) && i != 0) fail(d.loc, "triton.autotune's argument " + std::to_string(i + 1), v);
+      args.push_back(v);
+    }
+    for (const py::Keyword& k : d.call->keywords) {
+      Ref v = sh.interp.eval(*k.value, d.scope);
+      if (host::isUnknown(*v) && *k.arg != "configs") fail(d.loc, "triton.autotune's argument '" + *k.arg + "'", v);
+      kw.emplace_back(*k.arg, v);
+    }
+  }
+
   [[noreturn]] static void fail(const SourceLoc& at, const std::string& what, const Ref& v) {
     std::string why = v->kind == Kind::Opaque ? v->s + where(v->where)
                       : host::isUnknown(*v) ? v->s + ", from a module Tessera did not find"
@@ -344,10 +369,14 @@ struct Bridge {
     return out;
   }
 
-  static AutotuneSpec autotune(SourceProgram::Shared& sh, const host::LazyDecorator& d) {
+  /// `given`: the configs as the host language evaluated them (LoadOptions::
+  /// autotuneConfigs), used instead of the `configs` argument's.
+  static AutotuneSpec autotune(SourceProgram::Shared& sh, const host::LazyDecorator& d,
+                               const std::vector<AutotuneConfig>* given = nullptr) {
     std::vector<Ref> args;
     host::Kwargs kw;
-    decoratorArgs(sh, d, args, kw);
+    if (given) autotuneArgs(sh, d, args, kw);
+    else decoratorArgs(sh, d, args, kw);
     static const char* positional[] = {"configs", "key", "prune_configs_by", "reset_to_zero", "restore_value"};
     std::vector<std::pair<std::string, Ref>> all;
     for (size_t k = 0; k < args.size() && k < 5; ++k) all.emplace_back(positional[k], args[k]);
@@ -356,7 +385,25 @@ struct Bridge {
     spec.loc = d.loc;
     for (const auto& [name, v] : all) {
       bool isNone = v->kind == Kind::None;
-      if (name == "configs") {
+      if (name == "configs" && given) {
+        // Python's own values. The host evaluator's config objects are kept
+        // for prune_configs_by when they are the same configs.
+        spec.configs = *given;
+        if (!host::isUnknown(*v) && (v->kind == Kind::List || v->kind == Kind::Tuple)) {
+          std::vector<AutotuneConfig> mine;
+          try {
+            for (size_t k = 0; k < v->items.size(); ++k) mine.push_back(config(v->items[k], d.loc, k));
+          } catch (...) {
+            mine.clear();  // Python's configs stand; prune_configs_by will say it lacks the objects
+          }
+          bool same = mine.size() == given->size();
+          for (size_t k = 0; same && k < mine.size(); ++k)
+            same = mine[k].kwargs == (*given)[k].kwargs && mine[k].numWarps == (*given)[k].numWarps &&
+                   mine[k].numStages == (*given)[k].numStages && mine[k].numCtas == (*given)[k].numCtas &&
+                   mine[k].maxnreg == (*given)[k].maxnreg;
+          if (same) spec.configObjects = std::make_shared<Ref>(host::list(v->items));
+        }
+      } else if (name == "configs") {
         if (host::isUnknown(*v)) fail(d.loc, "triton.autotune: configs", v);
         std::vector<Ref> items = sh.interp.iterate(v, d.loc);
         if (items.size() > 4096) reportError(d.loc, "triton.autotune: more than 4096 configs");
@@ -513,6 +560,7 @@ std::shared_ptr<SourceProgram> SourceProgram::load(SourceFileRef source, const s
     name = stem.empty() || stem[0] == '<' ? "__main__" : stem;
   }
   auto shared = std::make_shared<Shared>(environment(dirs, options));
+  shared->autotuneConfigs = options.autotuneConfigs;
   std::lock_guard<std::recursive_mutex> lock(shared->interp.mutex());
   shared->interp.beginSession();
   try {
@@ -659,6 +707,10 @@ static host::Kwargs asKwargs(const Ref& dict) {
 std::vector<size_t> SourceProgram::evalEarlyConfigPrune(const AutotuneSpec& spec, const HostArgs& named,
                                                         const HostArgs& kwargs) const {
   std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  if (!spec.configObjects)
+    reportError(spec.loc, "triton.autotune: prune_configs_by['early_config_prune'] needs the decorator's configs as "
+                          "Python objects, and Tessera's host evaluator did not evaluate them to the configs Python "
+                          "gave; drop prune_configs_by, or give its C++ form with Kernel::set_autotune_hooks");
   const Ref& objects = *static_cast<const Ref*>(spec.configObjects.get());
   Ref configs = host::list(objects->items);  // the hook may change its list
   Ref kept = runPruneHook(*shared_, spec.earlyConfigPrune, "early_config_prune",
@@ -726,7 +778,8 @@ const AutotuneSpec* JitFunction::autotune() const {
       const auto& decs = lazy->value->jit->decorators;
       for (auto it = decs.rbegin(); it != decs.rend(); ++it)
         if (it->what == host::LazyDecorator::What::Autotune) {
-          lazy->autotune = Bridge::autotune(sh, *it);
+          auto given = sh.autotuneConfigs.find(name);
+          lazy->autotune = Bridge::autotune(sh, *it, given == sh.autotuneConfigs.end() ? nullptr : &given->second);
           break;
         }
     } catch (const host::PyException& e) {
