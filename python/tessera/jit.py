@@ -196,6 +196,27 @@ def _signature_type(value):
     raise TypeError("tessera: warmup cannot type the argument %r" % (value,))
 
 
+def _quick_key(args, kwargs):
+    """What a warmup's specialization depends on, read cheaply: scalars
+    themselves, and for PyTorch tensors their dtype, device and 16-byte
+    alignment. None for any other argument (warmup then binds in full)."""
+    def one(v):
+        t = type(v)
+        if t is int or t is bool or t is float or v is None or t is str:
+            return (t, v)
+        if t.__module__ == "torch" and hasattr(v, "data_ptr"):
+            return (v.dtype, v.device, v.data_ptr() % 16 == 0)
+        if isinstance(v, constexpr):
+            return one(v.value)
+        if t.__module__.startswith("triton.language") or t.__module__.startswith("tessera.language"):
+            return (t, str(v))  # a dtype
+        raise KeyError
+    try:
+        return tuple(one(v) for v in args) + tuple((k, one(v)) for k, v in sorted(kwargs.items()))
+    except KeyError:
+        return None
+
+
 class JITFunction(KernelInterface):
     def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
                  noinline=None, repr=None, launch_metadata=None):
@@ -216,6 +237,7 @@ class JITFunction(KernelInterface):
         self._names = None
         self._launcher = None
         self._warm = {}  # warmup(): CompiledKernels by signature, constexprs and options
+        self._warm_quick = {}  # ... and by what the arguments' specialization depends on (_quick_key)
         # Decided when the kernel is defined, as Triton does.
         self._interpret = _args.interpreting()
         # Set by @autotune / @heuristics above this function: the grid's meta
@@ -366,6 +388,17 @@ class JITFunction(KernelInterface):
         """Compiles the specialization these arguments select, without
         launching; returns its CompiledKernel."""
         kernel = self._kernel or self._load()
+        quick = _quick_key(args, kwargs)
+        if quick is not None:
+            hit = self._warm_quick.get(quick)
+            if hit is not None:  # no binding, no views: the tutorial's softmax warms up before every launch
+                return hit
+        result = self._warmup(kernel, args, kwargs)
+        if quick is not None:
+            self._warm_quick[quick] = result
+        return result
+
+    def _warmup(self, kernel, args, kwargs):
         runtime, constexprs, conv = self._bind(args, kwargs)
         device = conv.device or _args.default_device()
         nw, ns, mr = self._options(kwargs)

@@ -176,3 +176,26 @@ def test_interpret_mode_copies_cuda_tensors(monkeypatch):
     out = torch.empty_like(x)
     interpreted[(2,)](x, y, out, 300, 2.0, BLOCK=256)
     torch.testing.assert_close(out, 2.0 * x + y)
+
+
+@cuda
+def test_warmup_is_cached_by_what_specializes():
+    x = torch.randn(1024, device="cuda")
+    out = torch.empty_like(x)
+    a = axpy.warmup(x, x, out, 1024, 1.0, BLOCK=256, grid=(1,))
+    assert axpy.warmup(x, x, out, 1024, 1.0, BLOCK=256, grid=(1,)) is a
+    y = torch.randn(1024, device="cuda")
+    assert axpy.warmup(y, y, out, 1024, 2.5, BLOCK=256, grid=(1,)) is a  # other data, same specialization
+    misaligned = axpy.warmup(x[1:], x[1:], out[1:], 1023, 1.0, BLOCK=256, grid=(1,))
+    assert misaligned is not a
+    assert axpy.warmup(x, x, out, 1024, 1.0, BLOCK=512, grid=(1,)) is not a
+    half = x.half()
+    assert axpy.warmup(half, half, half, 1024, 1.0, BLOCK=256, grid=(1,)) is not a
+
+
+def test_cpu_warmup_gives_the_same_compiled_kernel():
+    x = torch.randn(64)
+    out = torch.empty_like(x)
+    a = axpy.warmup(x, x, out, 64, 1.0, BLOCK=64, grid=(1,))
+    assert axpy.warmup(x, x, out, 64, 1.0, BLOCK=64, grid=(1,)) is a
+    assert "tt.func" in a.asm["ttir"]
