@@ -383,3 +383,60 @@ def test_configs_python_computed_reach_the_compiler(n):
     assert block[0] == 128
     assert numpy_configured.best_config.kwargs == {"BLOCK": 128}
     assert [c.kwargs["BLOCK"] for c in numpy_configured.configs] == [128, 32, 64]
+
+
+# A Config's pre_hook runs before the launch with that config, with the
+# launch's arguments and the config's values (Triton's full_nargs): here it
+# seeds the output the kernel accumulates into.
+_hook_calls = []
+
+
+def _seed_output(nargs):
+    _hook_calls.append((nargs["BLOCK"], nargs["n"]))
+    nargs["out_ptr"][:] = 10.0 * nargs["BLOCK"]
+
+
+@tessera.autotune(configs=[tessera.Config({"BLOCK": 64}, pre_hook=_seed_output),
+                           tessera.Config({"BLOCK": 128}, num_warps=8, pre_hook=_seed_output)],
+                  key=["n"])
+@tessera.jit
+def accumulate_into(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(out_ptr + offs, mask=m) + tl.load(x_ptr + offs, mask=m), mask=m)
+
+
+@pytest.mark.parametrize("n", [1, 333])
+def test_config_pre_hook_runs_before_the_launch(n):
+    g = rng("pre-hook", n)
+    x = g.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    _hook_calls.clear()
+    accumulate_into[lambda meta: (tessera.cdiv(n, meta["BLOCK"]),)](x, out, n)
+    np.testing.assert_array_equal(out, x + 640.0)  # the interpreter runs the first config (BLOCK 64)
+    assert _hook_calls == [(64, n)]
+    assert accumulate_into.best_config.kwargs == {"BLOCK": 64}
+
+
+def _keep_big(configs, nargs, **kwargs):
+    return [c for c in configs if c.kwargs["BLOCK"] >= 128]
+
+
+@tessera.autotune(configs=[tessera.Config({"BLOCK": 64}, pre_hook=_seed_output),
+                           tessera.Config({"BLOCK": 128}, pre_hook=_seed_output)],
+                  key=["n"], prune_configs_by={"early_config_prune": _keep_big})
+@tessera.jit
+def accumulate_pruned(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(out_ptr + offs, mask=m) + tl.load(x_ptr + offs, mask=m), mask=m)
+
+
+def test_hooked_configs_are_pruned_by_python():
+    n = 200
+    x = rng("pre-hook-pruned").standard_normal(n).astype(np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    _hook_calls.clear()
+    accumulate_pruned[lambda meta: (tessera.cdiv(n, meta["BLOCK"]),)](x, out, n)
+    np.testing.assert_array_equal(out, x + 1280.0)
+    assert _hook_calls == [(128, n)]
