@@ -708,12 +708,30 @@ static std::optional<std::vector<bool>> prepareConfig(detail::KernelImpl& impl, 
   return detail::writtenParams(*r.compiled, impl.fn->params.size());
 }
 
+/// Python code the C++ core cannot run around a tuned launch: a config's
+/// pre_hook, the autotuner's pre_hook / post_hook. Ignoring them could give
+/// a wrong result (a pre_hook that zeroes an accumulator), so such a kernel
+/// is launched pinned (every tuned meta-parameter given; the tessera Python
+/// package tunes it that way, hooks included), or it is an Error.
+static void refuseHooks(const frontend::JitFunction& fn) {
+  if (!fn.hasAutotune) return;
+  const frontend::AutotuneSpec& spec = *fn.autotune();
+  std::string what = spec.hasPreHook ? "its pre_hook" : spec.hasPostHook ? "its post_hook" : "";
+  for (size_t i = 0; what.empty() && i < spec.configs.size(); ++i)
+    if (spec.configs[i].hasPreHook) what = "config " + std::to_string(i) + "'s pre_hook";
+  if (!what.empty())
+    throw Error("kernel '" + fn.name + "': @triton.autotune has Python hooks (" + what +
+                ") the C++ core cannot run; launch it from the tessera Python package, or give every tuned "
+                "meta-parameter (a pinned config) and run the hook yourself");
+}
+
 /// A launch the warm path did not serve: autotunes (first time per key),
 /// binds, specializes, compiles or reuses, launches and remembers.
 static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
                        const Meta& constexprs, const LaunchOptions& launchOptions) {
   const frontend::JitFunction& fn = *impl.fn;
   size_t config = autotunePinned(fn, args.size(), constexprs) ? kPinned : 0;
+  if (config != kPinned) refuseHooks(fn);
   if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
     // The sweep runs on the default stream (do_bench's events, the resets
     // and the snapshot copies are there too); the autotuner synchronizes
@@ -912,6 +930,7 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
                                                   skipped ? renamed : constexprs, options);
   const frontend::JitFunction& fn = *impl_->fn;
   size_t config = autotunePinned(fn, p->args.size(), p->constexprs) ? kPinned : 0;
+  if (config != kPinned) refuseHooks(fn);
   if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
     LaunchOptions sweep = options;  // on the default stream, as in launch()
     sweep.stream = nullptr;

@@ -3,7 +3,9 @@
 // ProgramOptions::autotune_configs: a kernel whose @triton.autotune configs
 // only CPython can compute (here from NumPy, which the host evaluator does
 // not model) gets the configs it is given, and the interpreter runs the
-// first of them; without them the decorator is a located error.
+// first of them; without them the decorator is a located error. And hooks
+// the C++ core cannot run (a config's pre_hook) refuse a tuned launch rather
+// than being skipped; a pinned launch runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +64,36 @@ TEST(HostGivenConfigs, ConfigsOnlyCPythonComputesAreTakenAsGiven) {
   } catch (const tessera::Error& e) {
     EXPECT_NE(std::string(e.what()).find("numpy_tuned.py:6"), std::string::npos) << e.what();
   }
+}
+
+constexpr const char* kHooked = R"(
+import triton
+import triton.language as tl
+
+def zero_out(nargs):
+    nargs["y_ptr"].zero_()
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}, pre_hook=zero_out), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.jit
+def hooked(y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(y_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)
+)";
+
+TEST(HostGivenConfigs, PythonHooksRefuseATunedLaunchButNotAPinnedOne) {
+  tessera::Kernel k = tessera::Program::from_source(kHooked, "hooked.py").kernel("hooked");
+  tessera::Device dev = tessera::Device::interpreter();
+  const int64_t n = 100;
+  tessera::Tensor y = dev.zeros(tessera::DType::fp32, {n});
+  try {
+    k.launch(dev, {2}, {y, n});
+    FAIL() << "a pre_hook was skipped";
+  } catch (const tessera::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("config 0's pre_hook"), std::string::npos) << e.what();
+  }
+  for (float v : y.download<float>()) ASSERT_EQ(v, 0.0f);  // nothing ran
+  k.launch(dev, {1}, {y, n}, {{"BLOCK", int64_t(128)}});     // pinned: the caller runs hooks
+  for (float v : y.download<float>()) ASSERT_EQ(v, 1.0f);
 }
 
 }  // namespace
