@@ -43,8 +43,9 @@ size_t dtype_size(DType dtype);
 /// Triton's name: "i1", "fp32", "bf16", ...
 const char* dtype_name(DType dtype);
 
-/// A constexpr / meta value as grid callables and heuristics see it.
-using Value = std::variant<bool, int64_t, double, std::string>;
+/// A constexpr / meta value as grid callables and heuristics see it
+/// (std::monostate: Python's None).
+using Value = std::variant<bool, int64_t, double, std::string, std::monostate>;
 /// Meta-parameters by name.
 using Meta = std::map<std::string, Value>;
 

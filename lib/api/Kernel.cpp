@@ -864,7 +864,8 @@ static bool skipNamedParameters(const frontend::JitFunction& fn, const Arg* args
                   "'; pass the arguments in declaration order (with the string among them)");
     outArgs.push_back(std::holds_alternative<bool>(v)      ? Arg(std::get<bool>(v))
                       : std::holds_alternative<int64_t>(v) ? Arg(std::get<int64_t>(v))
-                                                           : Arg(std::get<double>(v)));
+                      : std::holds_alternative<double>(v)  ? Arg(std::get<double>(v))
+                                                           : Arg(nullptr));
     outMeta.erase(named);
   }
   for (; j < nargs; ++j) {

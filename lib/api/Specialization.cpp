@@ -24,7 +24,7 @@ Value toMetaValue(const ConstValue& v) {
   if (auto* i = std::get_if<int64_t>(&v)) return *i;
   if (auto* d = std::get_if<double>(&v)) return *d;
   if (auto* s = std::get_if<std::string>(&v)) return *s;
-  return std::string("None");
+  return std::monostate{};
 }
 
 static std::string describe(const Arg& a) {

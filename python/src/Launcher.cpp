@@ -165,10 +165,7 @@ class Launcher {
         v = keep.back().ptr();
       }
       if (p.isConstexpr) {
-        if (v == Py_None && !(p.hasDefault && p.defaultValue.is_none()))
-          throw py::type_error(std::string(fname) + "(): None for the constexpr '" + p.name.cast<std::string>() +
-                               "' is not supported by Tessera yet");
-        cxValues[ncx++] = v == Py_None ? nullptr : v;
+        cxValues[ncx++] = v;  // None included: a constexpr None
         continue;
       }
       if (missing)

@@ -19,8 +19,7 @@ Value metaValue(py::handle v, const std::string& name) {
   if (PyLong_Check(v.ptr())) return v.cast<int64_t>();
   if (PyFloat_Check(v.ptr())) return v.cast<double>();
   if (PyUnicode_Check(v.ptr())) return v.cast<std::string>();
-  if (v.is_none())
-    throw Error("'" + name + "': None cannot be passed as a constexpr value here");
+  if (v.is_none()) return std::monostate{};
   // tl.dtype and friends: their text ("fp16") is what the compiler reads.
   return py::str(v).cast<std::string>();
 }
@@ -29,7 +28,8 @@ py::object metaObject(const Value& v) {
   if (auto* b = std::get_if<bool>(&v)) return py::bool_(*b);
   if (auto* i = std::get_if<int64_t>(&v)) return py::int_(*i);
   if (auto* d = std::get_if<double>(&v)) return py::float_(*d);
-  return py::str(std::get<std::string>(v));
+  if (auto* s = std::get_if<std::string>(&v)) return py::str(*s);
+  return py::none();
 }
 
 namespace {

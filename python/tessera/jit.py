@@ -326,12 +326,7 @@ class JITFunction(KernelInterface):
             if is_cx:
                 if type(v) is constexpr:
                     v = v.value
-                if v is None:
-                    if has_default and default is None:
-                        continue
-                    raise TypeError("%s(): None for the constexpr '%s' is not supported by Tessera yet" %
-                                    (self.__name__, name))
-                constexprs[name] = v
+                constexprs[name] = v  # None included
             else:
                 if missing is not None:
                     raise TypeError("%s() missing required argument '%s'" % (self.__name__, missing))

@@ -725,3 +725,26 @@ def test_a_launch_over_an_array_after_a_launch_on_a_window_of_it():
     out = np.zeros(64, dtype=np.float32)
     add_kernel[(4,)](x, x, out, 64, BLOCK=16)  # another kernel over all of x
     np.testing.assert_array_equal(out, x + x)
+
+
+@tessera.jit
+def maybe_scaled(x_ptr, out_ptr, n, SCALE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if SCALE is not None:
+        x = x * SCALE
+    tl.store(out_ptr + offs, x, mask=m)
+
+
+@pytest.mark.parametrize("scale", [None, 3.0, tl.constexpr(None)])
+def test_none_is_a_constexpr_value(scale):
+    n = 77
+    x = rng("none-constexpr", str(scale)).standard_normal(n).astype(np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    maybe_scaled[(1,)](x, out, n, scale, BLOCK=128)
+    value = scale.value if isinstance(scale, tl.constexpr) else scale
+    np.testing.assert_array_equal(out, x if value is None else x * np.float32(value))
+    out2 = np.zeros(n, dtype=np.float32)
+    maybe_scaled[(1,)](x, out2, n, BLOCK=128, SCALE=scale)  # by keyword
+    np.testing.assert_array_equal(out2, out)

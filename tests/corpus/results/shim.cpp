@@ -64,6 +64,7 @@ std::string valueText(const tessera::Value& v) {
     o << *d;
     return o.str();
   }
+  if (std::holds_alternative<std::monostate>(v)) return "None";
   return "'" + std::get<std::string>(v) + "'";
 }
 
