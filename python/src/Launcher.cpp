@@ -64,8 +64,10 @@ class Launcher {
       p.isConstexpr = t[1].cast<bool>();
       p.hasDefault = t[2].cast<bool>();
       p.defaultValue = py::reinterpret_borrow<py::object>(t[3]);
+      keywords_.add(p.name);
       params_.push_back(std::move(p));
     }
+    for (const char* o : kOptionNames) keywords_.add(py::str(o));
   }
 
   /// `options`: launch options of a CompiledKernel (a dict; None: none),
@@ -183,7 +185,12 @@ class Launcher {
     const Meta& meta = depth_ == 1 ? cachedMeta(cxValues, ncx) : (nestedMeta = buildMeta(cxValues), nestedMeta);
 
     if (!device) device = defaultDevice_().cast<Device>();  // the launch has no tensors
-    if (cudaIndex >= 0 && !streamGiven && !streamOf_.is_none()) stream = py::cast<uintptr_t>(streamOf_(cudaIndex));
+    if (cudaIndex >= 0 && !streamGiven && !streamOf_.is_none()) {
+      py::object index = py::reinterpret_steal<py::object>(PyLong_FromLong(cudaIndex));
+      py::object s = py::reinterpret_steal<py::object>(PyObject_CallOneArg(streamOf_.ptr(), index.ptr()));
+      if (!s) throw py::error_already_set();
+      stream = py::cast<uintptr_t>(s);
+    }
     options.stream = reinterpret_cast<void*>(stream);
 
     kernel_.launch(*device, toGrid(grid, args, kwargs), argv.data(), argv.size(), meta, options);
@@ -216,11 +223,8 @@ class Launcher {
 
   void checkKeywords(py::dict kwargs) {
     for (auto [k, v] : kwargs) {
-      bool known = false;
-      for (const Param& p : params_)
-        if (PyUnicode_Compare(p.name.ptr(), k.ptr()) == 0) known = true;
-      for (const char* o : kOptionNames)
-        if (!known && PyUnicode_CompareWithASCIIString(k.ptr(), o) == 0) known = true;
+      int known = PySet_Contains(keywords_.ptr(), k.ptr());
+      if (known < 0) throw py::error_already_set();
       if (!known)
         throw py::type_error(kernel_.name() + "() got an unexpected keyword argument '" + py::str(k).cast<std::string>() +
                              "'");
@@ -324,20 +328,20 @@ class Launcher {
     if (v == Py_None) return Arg(nullptr);
     switch (kindOf(v)) {
       case TypeKind::Torch: {
-        uintptr_t ptr = py::cast<uintptr_t>(method(v, names_.data_ptr));
-        DType dtype = torchDType(attr(v, names_.dtype).ptr(), p);
-        std::vector<int64_t> shape = ints(attr(v, names_.shape).ptr());
-        std::vector<int64_t> strides = ints(method(v, names_.stride).ptr());
-        if (attr(v, names_.is_cuda).ptr() == Py_True) {
-          int index = py::cast<int>(method(v, names_.get_device));
-          place(device, cudaDevice(index), p);
-          cudaIndex = index;
-        } else {
-          // CPU tensors (the Python converter rejects other devices).
+        // get_device(): the CUDA ordinal, -1 for the CPU (and other devices,
+        // which the Python converter names in its error).
+        int index = py::cast<int>(method(v, names_.get_device));
+        if (index < 0) {
           py::tuple r = convert_(py::handle(v), p.name);
           place(device, r[1].cast<Device>(), p);
           return Arg(r[0].cast<Tensor>());
         }
+        uintptr_t ptr = py::cast<uintptr_t>(method(v, names_.data_ptr));
+        DType dtype = torchDType(attr(v, names_.dtype).ptr(), p);
+        std::vector<int64_t> shape = ints(attr(v, names_.shape).ptr());
+        std::vector<int64_t> strides = ints(method(v, names_.stride).ptr());
+        place(device, cudaDevice(index), p);
+        cudaIndex = index;
         return Arg(Tensor::from_blob(*device, reinterpret_cast<void*>(ptr), dtype, std::move(shape),
                                      std::move(strides)));
       }
@@ -399,6 +403,7 @@ class Launcher {
   Meta lastMeta_;
   std::vector<Arg> args_;
   int depth_ = 0;
+  py::set keywords_;  ///< the parameter names and launch options a keyword may name
 };
 
 }  // namespace

@@ -236,6 +236,7 @@ class JITFunction(KernelInterface):
         self._layout = None
         self._names = None
         self._launcher = None
+        self._last_grid = self._last_launch = None
         self._warm = {}  # warmup(): CompiledKernels by signature, constexprs and options
         self._warm_quick = {}  # ... and by what the arguments' specialization depends on (_quick_key)
         # Decided when the kernel is defined, as Triton does.
@@ -276,6 +277,8 @@ class JITFunction(KernelInterface):
         return kernel
 
     def __getitem__(self, grid):
+        if grid is self._last_grid:  # `kernel[(n,)]` with a constant tuple: the same object every time
+            return self._last_launch
         launcher = self._launcher
         if launcher is None:
             if self._kernel is None:
@@ -286,6 +289,8 @@ class JITFunction(KernelInterface):
 
         def launch(*args, **kwargs):
             return launcher(grid, args, kwargs)
+        if type(grid) is tuple:  # never a callable: it could hold tensors alive
+            self._last_grid, self._last_launch = grid, launch
         return launch
 
     @property
