@@ -22,8 +22,13 @@ def main(argv):
         sys.argv = argv[1:]
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
         return 0
-    sys.argv = list(argv)
     import os
+    if not os.path.isfile(argv[0]):
+        # As CPython says it, without a traceback.
+        print("python3 -m tessera: can't open file %r: [Errno 2] No such file or directory" % os.path.abspath(argv[0]),
+              file=sys.stderr)
+        return 2
+    sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
     runpy.run_path(argv[0], run_name="__main__")
     return 0

@@ -235,6 +235,10 @@ def test_python_m_tessera_usage(tmp_path):
     r = _run(["-m", "tessera", "--help"], cwd=tmp_path)
     assert r.returncode == 0
     assert "usage" in r.stdout
+    r = _run(["-m", "tessera", "no_such_script.py"], cwd=tmp_path)
+    assert r.returncode == 2
+    assert "can't open file" in r.stderr and "no_such_script.py" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_drop_in_modules_are_tesseras(tmp_path):
