@@ -175,6 +175,7 @@ def _elements(a):
 
 # ----------------------------------------------------------------- autotune
 
+@pytest.mark.interpreter_only
 @pytest.mark.parametrize("n", [1, 17, 1000, 5003])
 def test_autotuned_kernel_is_correct_and_runs_the_first_config(n):
     g = rng("tuned_add", n)
@@ -194,6 +195,7 @@ def test_autotuner_keeps_what_python_gave_it():
     assert tuned_add.__name__ == "tuned_add"
 
 
+@pytest.mark.interpreter_only
 def test_best_config_after_a_launch():
     n = 700
     x = np.ones(n, dtype=np.float32)
@@ -221,6 +223,7 @@ def test_pinned_meta_parameters_run_as_given():
     assert block[0] == 32
 
 
+@pytest.mark.interpreter_only
 def test_pruned_configs_are_not_run():
     n = 1000
     g = rng("pruned")
@@ -372,6 +375,7 @@ def numpy_configured(x_ptr, out_ptr, block_ptr, n, BLOCK: tl.constexpr):
         tl.store(block_ptr, BLOCK)
 
 
+@pytest.mark.interpreter_only
 @pytest.mark.parametrize("n", [1, 97, 1000])
 def test_configs_python_computed_reach_the_compiler(n):
     g = rng("numpy-configs", n)
@@ -406,6 +410,7 @@ def accumulate_into(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(out_ptr + offs, mask=m) + tl.load(x_ptr + offs, mask=m), mask=m)
 
 
+@pytest.mark.interpreter_only
 @pytest.mark.parametrize("n", [1, 333])
 def test_config_pre_hook_runs_before_the_launch(n):
     g = rng("pre-hook", n)
@@ -432,6 +437,7 @@ def accumulate_pruned(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(out_ptr + offs, mask=m) + tl.load(x_ptr + offs, mask=m), mask=m)
 
 
+@pytest.mark.interpreter_only
 def test_hooked_configs_are_pruned_by_python():
     n = 200
     x = rng("pre-hook-pruned").standard_normal(n).astype(np.float32)

@@ -305,6 +305,7 @@ def test_compile_error_is_the_compilation_error_type():
         arange_bug_kernel[(1,)](out, 10)
 
 
+@pytest.mark.interpreter_only
 def test_out_of_bounds_access_on_the_interpreter():
     x = np.ones(10, dtype=np.float32)
     out = np.zeros(64, dtype=np.float32)
@@ -315,6 +316,7 @@ def test_out_of_bounds_access_on_the_interpreter():
     assert _where(oob_kernel, "tl.load(x_ptr + offs)") in msg, msg
 
 
+@pytest.mark.interpreter_only
 def test_errors_do_not_poison_later_launches():
     x, out = _arrays()
     with pytest.raises(TypeError):
@@ -329,6 +331,7 @@ def test_errors_do_not_poison_later_launches():
     np.testing.assert_array_equal(out, x * 2)
 
 
+@pytest.mark.interpreter_only
 def test_failed_device_assert_names_the_message_and_line():
     x = np.array([1.0, -1.0, 2.0, 3.0], dtype=np.float32)
     with pytest.raises(tessera.TesseraError) as info:

@@ -13,6 +13,9 @@ import tessera.language as tl
 
 from _testutil import rng
 
+# Interpreter tensors and binders (skipped with TESSERA_TEST_ARRAYS=cuda).
+pytestmark = pytest.mark.interpreter_only
+
 
 @tessera.jit
 def twice(src, dst, n, BLOCK: tl.constexpr):

@@ -216,6 +216,7 @@ def test_run_method_with_grid_keyword():
     np.testing.assert_array_equal(out, x + y)
 
 
+@pytest.mark.interpreter_only
 def test_prepared_launch_runs_again():
     g = rng("prepared")
     n = 777
@@ -622,6 +623,7 @@ def test_launches_from_several_threads():
     assert all(results), [i for i, ok in enumerate(results) if not ok]
 
 
+@pytest.mark.interpreter_only
 def test_device_print(capfd):
     x = np.array([1.5, -2.0, 0.25, 8.0], dtype=np.float32)
     print_kernel[(1,)](x, BLOCK=4)

@@ -9,7 +9,12 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from _testutil import PYTHON, child_env
+
+# Interpreter tensors and binders (skipped with TESSERA_TEST_ARRAYS=cuda).
+pytestmark = pytest.mark.interpreter_only
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = ["test_launch.py", "test_binding.py", "test_autotune.py"]
