@@ -75,7 +75,8 @@ def program_of(filename, module_globals=None):
                 text = "".join(linecache.getlines(filename))
                 if not text:
                     raise RuntimeError("tessera: the source of %s is not available; Tessera compiles a kernel "
-                                       "from its source file" % filename)
+                                       "from its source file: define it in a .py file (Triton also needs the "
+                                       "source: inspect.getsource)" % filename)
                 program = _C.Program.from_source(text, filename, [os.getcwd()], modules, "", configs)
             _programs[filename] = program
         return program
