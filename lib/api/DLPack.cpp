@@ -44,9 +44,10 @@ dlpack::DataType toDataType(DType d) {
   throw Error(std::string("to_dlpack: ") + dtype_name(d) + " has no DLPack dtype");
 }
 
-/// What an exported DLManagedTensor keeps alive.
+/// What an exported DLManagedTensor(Versioned) keeps alive.
+template <class Managed>
 struct Export {
-  dlpack::ManagedTensor managed;
+  Managed managed;
   std::shared_ptr<detail::TensorStorage> storage;
   std::vector<int64_t> shape, strides;
 };
@@ -108,13 +109,6 @@ void describe(const Tensor& tensor, const detail::TensorStorage& storage, std::v
   t.byte_offset = 0;
 }
 
-/// What an exported DLManagedTensorVersioned keeps alive.
-struct ExportVersioned {
-  dlpack::ManagedTensorVersioned managed;
-  std::shared_ptr<detail::TensorStorage> storage;
-  std::vector<int64_t> shape, strides;
-};
-
 }  // namespace
 
 Tensor from_dlpack(void* dl_managed_tensor) {
@@ -143,25 +137,25 @@ Tensor from_dlpack_versioned(void* dl_managed_tensor_versioned) {
 
 void* to_dlpack(const Tensor& tensor) {
   if (!tensor.defined()) throw Error("to_dlpack: undefined tensor");
-  auto e = std::make_unique<Export>();
+  using E = Export<dlpack::ManagedTensor>;
+  auto e = std::make_unique<E>();
   e->storage = tensor.storage();
   describe(tensor, *e->storage, e->shape, e->strides, e->managed.dl_tensor);
   e->managed.manager_ctx = e.get();
-  e->managed.deleter = [](dlpack::ManagedTensor* self) { delete static_cast<Export*>(self->manager_ctx); };
+  e->managed.deleter = [](dlpack::ManagedTensor* self) { delete static_cast<E*>(self->manager_ctx); };
   return &e.release()->managed;
 }
 
 void* to_dlpack_versioned(const Tensor& tensor) {
   if (!tensor.defined()) throw Error("to_dlpack: undefined tensor");
-  auto e = std::make_unique<ExportVersioned>();
+  using E = Export<dlpack::ManagedTensorVersioned>;
+  auto e = std::make_unique<E>();
   e->storage = tensor.storage();
   describe(tensor, *e->storage, e->shape, e->strides, e->managed.dl_tensor);
   e->managed.version = dlpack::kVersion;
   e->managed.flags = tensor.is_read_only() ? dlpack::kFlagReadOnly : 0;
   e->managed.manager_ctx = e.get();
-  e->managed.deleter = [](dlpack::ManagedTensorVersioned* self) {
-    delete static_cast<ExportVersioned*>(self->manager_ctx);
-  };
+  e->managed.deleter = [](dlpack::ManagedTensorVersioned* self) { delete static_cast<E*>(self->manager_ctx); };
   return &e.release()->managed;
 }
 

@@ -27,6 +27,16 @@ Value metaValue(py::handle value, const std::string& name);
 /// The Python object of a meta value.
 py::object metaObject(const Value& value);
 
+/// A Python bool, int, float or None as a kernel argument (ints typed by
+/// value, as Arg does); std::nullopt for anything else. An int beyond 64
+/// bits is a ValueError naming the parameter (`name`, a str), or the
+/// argument's position when `name` is null.
+std::optional<Arg> scalarArg(PyObject* v, PyObject* name, size_t index);
+
+/// A grid given as an int or a sequence of ints (what a grid callable
+/// returns too); TypeError otherwise.
+std::vector<int64_t> gridDims(PyObject* grid);
+
 void bindTensors(py::module_& m);
 void bindKernels(py::module_& m);
 void bindLauncher(py::module_& m);

@@ -42,7 +42,7 @@ struct Param {
 };
 
 struct Interned {
-  py::str data_ptr{"data_ptr"}, dtype{"dtype"}, shape{"shape"}, stride{"stride"}, is_cuda{"is_cuda"},
+  py::str data_ptr{"data_ptr"}, dtype{"dtype"}, shape{"shape"}, stride{"stride"},
       get_device{"get_device"}, value{"value"}, num_warps{"num_warps"}, num_stages{"num_stages"},
       maxnreg{"maxnreg"}, num_ctas{"num_ctas"}, stream{"stream"};
 };
@@ -311,21 +311,7 @@ class Launcher {
 
   Arg toArg(PyObject* v, const Param& p, std::optional<Device>& device, int& cudaIndex,
             std::vector<py::object>& keep) {
-    if (PyBool_Check(v)) return Arg(v == Py_True);
-    if (PyLong_CheckExact(v)) {
-      int overflow = 0;
-      long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-      if (overflow == 0) return Arg(static_cast<int64_t>(x));
-      if (overflow > 0) {
-        unsigned long long u = PyLong_AsUnsignedLongLong(v);
-        if (!PyErr_Occurred()) return Arg(static_cast<uint64_t>(u));
-        PyErr_Clear();
-      }
-      throw py::value_error("tessera: argument '" + p.name.cast<std::string>() + "': the integer " +
-                            py::repr(v).cast<std::string>() + " does not fit in 64 bits");
-    }
-    if (PyFloat_CheckExact(v)) return Arg(PyFloat_AS_DOUBLE(v));
-    if (v == Py_None) return Arg(nullptr);
+    if (std::optional<Arg> scalar = scalarArg(v, p.name.ptr(), 0)) return *scalar;
     switch (kindOf(v)) {
       case TypeKind::Torch: {
         // get_device(): the CUDA ordinal, -1 for the CPU (and other devices,
@@ -363,10 +349,7 @@ class Launcher {
 
   Grid toGrid(py::object grid, py::tuple args, py::dict kwargs) {
     PyObject* g = grid.ptr();
-    if (PyTuple_Check(g) || PyList_Check(g)) return Grid(ints(g));
-    if (PyLong_Check(g)) return Grid({PyLong_AsLongLong(g)});
-    if (!PyCallable_Check(g))
-      throw py::type_error("the grid must be a tuple of 1 to 3 integers or a callable of the meta-parameters");
+    if (!PyCallable_Check(g)) return Grid(gridDims(g));
     // Triton's meta: the bound arguments by name (defaults included), then
     // what C++ adds (autotune configs, heuristics).
     py::dict meta;
@@ -376,17 +359,11 @@ class Launcher {
       if (v) meta[p.name] = py::handle(v);
       else if (p.hasDefault) meta[p.name] = p.defaultValue;
     }
-    if (!metaDecorated_) {
-      py::object r = grid(meta);
-      if (PyLong_Check(r.ptr())) return Grid({r.cast<int64_t>()});
-      return Grid(ints(r.ptr()));
-    }
+    if (!metaDecorated_) return Grid(gridDims(grid(meta).ptr()));
     return Grid(std::function<std::vector<int64_t>(const Meta&)>([grid, meta](const Meta& m) {
       py::dict full(meta);
       for (const auto& [k, v] : m) full[py::str(k)] = metaObject(v);
-      py::object r = grid(full);
-      if (PyLong_Check(r.ptr())) return std::vector<int64_t>{r.cast<int64_t>()};
-      return ints(r.ptr());
+      return gridDims(grid(full).ptr());
     }));
   }
 

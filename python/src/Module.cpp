@@ -32,25 +32,47 @@ py::object metaObject(const Value& v) {
   return py::none();
 }
 
-namespace {
-
-Arg toArg(py::handle v, size_t index) {
-  PyObject* o = v.ptr();
-  if (PyBool_Check(o)) return Arg(o == Py_True);
-  if (PyLong_Check(o)) {
+std::optional<Arg> scalarArg(PyObject* v, PyObject* name, size_t index) {
+  if (PyBool_Check(v)) return Arg(v == Py_True);
+  if (PyLong_Check(v)) {
     int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
     if (overflow == 0) return Arg(static_cast<int64_t>(x));
     if (overflow > 0) {
-      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      unsigned long long u = PyLong_AsUnsignedLongLong(v);
       if (!PyErr_Occurred()) return Arg(static_cast<uint64_t>(u));
       PyErr_Clear();
     }
-    throw py::value_error("argument " + std::to_string(index) + ": the integer " + py::repr(v).cast<std::string>() +
-                          " does not fit in 64 bits");
+    std::string what = name ? "tessera: argument '" + py::str(name).cast<std::string>() + "'"
+                            : "argument " + std::to_string(index);
+    throw py::value_error(what + ": the integer " + py::repr(v).cast<std::string>() + " does not fit in 64 bits");
   }
-  if (PyFloat_Check(o)) return Arg(PyFloat_AS_DOUBLE(o));
-  if (o == Py_None) return Arg(nullptr);
+  if (PyFloat_Check(v)) return Arg(PyFloat_AS_DOUBLE(v));
+  if (v == Py_None) return Arg(nullptr);
+  return std::nullopt;
+}
+
+std::vector<int64_t> gridDims(PyObject* g) {
+  if (PyLong_Check(g)) return {PyLong_AsLongLong(g)};
+  if (!PyTuple_Check(g) && !PyList_Check(g))
+    throw py::type_error("the grid must be a tuple of 1 to 3 integers or a callable of the meta-parameters, got " +
+                         std::string(Py_TYPE(g)->tp_name));
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(g);
+  PyObject** items = PySequence_Fast_ITEMS(g);
+  std::vector<int64_t> dims(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!PyIndex_Check(items[i]))
+      throw py::type_error("the grid's dimensions must be integers, got " + py::repr(items[i]).cast<std::string>());
+    dims[static_cast<size_t>(i)] = PyNumber_AsSsize_t(items[i], PyExc_OverflowError);
+    if (PyErr_Occurred()) throw py::error_already_set();
+  }
+  return dims;
+}
+
+namespace {
+
+Arg toArg(py::handle v, size_t index) {
+  if (std::optional<Arg> scalar = scalarArg(v.ptr(), nullptr, index)) return *scalar;
   if (py::isinstance<Tensor>(v)) return Arg(v.cast<const Tensor&>());
   if (py::isinstance<TensorDescriptor>(v)) return Arg(v.cast<const TensorDescriptor&>());
   throw Error("argument " + std::to_string(index) + ": cannot pass a " +
@@ -72,24 +94,10 @@ py::dict metaDict(const Meta& meta) {
   return d;
 }
 
-std::vector<int64_t> gridDims(py::handle g) {
-  std::vector<int64_t> dims;
-  if (PyLong_Check(g.ptr())) return {g.cast<int64_t>()};
-  if (!PyTuple_Check(g.ptr()) && !PyList_Check(g.ptr()))
-    throw py::type_error("the grid must be a tuple of 1 to 3 integers or a callable of the meta-parameters, got " +
-                         py::str(py::type::of(g).attr("__name__")).cast<std::string>());
-  for (py::handle d : g) {
-    if (!PyLong_Check(d.ptr()) && !PyIndex_Check(d.ptr()))
-      throw py::type_error("the grid's dimensions must be integers, got " + py::repr(d).cast<std::string>());
-    dims.push_back(py::int_(py::reinterpret_borrow<py::object>(d)).cast<int64_t>());
-  }
-  return dims;
-}
-
 Grid toGrid(py::object grid) {
-  if (!PyCallable_Check(grid.ptr())) return Grid(gridDims(grid));
+  if (!PyCallable_Check(grid.ptr())) return Grid(gridDims(grid.ptr()));
   return Grid(std::function<std::vector<int64_t>(const Meta&)>([grid](const Meta& meta) {
-    return gridDims(grid(metaDict(meta)));
+    return gridDims(grid(metaDict(meta)).ptr());
   }));
 }
 

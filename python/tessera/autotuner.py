@@ -64,14 +64,36 @@ def _base(fn):
     return fn
 
 
-class Autotuner(KernelInterface):
-    def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None, pre_hook=None,
-                 post_hook=None, prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None,
-                 cache_results=False):
+class _Decorated(KernelInterface):
+    """A decorator over a @jit function: launches go to the JITFunction
+    underneath, whose grid meta then includes what the decorators add."""
+
+    def __init__(self, fn, arg_names):
         self.fn = fn
         self.base_fn = _base(fn)
         self.base_fn._meta_decorated = True
         self.arg_names = arg_names
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def run(self, *args, **kwargs):
+        return self.base_fn.run(*args, **kwargs)
+
+    def warmup(self, *args, **kwargs):
+        return self.base_fn.warmup(*args, **kwargs)
+
+    def prepare(self, *args, **kwargs):
+        return self.base_fn.prepare(*args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self.base_fn(*args, **kwargs)
+
+
+class Autotuner(_Decorated):
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero=None, restore_value=None, pre_hook=None,
+                 post_hook=None, prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None,
+                 cache_results=False):
+        super().__init__(fn, arg_names)
         self.configs = list(configs) if configs else [Config({})]
         self.keys = list(key)
         self.reset_to_zero = reset_to_zero
@@ -80,8 +102,6 @@ class Autotuner(KernelInterface):
         self.post_hook = post_hook
         self.prune_configs_by = prune_configs_by
         self.cache = {}
-        self.__name__ = getattr(fn, "__name__", "kernel")
-        self.__doc__ = getattr(fn, "__doc__", None)
 
     @property
     def _hooked(self):
@@ -102,15 +122,6 @@ class Autotuner(KernelInterface):
         if self._hooked:
             return self._run_hooked(args, kwargs)
         return self.base_fn.run(*args, **kwargs)
-
-    def warmup(self, *args, **kwargs):
-        return self.base_fn.warmup(*args, **kwargs)
-
-    def prepare(self, *args, **kwargs):
-        return self.base_fn.prepare(*args, **kwargs)
-
-    def __call__(self, *args, **kwargs):
-        return self.base_fn(*args, **kwargs)
 
     # -- tuning in Python, for configs with hooks ------------------------------
 
@@ -200,26 +211,10 @@ class Autotuner(KernelInterface):
         return self._launch(config, args, kwargs, grid, nargs)
 
 
-class Heuristics(KernelInterface):
+class Heuristics(_Decorated):
     def __init__(self, fn, arg_names, values):
-        self.fn = fn
-        self.base_fn = _base(fn)
-        self.base_fn._meta_decorated = True
-        self.arg_names = arg_names
+        super().__init__(fn, arg_names)
         self.values = values
-        self.__name__ = getattr(fn, "__name__", "kernel")
-
-    def run(self, *args, **kwargs):
-        return self.base_fn.run(*args, **kwargs)
-
-    def warmup(self, *args, **kwargs):
-        return self.base_fn.warmup(*args, **kwargs)
-
-    def prepare(self, *args, **kwargs):
-        return self.base_fn.prepare(*args, **kwargs)
-
-    def __call__(self, *args, **kwargs):
-        return self.base_fn(*args, **kwargs)
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
