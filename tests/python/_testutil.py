@@ -16,6 +16,11 @@ import tessera
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
 
 
+# True in tests/gpu/python's second pytest pass (conftest.py): the NumPy
+# arrays of each launch run on the GPU.
+ON_GPU = os.environ.get("TESSERA_TEST_ARRAYS") == "cuda"
+
+
 def rng(*key):
     """A NumPy generator seeded from `key` (reproducible, distinct per test)."""
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
@@ -45,3 +50,22 @@ def line_of(fn, text):
         if text in line:
             return first + i
     raise AssertionError("%r not in the source of %s" % (text, fn.__name__))
+
+
+def assert_fp32_dot_close(c, a, b):
+    """c = a @ b of fp32 matrices by tl.dot at its default precision: exact
+    products on the interpreter (a tight fp32 tolerance), tf32 tensor cores
+    on the GPU. There each operand keeps 10 mantissa bits (rounded or
+    truncated: relative error below 2^-10 per operand), so every element
+    lies within 2.5 * 2^-10 * (|a| @ |b|) of the exact product, plus fp32
+    accumulation."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = a64 @ b64
+    if not ON_GPU:
+        np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+        return
+    bound = 2.5 * 2.0 ** -10 * (np.abs(a64) @ np.abs(b64)) + 1e-5 * (1 + np.abs(ref))
+    err = np.abs(c.astype(np.float64) - ref)
+    worst = np.unravel_index(np.argmax(err - bound), err.shape)
+    assert np.all(err <= bound), "tf32 dot off at %s: %r vs %r (bound %g)" % (
+        worst, c[worst], ref[worst], bound[worst])

@@ -55,6 +55,8 @@ class _CudaCopies:
         dtype = getattr(torch, {"bool": "bool"}.get(a.dtype.name, a.dtype.name), None)
         if not root.flags.c_contiguous or not isinstance(dtype, torch.dtype) or not a.dtype.isnative:
             return a  # stays a NumPy array: the launch reports what it reports on the interpreter
+        if a.size == 0:
+            return torch.empty(a.shape, dtype=dtype, device="cuda")  # nothing to copy either way
         entry = self.buffers.get(id(root))
         if entry is None:
             raw = root.reshape(-1).view(np.uint8)

@@ -7,7 +7,7 @@ import pytest
 import tessera
 import tessera.language as tl
 
-from _testutil import rng
+from _testutil import ON_GPU, assert_fp32_dot_close, rng
 
 ADD_CONFIGS = [
     tessera.Config({"BLOCK": 64}, num_warps=2),
@@ -315,8 +315,10 @@ def test_autotune_and_heuristics_stacked(n):
     facts = np.full(2, -1, dtype=np.int32)
     tuned_heuristic_kernel[_grid_1d](x, out, facts, n)
     np.testing.assert_array_equal(out, x + 1.0)
-    assert facts[0] == 64
-    assert facts[1] == int(n % 64 == 0)
+    # The config ran: the first on the interpreter, the faster on the GPU;
+    # the heuristic saw the chosen BLOCK.
+    assert facts[0] == 64 or (ON_GPU and facts[0] == 128)
+    assert facts[1] == int(n % facts[0] == 0)
 
 
 # ------------------------------------------------------------------- matmul
@@ -330,8 +332,7 @@ def test_matmul_fp32(M, N, K):
     BM, BN, BK = 16, 16, 16
     matmul_kernel[(tessera.cdiv(M, BM), tessera.cdiv(N, BN))](
         a, b, c, M, N, K, *_elements(a), *_elements(b), *_elements(c), BM=BM, BN=BN, BK=BK)
-    ref = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    assert_fp32_dot_close(c, a, b)
 
 
 def test_matmul_fp16_inputs_transposed_b_fp16_output():
@@ -355,8 +356,7 @@ def test_autotuned_matmul(M, N, K):
     c = np.zeros((M, N), dtype=np.float32)
     grid = lambda meta: (tessera.cdiv(M, meta["BM"]), tessera.cdiv(N, meta["BN"]))  # noqa: E731
     tuned_matmul[grid](a, b, c, M, N, K, *_elements(a), *_elements(b), *_elements(c))
-    ref = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    assert_fp32_dot_close(c, a, b)
 
 
 # Configs only CPython can compute (NumPy is not modeled by Tessera's host
