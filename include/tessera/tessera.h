@@ -276,7 +276,10 @@ struct LaunchOptions {
   /// `maxnreg`); 0: the assembler decides. A specialization of its own.
   int maxnreg = 0;
   /// CUDA launches: the CUstream / cudaStream_t to launch on (nullptr: the
-  /// default stream). Ignored by the interpreter.
+  /// default stream), not owned. An autotuning sweep runs on it too and
+  /// waits for it alone. It may be capturing a CUDA graph; then an
+  /// autotuned launch with no choice yet for its key throws (nothing can be
+  /// timed there). Ignored by the interpreter.
   void* stream = nullptr;
 };
 

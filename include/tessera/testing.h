@@ -23,6 +23,10 @@ struct BenchOptions {
   /// zero_() does in Triton's do_bench (true), or with cuMemsetD8Async.
   bool flush_with_kernel = true;
   std::vector<double> quantiles;  ///< e.g. {0.2, 0.8}
+  /// The stream `fn` launches on (a CUstream; nullptr: the default stream).
+  /// The flushes and the timing events go there too, and only that stream
+  /// is waited for. It must not be capturing a CUDA graph.
+  void* stream = nullptr;
 };
 
 struct BenchResult {
@@ -34,8 +38,8 @@ struct BenchResult {
   int runs = 0;
 };
 
-/// Times `fn` (which launches work on `device`'s default stream). Throws
-/// tessera::Error on the interpreter device.
+/// Times `fn` (which launches work on `device`, on options.stream). Throws
+/// tessera::Error on the interpreter device and on a capturing stream.
 BenchResult do_bench(Device& device, const std::function<void()>& fn, const BenchOptions& options = {});
 
 }  // namespace tessera::testing

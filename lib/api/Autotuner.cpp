@@ -17,6 +17,10 @@
 //   failures  a config that does not compile or does not fit the device
 //             (shared memory, registers) is skipped with the reason;
 //   reset_to_zero  these tensors are zeroed before every timed run;
+//   stream    everything runs on the launch's stream (LaunchOptions::stream):
+//             ordered after the caller's work there, waiting for nothing
+//             else; a launch whose stream is capturing a CUDA graph cannot
+//             time anything and is an Error unless its choice is known;
 //   clobbering every tensor argument is saved before the sweep and put back
 //             after it (Triton restores only `restore_value`; a sweep must
 //             not leave results clobbered), unless TESSERA_AUTOTUNE_RESTORE=0;
@@ -127,6 +131,7 @@ std::string diskKey(const KernelImpl& kernel, const DeviceImpl& device, const st
 /// Tensors put back after a sweep: copies of their memory on the device
 /// (a copy at memory speed), or on the host when the device has no room.
 struct Snapshot {
+  void* stream = nullptr;  ///< the sweep's: copies, allocations and frees are ordered there
   struct Saved {
     std::shared_ptr<TensorStorage> storage;
     runtime::DevicePtr copy = 0;  ///< device copy, or 0
@@ -149,12 +154,13 @@ struct Snapshot {
       if (seen) continue;
       Saved s{storage, 0, {}};
       try {
-        s.copy = storage->cuda->allocate(storage->bytes);
-        storage->cuda->copyWithinDevice(s.copy, storage->devicePtr(), storage->bytes);
+        s.copy = storage->cuda->allocate(storage->bytes, stream);
+        storage->cuda->copyWithinDeviceAsync(s.copy, storage->devicePtr(), storage->bytes, stream);
       } catch (const Error&) {
-        if (s.copy) storage->cuda->release(s.copy);
+        if (s.copy) storage->cuda->release(s.copy, stream);
         s.copy = 0;
         s.bytes.resize(storage->bytes);
+        storage->cuda->synchronize(stream);  // the stream's writes are in
         storage->cuda->copyToHost(s.bytes.data(), storage->devicePtr(), storage->bytes);
       }
       saved.push_back(std::move(s));
@@ -163,15 +169,16 @@ struct Snapshot {
   void restore() {
     for (Saved& s : saved) {
       if (s.copy) {
-        s.storage->cuda->copyWithinDevice(s.storage->devicePtr(), s.copy, s.storage->bytes);
+        s.storage->cuda->copyWithinDeviceAsync(s.storage->devicePtr(), s.copy, s.storage->bytes, stream);
       } else {
+        s.storage->cuda->synchronize(stream);  // the timed runs are done
         s.storage->cuda->copyToDevice(s.storage->devicePtr(), s.bytes.data(), s.bytes.size());
       }
     }
   }
   ~Snapshot() {
     for (const Saved& s : saved)
-      if (s.copy) s.storage->cuda->release(s.copy);
+      if (s.copy) s.storage->cuda->release(s.copy, stream);
   }
 };
 
@@ -300,7 +307,7 @@ AutotuneConfig publicConfig(const frontend::AutotuneConfig& c) {
 }
 
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
-                       const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
+                       void* stream, const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig) {
   const frontend::JitFunction& fn = *kernel.fn;
   const frontend::AutotuneSpec& spec = *fn.autotune();
@@ -353,7 +360,13 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     }
   }
 
-  // The sweep, over the configs prune_configs_by keeps.
+  // The sweep, over the configs prune_configs_by keeps, on the launch's
+  // stream: the snapshot, resets, timed runs and restore are ordered after
+  // the caller's work there, and only that stream is waited for.
+  if (dev.cuda->capturing(stream))
+    throw Error("kernel '" + fn.name + "': @triton.autotune has no timed choice yet for this launch (key " + key +
+                ") and its stream is being captured into a CUDA graph, where nothing can be timed; launch it once "
+                "with arguments of the same key before the capture, or pin a config");
   profile::Span span("autotune", fn.name);
   span.arg("key", key);
   std::vector<size_t> candidates = prunedConfigs(fn, hooks ? &*hooks : nullptr, args, constexprs);
@@ -361,6 +374,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   testing::BenchOptions bench;
   if (spec.warmup) bench.warmup_ms = static_cast<int>(*spec.warmup);
   if (spec.rep) bench.rep_ms = static_cast<int>(*spec.rep);
+  bench.stream = stream;
   std::vector<std::shared_ptr<TensorStorage>> zeroed;
   std::vector<bool> resetParams(fn.params.size(), false);  // cleared before every timed run
   for (const std::string& name : spec.resetToZero)
@@ -372,8 +386,8 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
         resetParams[i] = true;
       }
   Snapshot snapshot;
+  snapshot.stream = stream;
   bool restore = env::flag("TESSERA_AUTOTUNE_RESTORE", true);
-  dev.cuda->synchronize();  // the caller's work on any stream is done before the sweep reads or saves anything
   // Every config compiles and loads at once, one thread each (compilation
   // is pure C++ and the caches are thread-safe); timing then runs them one
   // by one on the GPU.
@@ -418,9 +432,11 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   testing::BenchOptions shortRound;
   shortRound.warmup_ms = 5;
   shortRound.rep_ms = 10;
+  shortRound.stream = stream;
   testing::BenchOptions fullRound;
   fullRound.warmup_ms = 5;
   fullRound.rep_ms = 25;
+  fullRound.stream = stream;
   std::vector<double> medians(count, -1);
   std::vector<std::string> report(count);
   auto time = [&](size_t i, const testing::BenchOptions& budget) {
@@ -428,12 +444,12 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     try {
       if (!prepareErrors[i].empty()) throw Error(prepareErrors[i]);
       auto run = [&] {
-        for (const auto& z : zeroed) z->cuda->memset8Async(z->devicePtr(), 0, z->bytes, nullptr);
+        for (const auto& z : zeroed) z->cuda->memset8Async(z->devicePtr(), 0, z->bytes, stream);
         launchConfig(i);
       };
       if (medians[i] < 0) {
         run();  // surfaces launch errors before timing
-        dev.cuda->synchronize();
+        dev.cuda->synchronize(stream);
       }
       medians[i] = testing::do_bench(device, run, budget).median_ms;
       report[i] = what + ": " + std::to_string(medians[i] * 1e3) + " us";
@@ -446,7 +462,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       // resources; a silently skipped config would hide a broken kernel).
       std::fprintf(stderr, "Tessera autotuning for function %s: config %s skipped: %s\n", fn.name.c_str(),
                    what.c_str(), why.c_str());
-      dev.cuda->synchronize();  // a fault here poisons the context: let it surface as such
+      dev.cuda->synchronize(stream);  // a fault here poisons the context: let it surface as such
     }
   };
   profile::SweepScope sweepRuns;  // the runs below are the sweep's, not the program's launches
@@ -486,8 +502,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
         if (medians[i] >= 0 && (best == count || medians[i] < medians[best])) best = i;
     }
   }
-  if (restore) snapshot.restore();
-  dev.cuda->synchronize();  // restored before the caller's stream runs the winner
+  if (restore) snapshot.restore();  // ordered before the winner's launch on the same stream
   if (best >= count)
     throw Error("kernel '" + fn.name + "': @triton.autotune: no config compiled and ran on " + device.name() + ":\n  " +
                 [&] {

@@ -282,11 +282,11 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
                     const std::vector<BoundParam>& bound);
 /// The index of the @triton.autotune config to launch with (Autotuner.cpp):
 /// remembered per tuning key, read from the disk cache, or found by timing
-/// every config with `launchConfig(i)` on the GPU after compiling them all
+/// every config with `launchConfig(i)` on `stream` after compiling them all
 /// in parallel with `prepareConfig(i)`, which returns the parameters config
 /// i may write (writtenParams). 0 on the interpreter.
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
-                       const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
+                       void* stream, const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig);
 /// A scalar argument as an integer and as a float (an annotated parameter
 /// may take the other kind: `scale: tl.float32` given 2 packs 2.0).

@@ -733,15 +733,11 @@ static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& gri
   size_t config = autotunePinned(fn, args.size(), constexprs) ? kPinned : 0;
   if (config != kPinned) refuseHooks(fn);
   if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
-    // The sweep runs on the default stream (do_bench's events, the resets
-    // and the snapshot copies are there too); the autotuner synchronizes
-    // the device around it, so work on the caller's stream is ordered.
-    LaunchOptions sweep = launchOptions;
-    sweep.stream = nullptr;
+    // The sweep runs on the launch's stream (Autotuner.cpp).
     config = detail::autotunedConfig(
-        impl, device, args, constexprs,
-        [&](size_t i) { return prepareConfig(impl, device, grid, args, constexprs, sweep, i); },
-        [&](size_t i) { launchWithConfig(impl, device, grid, args, constexprs, sweep, i); });
+        impl, device, args, constexprs, launchOptions.stream,
+        [&](size_t i) { return prepareConfig(impl, device, grid, args, constexprs, launchOptions, i); },
+        [&](size_t i) { launchWithConfig(impl, device, grid, args, constexprs, launchOptions, i); });
   } else if (config != kPinned && fn.hasAutotune) {
     // Nothing to time (one config, or the interpreter, which runs the
     // first): best_config() reports the config that runs.
@@ -933,12 +929,10 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
   size_t config = autotunePinned(fn, p->args.size(), p->constexprs) ? kPinned : 0;
   if (config != kPinned) refuseHooks(fn);
   if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
-    LaunchOptions sweep = options;  // on the default stream, as in launch()
-    sweep.stream = nullptr;
-    config = detail::autotunedConfig(
-        *impl_, device, p->args, p->constexprs,
-        [&](size_t i) { return prepareConfig(*impl_, device, grid, p->args, p->constexprs, sweep, i); },
-        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, p->constexprs, sweep, i); });
+    config = detail::autotunedConfig(  // on the options' stream, as in launch()
+        *impl_, device, p->args, p->constexprs, options.stream,
+        [&](size_t i) { return prepareConfig(*impl_, device, grid, p->args, p->constexprs, options, i); },
+        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, p->constexprs, options, i); });
   }
   ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, p->constexprs, options, config);  // checks and compiles
   if (device.is_interpreter()) return PreparedLaunch(std::move(p));

@@ -52,12 +52,17 @@ namespace {
 constexpr size_t kL2FlushBytes = size_t(256) << 20;
 
 /// The flush buffer of a device: allocated once, kept for the process.
-runtime::DevicePtr flushBuffer(runtime::CudaDevice& device) {
+runtime::DevicePtr flushBuffer(runtime::CudaDevice& device, void* stream) {
   static std::mutex mutex;
   static std::map<int, runtime::DevicePtr> buffers;
   std::lock_guard<std::mutex> lock(mutex);
   runtime::DevicePtr& p = buffers[device.ordinal()];
-  if (!p) p = device.allocate(kL2FlushBytes);
+  if (!p) {
+    // Allocated on the stream of the first benchmark, then usable on any
+    // (waiting for that stream alone: other streams may be busy).
+    p = device.allocate(kL2FlushBytes, stream);
+    device.synchronize(stream);
+  }
   return p;
 }
 
@@ -97,8 +102,8 @@ DONE:
 }
 )";
 
-/// Clears `bytes` (a multiple of 16) at `buffer` on the default stream.
-void clearWithKernel(runtime::CudaDevice& device, runtime::DevicePtr buffer, size_t bytes) {
+/// Clears `bytes` (a multiple of 16) at `buffer` on `stream`.
+void clearWithKernel(runtime::CudaDevice& device, runtime::DevicePtr buffer, size_t bytes, void* stream) {
   static std::mutex mutex;
   static std::map<int, runtime::LoadedKernel*> kernels;  // kept for the process
   runtime::LoadedKernel* kernel;
@@ -116,7 +121,7 @@ void clearWithKernel(runtime::CudaDevice& device, runtime::DevicePtr buffer, siz
   uint64_t chunks = bytes / 16;
   const int64_t grid[3] = {static_cast<int64_t>((chunks + kThreads - 1) / kThreads), 1, 1};
   void* params[] = {&buffer, &chunks};
-  device.launch(*kernel, grid, kThreads, 0, nullptr, params);
+  device.launch(*kernel, grid, kThreads, 0, stream, params);
 }
 
 /// CUDA events that are destroyed however the benchmark ends.
@@ -140,27 +145,30 @@ BenchResult do_bench(Device& device, const std::function<void()>& fn, const Benc
   if (options.warmup_ms < 0 || options.rep_ms <= 0)
     throw Error("do_bench: warmup_ms must be >= 0 and rep_ms > 0");
   runtime::CudaDevice& cuda = *device.impl()->cuda;
-  runtime::DevicePtr cache = options.flush_l2 ? flushBuffer(cuda) : 0;
+  void* stream = options.stream;
+  if (cuda.capturing(stream))
+    throw Error("do_bench: the stream is being captured into a CUDA graph, where nothing can be timed");
+  runtime::DevicePtr cache = options.flush_l2 ? flushBuffer(cuda, stream) : 0;
   auto flush = [&] {
     if (!cache) return;
     if (options.flush_with_kernel)
-      clearWithKernel(cuda, cache, kL2FlushBytes);
+      clearWithKernel(cuda, cache, kL2FlushBytes, stream);
     else
-      cuda.memset8Async(cache, 0, kL2FlushBytes, nullptr);
+      cuda.memset8Async(cache, 0, kL2FlushBytes, stream);
   };
   Events events{cuda, {}};
-  cuda.synchronize();
+  cuda.synchronize(stream);
 
   // Phase 1 of 3: estimate one run (with its flush, as Triton does).
   void* start = events.make();
   void* end = events.make();
-  cuda.recordEvent(start, nullptr);
+  cuda.recordEvent(start, stream);
   for (int i = 0; i < 5; ++i) {
     flush();
     fn();
   }
-  cuda.recordEvent(end, nullptr);
-  cuda.synchronize();
+  cuda.recordEvent(end, stream);
+  cuda.synchronize(stream);
   double estimate = std::max(1e-6, static_cast<double>(cuda.elapsedMs(start, end)) / 5);
   int warmups = std::max(1, static_cast<int>(options.warmup_ms / estimate));
   int reps = std::max(1, static_cast<int>(options.rep_ms / estimate));
@@ -174,11 +182,11 @@ BenchResult do_bench(Device& device, const std::function<void()>& fn, const Benc
   for (int i = 0; i < reps; ++i) pairs.emplace_back(events.make(), events.make());
   for (auto& [s, e] : pairs) {
     flush();
-    cuda.recordEvent(s, nullptr);
+    cuda.recordEvent(s, stream);
     fn();
-    cuda.recordEvent(e, nullptr);
+    cuda.recordEvent(e, stream);
   }
-  cuda.synchronize();
+  cuda.synchronize(stream);
   std::vector<double> times;
   times.reserve(reps);
   for (auto& [s, e] : pairs) times.push_back(cuda.elapsedMs(s, e));

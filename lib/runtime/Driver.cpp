@@ -64,6 +64,10 @@ struct DriverApi {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuStreamIsCapturing)(CUstream, int*) = nullptr;  // optional (CUDA 10+)
+  CUresult (*cuThreadExchangeStreamCaptureMode)(int*) = nullptr;  // optional (CUDA 10.1+)
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) = nullptr;
   CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
@@ -124,6 +128,8 @@ const DriverApi& driverApi() {
         {"cuMemFree_v2", slot(a->cuMemFree)},
         {"cuMemcpyHtoD_v2", slot(a->cuMemcpyHtoD)},
         {"cuMemcpyDtoD_v2", slot(a->cuMemcpyDtoD)},
+        {"cuMemcpyDtoDAsync_v2", slot(a->cuMemcpyDtoDAsync)},
+        {"cuStreamSynchronize", slot(a->cuStreamSynchronize)},
         {"cuMemcpyDtoH_v2", slot(a->cuMemcpyDtoH)},
         {"cuMemsetD8_v2", slot(a->cuMemsetD8)},
         {"cuMemsetD8Async", slot(a->cuMemsetD8Async)},
@@ -150,6 +156,8 @@ const DriverApi& driverApi() {
                            Entry{"cuMemAllocFromPoolAsync", slot(a->cuMemAllocFromPoolAsync)},
                            Entry{"cuMemFreeAsync", slot(a->cuMemFreeAsync)},
                            Entry{"cuMemPoolTrimTo", slot(a->cuMemPoolTrimTo)},
+                           Entry{"cuStreamIsCapturing", slot(a->cuStreamIsCapturing)},
+                           Entry{"cuThreadExchangeStreamCaptureMode", slot(a->cuThreadExchangeStreamCaptureMode)},
                            Entry{"cuTensorMapEncodeTiled", slot(a->cuTensorMapEncodeTiled)}})
       *e.slot = lib.symbol(e.name);
     // CUDA 12.8+ has cuEventElapsedTime_v2 (same signature); prefer it.
@@ -390,18 +398,22 @@ void* CudaDevice::pool() {
   return pool_;
 }
 
-DevicePtr CudaDevice::allocate(size_t bytes) {
+DevicePtr CudaDevice::allocate(size_t bytes) { return allocate(bytes, nullptr); }
+
+DevicePtr CudaDevice::allocate(size_t bytes, void* stream) {
   makeCurrent();
   CUdeviceptr ptr = 0;
   // cuMemAlloc rejects 0 bytes; an empty tensor still gets a distinct address.
   size_t size = bytes ? bytes : 1;
   if (void* p = pool()) {
     const DriverApi& api = driverApi();
-    CUresult r = api.cuMemAllocFromPoolAsync(&ptr, size, p, nullptr);
-    if (r != kSuccess) {  // give the pool's cached memory back to the driver and try once more
+    CUresult r = api.cuMemAllocFromPoolAsync(&ptr, size, p, stream);
+    // Out of memory: give the pool's cached memory back to the driver and
+    // try once more (not while capturing, where waiting is not allowed).
+    if (r != kSuccess && !capturing(stream)) {
       api.cuCtxSynchronize();
       api.cuMemPoolTrimTo(p, 0);
-      r = api.cuMemAllocFromPoolAsync(&ptr, size, p, nullptr);
+      r = api.cuMemAllocFromPoolAsync(&ptr, size, p, stream);
     }
     check(r, "allocating " + std::to_string(bytes) + " bytes of device memory");
   } else {
@@ -422,6 +434,14 @@ void CudaDevice::release(DevicePtr ptr) noexcept {
   }
 }
 
+void CudaDevice::release(DevicePtr ptr, void* stream) noexcept {
+  if (!stream || !pool_) return release(ptr);
+  const DriverApi& api = driverApi();
+  CUcontext current = nullptr;
+  if (api.cuCtxGetCurrent(&current) != kSuccess || current != context_) api.cuCtxSetCurrent(context_);
+  api.cuMemFreeAsync(ptr, stream);
+}
+
 void CudaDevice::copyToDevice(DevicePtr dst, const void* src, size_t bytes) {
   if (!bytes) return;
   makeCurrent();
@@ -432,6 +452,14 @@ void CudaDevice::copyWithinDevice(DevicePtr dst, DevicePtr src, size_t bytes) {
   if (!bytes) return;
   makeCurrent();
   check(driverApi().cuMemcpyDtoD(dst, src, bytes), "copying " + std::to_string(bytes) + " bytes on the device");
+}
+
+void CudaDevice::copyWithinDeviceAsync(DevicePtr dst, DevicePtr src, size_t bytes, void* stream) {
+  if (!bytes) return;
+  makeCurrent();
+  if (stream) userStreams_.store(true, std::memory_order_relaxed);
+  check(driverApi().cuMemcpyDtoDAsync(dst, src, bytes, stream),
+        "copying " + std::to_string(bytes) + " bytes on the device");
 }
 
 void CudaDevice::copyToHost(void* dst, DevicePtr src, size_t bytes) {
@@ -459,6 +487,24 @@ void CudaDevice::synchronize() {
   check(driverApi().cuCtxSynchronize(), "synchronizing");
 }
 
+void CudaDevice::synchronize(void* stream) {
+  if (!stream) return synchronize();
+  makeCurrent();
+  check(driverApi().cuStreamSynchronize(stream), "synchronizing a stream");
+}
+
+bool CudaDevice::capturing(void* stream) {
+  const DriverApi& api = driverApi();
+  if (!api.cuStreamIsCapturing) return false;
+  makeCurrent();
+  int status = 0;  // CUstreamCaptureStatus: 0 none, 1 active, 2 invalidated
+  CUresult r = api.cuStreamIsCapturing(stream, &status);
+  // The legacy stream cannot be queried while another stream captures in
+  // global mode (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT): a capture is going on.
+  constexpr CUresult kErrorStreamCaptureImplicit = 906;
+  return r == kErrorStreamCaptureImplicit || (r == kSuccess && status != 0);
+}
+
 void CudaDevice::loadKernel(LoadedKernel& out, const std::vector<char>& cubin, const std::string& kernelName,
                             int dynamicSharedBytes, int staticSharedBytes,
                             const std::vector<std::string>& runtimeChecks) {
@@ -475,6 +521,20 @@ void CudaDevice::loadKernel(LoadedKernel& out, const std::vector<char>& cubin, c
                 std::to_string(ordinal_) + ", " + name_ + ") allows " + std::to_string(maxSharedOptin_) +
                 "; smaller blocks or fewer num_stages may help");
   makeCurrent();
+  // A first launch may come while a stream is being captured into a CUDA
+  // graph (torch.cuda.graph captures in global mode, which forbids module
+  // loads on every thread): loading is not work on the stream, so this
+  // thread loads in relaxed mode, as PyTorch's allocator does for cudaMalloc.
+  struct RelaxedCapture {
+    const DriverApi& api;
+    int mode = 2;  // CU_STREAM_CAPTURE_MODE_RELAXED
+    explicit RelaxedCapture(const DriverApi& a) : api(a) {
+      if (api.cuThreadExchangeStreamCaptureMode) api.cuThreadExchangeStreamCaptureMode(&mode);
+    }
+    ~RelaxedCapture() {
+      if (api.cuThreadExchangeStreamCaptureMode) api.cuThreadExchangeStreamCaptureMode(&mode);
+    }
+  } relaxed(api);
   CUmodule module = nullptr;
   check(api.cuModuleLoadData(&module, cubin.data()), "loading the cubin", name);
   out.module = module;  // owned from here on: unloaded by ~LoadedKernel
@@ -508,7 +568,7 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
     CUresult a = kSuccess;
     if (p) {
       a = api.cuMemAllocFromPoolAsync(&scratch, bytes, p, stream);
-      if (a != kSuccess) {  // give the pool's cached memory back and try once more
+      if (a != kSuccess && !capturing(stream)) {  // give the pool's cached memory back and try once more
         api.cuCtxSynchronize();
         api.cuMemPoolTrimTo(p, 0);
         a = api.cuMemAllocFromPoolAsync(&scratch, bytes, p, stream);

@@ -107,6 +107,66 @@ def test_cuda_graph_capture_and_replay():
     assert out.shape == x.shape
 
 
+@tessera.autotune(configs=[tessera.Config({"BLOCK": 128}), tessera.Config({"BLOCK": 1024}, num_warps=8)], key=["n"])
+@tessera.jit
+def tuned_add(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(y_ptr + offs, mask=m) + tl.load(x_ptr + offs, mask=m), mask=m)
+
+
+@tessera.jit
+def affine(x_ptr, out_ptr, n, a, b, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * a + b, mask=m)
+
+
+@cuda
+def test_cuda_graph_capture_of_autotuned_and_first_launches():
+    # torch.cuda.graph captures in global mode on a side stream: the
+    # autotuned launch (tuned on that stream, y restored after the sweep)
+    # replays its winner, and a kernel compiled and loaded inside the capture
+    # records too.
+    n = 50_003
+    x = torch.randint(-1000, 1000, (n,), device="cuda").float() / 8  # sums exact in fp32
+    y0 = torch.randint(-1000, 1000, (n,), device="cuda").float() / 8
+    y = y0.clone()
+    grid = lambda meta: (tessera.cdiv(n, meta["BLOCK"]),)  # noqa: E731
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        tuned_add[grid](y, x, n)
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    assert torch.equal(y, y0 + x), "the sweep's runs were not undone"
+    assert tuned_add.best_config is not None
+    w = torch.empty_like(x)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        tuned_add[grid](y, x, n)
+        affine[(tessera.cdiv(n, 512),)](x, w, n, -2.0, 0.25, BLOCK=512)  # first launch: compiled here
+    for _ in range(2):
+        g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y, y0 + 3 * x)
+    assert torch.equal(w, x * -2.0 + 0.25)
+
+
+@cuda
+def test_an_untuned_launch_inside_a_capture_is_refused():
+    x = torch.zeros(77, device="cuda")
+    y = torch.zeros(77, device="cuda")
+    grid = lambda meta: (tessera.cdiv(77, meta["BLOCK"]),)  # noqa: E731
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with pytest.raises(Exception, match="being captured into a CUDA graph"):
+        with torch.cuda.graph(g):
+            tuned_add[grid](y, x, 77)  # a new key: nothing may be timed while capturing
+    tuned_add[grid](y, x, 77)  # outside: tunes and runs
+    torch.cuda.synchronize()
+
+
 class Scale(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, alpha):

@@ -106,16 +106,34 @@ class CudaDevice {
   /// Frees (stream-ordered on the default stream when pooled); errors are
   /// ignored (called from destructors, also at exit).
   void release(DevicePtr ptr) noexcept;
+  /// Device memory stream-ordered on `stream` (nullptr: as allocate(bytes)):
+  /// usable at once by work on that stream; give it back with
+  /// release(ptr, stream) once that stream's work with it is enqueued. No
+  /// synchronization, so a launch being captured into a CUDA graph may use
+  /// it (the allocation becomes a node of the graph).
+  DevicePtr allocate(size_t bytes, void* stream);
+  /// Frees stream-ordered on `stream`, behind the work enqueued there
+  /// (nullptr: as release(ptr)); no synchronization.
+  void release(DevicePtr ptr, void* stream) noexcept;
   void copyToDevice(DevicePtr dst, const void* src, size_t bytes);
   void copyToHost(void* dst, DevicePtr src, size_t bytes);
   /// Device-to-device copy (ordered with the default stream's work).
   void copyWithinDevice(DevicePtr dst, DevicePtr src, size_t bytes);
+  /// Asynchronous device-to-device copy on `stream` (nullptr: the default stream).
+  void copyWithinDeviceAsync(DevicePtr dst, DevicePtr src, size_t bytes, void* stream);
   void memset8(DevicePtr dst, uint8_t value, size_t bytes);
   /// Asynchronous memset on `stream` (nullptr: the default stream).
   void memset8Async(DevicePtr dst, uint8_t value, size_t bytes, void* stream);
   /// cuCtxSynchronize; a fault of an earlier kernel is reported naming the
   /// last kernel launched on this device.
   void synchronize();
+  /// Waits for the work of `stream` only (cuStreamSynchronize; nullptr:
+  /// the whole device, as synchronize()); faults reported the same way.
+  void synchronize(void* stream);
+  /// Whether `stream` (nullptr: the default stream) is being captured into
+  /// a CUDA graph, where nothing may synchronize (cuStreamIsCapturing;
+  /// false when the driver cannot tell).
+  bool capturing(void* stream);
 
   /// Loads `cubin` and looks up the entry `kernelName`. When the kernel
   /// needs more than 48 KiB of dynamic shared memory the function is allowed
