@@ -475,6 +475,15 @@ class Kernel {
   /// path allocates nothing).
   void launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
               const LaunchOptions& options);
+  /// The warm path alone: when a launch of the same shape was made before
+  /// on this GPU (argument kinds, dtypes, 16-byte alignment of the tensors,
+  /// integer properties, constexprs, options; kernels without autotune or
+  /// heuristics, fixed grids), launches and returns true; otherwise returns
+  /// false and does nothing. Of a tensor it reads only the data pointer,
+  /// dtype, device and read-only flag, so a binding can pass views without
+  /// shape or strides here and build full ones only when it returns false.
+  bool launch_if_warm(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
+                      const LaunchOptions& options);
   /// Resolves a launch once for launching many times (see PreparedLaunch);
   /// compiles if needed. Errors are those of launch().
   PreparedLaunch prepare(Device& device, const Grid& grid, const std::vector<Arg>& args, const Meta& constexprs = {},

@@ -891,6 +891,12 @@ void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t na
   launchCold(*impl_, device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
 }
 
+bool Kernel::launch_if_warm(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
+                            const LaunchOptions& options) {
+  detail::profile::Span span("launch", impl_->fn->name);
+  return detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options);
+}
+
 void GridLaunch::launch(const Arg* args, size_t n) {
   static Device defaultDevice = Device::default_device();
   kernel_.launch(device_ ? *device_ : defaultDevice, grid_, args, n, constexprs_, options_);

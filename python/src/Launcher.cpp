@@ -21,9 +21,16 @@
 //    changes (literals at a call site are the same objects every time).
 //  * Launches of PyTorch CUDA tensors go to torch's current stream of that
 //    device.
+//  * The warm path first (kernels without autotune or heuristics): PyTorch
+//    CUDA tensors become views of their data pointer alone (no shape or
+//    strides read) and Kernel::launch_if_warm launches when the launch's
+//    shape was seen; otherwise those views are rebuilt in full and the
+//    launch takes Kernel::launch. A launcher whose launches keep missing
+//    stops trying.
 //
 //===----------------------------------------------------------------------===//
 
+#include <array>
 #include <unordered_map>
 
 #include "Binding.h"
@@ -132,6 +139,15 @@ class Launcher {
       cxValues = cxMore.data();
     }
     size_t ncx = 0;
+    // PyTorch CUDA tensors bound as data pointers alone: where in argv, the
+    // parameter, the tensor (borrowed: args, kwargs or `keep` hold it).
+    struct LightArg {
+      size_t at, param;
+      PyObject* value;
+    };
+    const bool light = !metaDecorated_ && warmMisses_ < kWarmMissesBeforeGivingUp;
+    std::array<LightArg, 16> lightArgs;
+    size_t nlight = 0;
     std::optional<Device> device;
     int cudaIndex = -1;
     const char* missing = nullptr;
@@ -172,7 +188,9 @@ class Launcher {
       }
       if (missing)
         throw py::type_error(std::string(fname) + "() missing required argument '" + missing + "'");
-      argv.push_back(toArg(v, p, device, cudaIndex, keep));
+      bool lightArg = light && nlight < lightArgs.size();
+      argv.push_back(toArg(v, p, device, cudaIndex, keep, &lightArg));
+      if (lightArg) lightArgs[nlight++] = {argv.size() - 1, i, v};
     }
 
     if (missing && !metaDecorated_)
@@ -193,7 +211,19 @@ class Launcher {
     }
     options.stream = reinterpret_cast<void*>(stream);
 
-    kernel_.launch(*device, toGrid(grid, args, kwargs), argv.data(), argv.size(), meta, options);
+    Grid g = toGrid(grid, args, kwargs);
+    if (light) {
+      if (kernel_.launch_if_warm(*device, g, argv.data(), argv.size(), meta, options)) {
+        warmMisses_ = 0;
+        return;
+      }
+      ++warmMisses_;
+      for (size_t j = 0; j < nlight; ++j) {  // full views: shapes and strides
+        const LightArg& a = lightArgs[j];
+        argv[a.at] = toArg(a.value, params_[a.param], device, cudaIndex, keep, nullptr);
+      }
+    }
+    kernel_.launch(*device, g, argv.data(), argv.size(), meta, options);
   }
 
  private:
@@ -309,8 +339,12 @@ class Launcher {
     return py::reinterpret_steal<py::object>(r);
   }
 
+  /// `light`: in, whether a PyTorch CUDA tensor may become a view of its
+  /// data pointer alone (for Kernel::launch_if_warm); out, whether it did.
   Arg toArg(PyObject* v, const Param& p, std::optional<Device>& device, int& cudaIndex,
-            std::vector<py::object>& keep) {
+            std::vector<py::object>& keep, bool* light) {
+    bool mayBeLight = light && *light;
+    if (light) *light = false;
     if (std::optional<Arg> scalar = scalarArg(v, p.name.ptr(), 0)) return *scalar;
     switch (kindOf(v)) {
       case TypeKind::Torch: {
@@ -324,6 +358,12 @@ class Launcher {
         }
         uintptr_t ptr = py::cast<uintptr_t>(method(v, names_.data_ptr));
         DType dtype = torchDType(attr(v, names_.dtype).ptr(), p);
+        if (mayBeLight && ptr) {
+          place(device, cudaDevice(index), p);
+          cudaIndex = index;
+          *light = true;
+          return Arg(Tensor::from_blob(*device, reinterpret_cast<void*>(ptr), dtype, {}, {}));
+        }
         std::vector<int64_t> shape = ints(attr(v, names_.shape).ptr());
         std::vector<int64_t> strides = ints(method(v, names_.stride).ptr());
         place(device, cudaDevice(index), p);
@@ -344,7 +384,7 @@ class Launcher {
     if (py::isinstance<Tensor>(value)) return Arg(value.cast<Tensor>());
     if (py::isinstance<TensorDescriptor>(value)) return Arg(value.cast<TensorDescriptor>());
     keep.push_back(value);
-    return toArg(value.ptr(), p, device, cudaIndex, keep);
+    return toArg(value.ptr(), p, device, cudaIndex, keep, nullptr);
   }
 
   Grid toGrid(py::object grid, py::tuple args, py::dict kwargs) {
@@ -380,6 +420,8 @@ class Launcher {
   Meta lastMeta_;
   std::vector<Arg> args_;
   int depth_ = 0;
+  static constexpr int kWarmMissesBeforeGivingUp = 8;
+  int warmMisses_ = 0;  ///< launch_if_warm misses in a row
   py::set keywords_;  ///< the parameter names and launch options a keyword may name
 };
 

@@ -103,3 +103,41 @@ TEST(GpuLaunch, CompileDefaultsToTheDeviceArchitecture) {
 }
 
 }  // namespace
+
+namespace {
+
+// Kernel::launch_if_warm: false (and nothing launched) until a launch of the
+// same shape was made; then it launches with this call's values, reading of
+// a tensor only its pointer, even from a view without shape or strides.
+TEST(GpuLaunch, LaunchIfWarmLaunchesOnlyShapesSeenBefore) {
+  REQUIRE_GPU();
+  Device dev = Device::cuda();
+  Kernel k = Program::from_source(kSource, "gpu_launch_warm.py").kernel("affine");
+  const int64_t n = 1000;
+  std::vector<float> x(n);
+  std::iota(x.begin(), x.end(), -300.0f);
+  Tensor tx = dev.upload(x, {n}), ty = dev.zeros(DType::fp32, {n});
+  Meta block{{"BLOCK", int64_t(128)}};
+  std::vector<Arg> args{ty, tx, n, 2.0f, 1.0f, false};
+  EXPECT_FALSE(k.launch_if_warm(dev, {8}, args.data(), args.size(), block, {}));
+  dev.synchronize();
+  EXPECT_EQ(ty.download<float>(), std::vector<float>(n, 0.0f)) << "a cold launch_if_warm launched";
+  k.launch(dev, {8}, args, block);
+  // Pointer-only views of the same memory, other scalars: the warm path.
+  Tensor py = Tensor::from_blob(dev, reinterpret_cast<void*>(ty.data_ptr()), DType::fp32, {}, {});
+  Tensor px = Tensor::from_blob(dev, reinterpret_cast<void*>(tx.data_ptr()), DType::fp32, {}, {});
+  std::vector<Arg> light{py, px, n, -3.0f, 0.5f, false};
+  EXPECT_TRUE(k.launch_if_warm(dev, {8}, light.data(), light.size(), block, {}));
+  dev.synchronize();
+  std::vector<float> y = ty.download<float>();
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] * -3.0f + 0.5f) << i;
+  // Another shape (flip=true is a different bool, same code; n=1 is a
+  // different integer property): not warm.
+  std::vector<Arg> one{py, px, int64_t(1), -3.0f, 0.5f, false};
+  EXPECT_FALSE(k.launch_if_warm(dev, {1}, one.data(), one.size(), block, {}));
+  LaunchOptions eight;
+  eight.num_warps = 8;
+  EXPECT_FALSE(k.launch_if_warm(dev, {8}, light.data(), light.size(), block, eight));
+}
+
+}  // namespace
