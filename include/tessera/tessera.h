@@ -520,6 +520,15 @@ class Kernel {
   /// every handle of this kernel of this Program. Needed when the decorator
   /// names Python functions (the first sweep reports it otherwise).
   void set_autotune_hooks(AutotuneHooks hooks);
+  /// Sets who evaluates the kernel's @triton.heuristics: `hook(meta)`
+  /// gets the launch's constexprs given by name and the autotune config's
+  /// values, and returns heuristic values by name (those it leaves out are
+  /// evaluated by the host evaluator). It is called on the thread that
+  /// launches (for an autotuning sweep, once per config timed, before the
+  /// configs compile in parallel). The tessera Python package sets it so
+  /// that heuristics run in CPython, on the call's real arguments, as under
+  /// Triton. For every handle of this kernel of this Program.
+  void set_heuristics_hook(std::function<Meta(const Meta& meta)> hook);
 
   explicit Kernel(std::shared_ptr<detail::KernelImpl> impl) : impl_(std::move(impl)) {}
   const std::shared_ptr<detail::KernelImpl>& impl() const { return impl_; }

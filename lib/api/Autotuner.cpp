@@ -307,7 +307,8 @@ AutotuneConfig publicConfig(const frontend::AutotuneConfig& c) {
 }
 
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
-                       void* stream, const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
+                       void* stream, const std::function<void(const std::vector<size_t>&)>& beforeCompile,
+                       const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig) {
   const frontend::JitFunction& fn = *kernel.fn;
   const frontend::AutotuneSpec& spec = *fn.autotune();
@@ -394,6 +395,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   size_t count = spec.configs.size();
   std::vector<std::string> prepareErrors(count);
   std::vector<std::optional<std::vector<bool>>> written(count);
+  beforeCompile(candidates);
   ThreadPool::shared().parallelFor(candidates.size(), [&](size_t j) {
     size_t i = candidates[j];
     try {

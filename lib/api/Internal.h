@@ -135,6 +135,8 @@ struct KernelCache {
   std::map<std::string, std::shared_ptr<CompiledKernelImpl>> entries;
   LaunchMemo memo;
   AutotuneMemory autotune;
+  /// Kernel::set_heuristics_hook (null: the host evaluator); guarded by `mutex`.
+  std::shared_ptr<const std::function<Meta(const Meta&)>> heuristicsHook;
 };
 
 struct ProgramImpl {
@@ -285,8 +287,11 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
 /// every config with `launchConfig(i)` on `stream` after compiling them all
 /// in parallel with `prepareConfig(i)`, which returns the parameters config
 /// i may write (writtenParams). 0 on the interpreter.
+/// `beforeCompile(candidates)` runs on the calling thread before the
+/// candidates compile in parallel (to evaluate what must not run elsewhere).
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
-                       void* stream, const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
+                       void* stream, const std::function<void(const std::vector<size_t>&)>& beforeCompile,
+                       const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig);
 /// A scalar argument as an integer and as a float (an annotated parameter
 /// may take the other kind: `scale: tl.float32` given 2 packs 2.0).

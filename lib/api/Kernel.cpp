@@ -489,9 +489,33 @@ static bool autotunePinned(const frontend::JitFunction& fn, size_t nargs, const 
   return any;
 }
 
-/// Values injected by @triton.heuristics and @triton.autotune for this launch.
+/// The heuristics hook of a kernel, or null.
+static std::shared_ptr<const std::function<Meta(const Meta&)>> heuristicsHook(const detail::KernelImpl& kernel) {
+  if (!kernel.fn->hasHeuristics) return nullptr;
+  std::lock_guard<std::mutex> lock(kernel.cache->mutex);
+  return kernel.cache->heuristicsHook;
+}
+
+/// Asks the heuristics hook (Kernel::set_heuristics_hook) for a launch
+/// with config `configIndex`; nullopt without a hook.
+static std::optional<Meta> askHeuristicsHook(const detail::KernelImpl& kernel, const Meta& constexprs,
+                                             size_t configIndex) {
+  auto hook = heuristicsHook(kernel);
+  if (!hook) return std::nullopt;
+  Meta in = constexprs;
+  if (const frontend::AutotuneSpec* spec = configIndex == kPinned ? nullptr : kernel.fn->autotune();
+      spec && configIndex < spec->configs.size())
+    for (const auto& [name, value] : spec->configs[configIndex].kwargs) in[name] = detail::toMetaValue(value);
+  return (*hook)(in);
+}
+
+/// Values injected by @triton.heuristics and @triton.autotune for this
+/// launch. The heuristics: `decided` when given (values settled on the
+/// launching thread); else the host evaluator's, and when it cannot
+/// evaluate one, the heuristics hook's for all of them (`mayAskHook`: only
+/// on the launching thread).
 static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg>& args, const Meta& constexprs,
-                         LaunchOptions& options, size_t configIndex) {
+                         LaunchOptions& options, size_t configIndex, const Meta* decided, bool mayAskHook) {
   const frontend::JitFunction& fn = *kernel.fn;
   Meta extra;
   if (const frontend::AutotuneSpec* spec = configIndex == kPinned ? nullptr : fn.autotune();
@@ -512,7 +536,10 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
     options.num_stages = cfg.numStages;
     options.maxnreg = cfg.maxnreg.value_or(0);
   }
-  if (fn.hasHeuristics) {
+  if (fn.hasHeuristics && decided) {
+    for (const auto& h : fn.heuristics())
+      if (auto it = decided->find(h.name); it != decided->end()) extra[h.name] = it->second;
+  } else if (fn.hasHeuristics) {
     // Triton's `args` dict: the bound arguments by name (tensors as
     // torch.Tensor values), the config's values, defaults, and each
     // heuristic's result for the ones after it.
@@ -535,10 +562,24 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
     for (const auto& [name, value] : extra) set(name, detail::toConstValue(value));
     for (const auto& p : fn.params)
       if (!has(p.name) && p.hasDefault && p.defaultValue) set(p.name, *p.defaultValue);
-    for (const auto& h : fn.heuristics()) {
-      frontend::ConstValue v = fn.program->evalHeuristic(h, named);
-      set(h.name, v);
-      extra[h.name] = detail::toMetaValue(v);
+    Meta fromConfig = extra;
+    try {
+      for (const auto& h : fn.heuristics()) {
+        frontend::ConstValue v = fn.program->evalHeuristic(h, named);
+        set(h.name, v);
+        extra[h.name] = detail::toMetaValue(v);
+      }
+    } catch (const Error&) {
+      // Python the host evaluator does not model (NumPy, a helper module,
+      // an exception to raise): the hook's CPython evaluates all of them.
+      std::optional<Meta> values = mayAskHook ? askHeuristicsHook(kernel, constexprs, configIndex) : std::nullopt;
+      if (!values) throw;
+      extra = std::move(fromConfig);
+      for (const auto& h : fn.heuristics()) {
+        auto it = values->find(h.name);
+        if (it == values->end()) throw;
+        extra[h.name] = it->second;
+      }
     }
   }
   return extra;
@@ -673,13 +714,16 @@ static void checkReadOnly(const frontend::JitFunction& fn, const ResolvedLaunch&
 
 /// `withGrid` false: the grid is not evaluated (the autotuner's parallel
 /// compiles must not call a user's grid callable from several threads).
+/// `decided`: the heuristics' values, settled on the launching thread (the
+/// parallel compiles must not call the heuristics hook either).
 ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const std::vector<Arg>& args,
                              const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex = 0,
-                             bool withGrid = true) {
+                             bool withGrid = true, const Meta* decided = nullptr) {
   const frontend::JitFunction& fn = *kernel.fn;
   ResolvedLaunch r;
   r.options = launchOptions;
-  Meta extra = injectedMeta(kernel, args, constexprs, r.options, configIndex);
+  Meta extra = injectedMeta(kernel, args, constexprs, r.options, configIndex, decided,
+                            /*mayAskHook=*/withGrid);  // the parallel compiles are off the launching thread
   r.bound = detail::bindArguments(fn, args, constexprs, extra);
   std::vector<ParamSpec> specs;
   specs.reserve(r.bound.size());
@@ -695,15 +739,39 @@ ResolvedLaunch resolveLaunch(detail::KernelImpl& kernel, const Grid& grid, const
 }  // namespace
 
 static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
-                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t config);
+                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t config,
+                             const Meta* decided = nullptr);
+
+/// The heuristics' values per config of a sweep, settled on the launching
+/// thread before the configs compile in parallel, for kernels with a
+/// heuristics hook (which only that thread may call).
+struct SweepHeuristics {
+  const detail::KernelImpl& kernel;
+  const std::vector<Arg>& args;
+  const Meta& constexprs;
+  std::vector<std::optional<Meta>> values;
+  void ask(const std::vector<size_t>& candidates) {
+    if (!heuristicsHook(kernel)) return;
+    values.resize(kernel.fn->autotune()->configs.size());
+    for (size_t i : candidates) {
+      LaunchOptions unused;
+      Meta all = injectedMeta(kernel, args, constexprs, unused, i, nullptr, /*mayAskHook=*/true);
+      Meta& v = values[i].emplace();
+      for (const auto& h : kernel.fn->heuristics()) v[h.name] = all.at(h.name);
+    }
+  }
+  const Meta* of(size_t i) const { return i < values.size() && values[i] ? &*values[i] : nullptr; }
+};
 
 /// Compiles config `configIndex` of an autotuned launch and loads it on the
 /// device, without launching (the autotuner runs these in parallel);
 /// returns the parameters it may write (detail::writtenParams).
 static std::optional<std::vector<bool>> prepareConfig(detail::KernelImpl& impl, Device& device, const Grid& grid,
                                                       const std::vector<Arg>& args, const Meta& constexprs,
-                                                      const LaunchOptions& launchOptions, size_t configIndex) {
-  ResolvedLaunch r = resolveLaunch(impl, grid, args, constexprs, launchOptions, configIndex, /*withGrid=*/false);
+                                                      const LaunchOptions& launchOptions, size_t configIndex,
+                                                      const Meta* decided) {
+  ResolvedLaunch r =
+      resolveLaunch(impl, grid, args, constexprs, launchOptions, configIndex, /*withGrid=*/false, decided);
   if (!device.is_interpreter()) detail::deviceKernel(*r.compiled, *device.impl());
   return detail::writtenParams(*r.compiled, impl.fn->params.size());
 }
@@ -734,10 +802,12 @@ static void launchCold(detail::KernelImpl& impl, Device& device, const Grid& gri
   if (config != kPinned) refuseHooks(fn);
   if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
     // The sweep runs on the launch's stream (Autotuner.cpp).
+    SweepHeuristics heuristics{impl, args, constexprs, {}};
     config = detail::autotunedConfig(
         impl, device, args, constexprs, launchOptions.stream,
-        [&](size_t i) { return prepareConfig(impl, device, grid, args, constexprs, launchOptions, i); },
-        [&](size_t i) { launchWithConfig(impl, device, grid, args, constexprs, launchOptions, i); });
+        [&](const std::vector<size_t>& candidates) { heuristics.ask(candidates); },
+        [&](size_t i) { return prepareConfig(impl, device, grid, args, constexprs, launchOptions, i, heuristics.of(i)); },
+        [&](size_t i) { launchWithConfig(impl, device, grid, args, constexprs, launchOptions, i, heuristics.of(i)); });
   } else if (config != kPinned && fn.hasAutotune) {
     // Nothing to time (one config, or the interpreter, which runs the
     // first): best_config() reports the config that runs.
@@ -753,10 +823,11 @@ void Kernel::launch(Device& device, const Grid& grid, const std::vector<Arg>& ar
 }
 
 static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Grid& grid, const std::vector<Arg>& args,
-                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex) {
+                             const Meta& constexprs, const LaunchOptions& launchOptions, size_t configIndex,
+                             const Meta* decided) {
   detail::KernelImpl* impl_ = &impl;
   const frontend::JitFunction& fn = *impl_->fn;
-  ResolvedLaunch r = resolveLaunch(*impl_, grid, args, constexprs, launchOptions, configIndex);
+  ResolvedLaunch r = resolveLaunch(*impl_, grid, args, constexprs, launchOptions, configIndex, true, decided);
   checkReadOnly(fn, r);
   const LaunchOptions& options = r.options;
   const std::vector<BoundParam>& bound = r.bound;
@@ -915,6 +986,14 @@ std::optional<AutotuneConfig> Kernel::best_config() const {
   return detail::publicConfig(impl_->fn->autotune()->configs.at(*impl_->cache->autotune.last));
 }
 
+void Kernel::set_heuristics_hook(std::function<Meta(const Meta& meta)> hook) {
+  if (!impl_->fn->hasHeuristics)
+    throw Error("kernel '" + impl_->fn->name + "' has no @triton.heuristics: set_heuristics_hook does not apply");
+  auto shared = hook ? std::make_shared<const std::function<Meta(const Meta&)>>(std::move(hook)) : nullptr;
+  std::lock_guard<std::mutex> lock(impl_->cache->mutex);
+  impl_->cache->heuristicsHook = std::move(shared);
+}
+
 void Kernel::set_autotune_hooks(AutotuneHooks hooks) {
   if (!impl_->fn->hasAutotune)
     throw Error("kernel '" + impl_->fn->name + "' has no @triton.autotune: set_autotune_hooks does not apply");
@@ -935,10 +1014,14 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
   size_t config = autotunePinned(fn, p->args.size(), p->constexprs) ? kPinned : 0;
   if (config != kPinned) refuseHooks(fn);
   if (config != kPinned && fn.hasAutotune && fn.autotune()->configs.size() > 1) {
+    SweepHeuristics heuristics{*impl_, p->args, p->constexprs, {}};
     config = detail::autotunedConfig(  // on the options' stream, as in launch()
         *impl_, device, p->args, p->constexprs, options.stream,
-        [&](size_t i) { return prepareConfig(*impl_, device, grid, p->args, p->constexprs, options, i); },
-        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, p->constexprs, options, i); });
+        [&](const std::vector<size_t>& candidates) { heuristics.ask(candidates); },
+        [&](size_t i) {
+          return prepareConfig(*impl_, device, grid, p->args, p->constexprs, options, i, heuristics.of(i));
+        },
+        [&](size_t i) { launchWithConfig(*impl_, device, grid, p->args, p->constexprs, options, i, heuristics.of(i)); });
   }
   ResolvedLaunch r = resolveLaunch(*impl_, grid, p->args, p->constexprs, options, config);  // checks and compiles
   if (device.is_interpreter()) return PreparedLaunch(std::move(p));

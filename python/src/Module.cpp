@@ -20,6 +20,14 @@ Value metaValue(py::handle v, const std::string& name) {
   if (PyFloat_Check(v.ptr())) return v.cast<double>();
   if (PyUnicode_Check(v.ptr())) return v.cast<std::string>();
   if (v.is_none()) return std::monostate{};
+  // NumPy scalars (np.int64, np.bool_, np.float32): their Python value.
+  if (PyObject* module = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr())), "__module__")) {
+    bool numpy = PyUnicode_Check(module) && PyUnicode_CompareWithASCIIString(module, "numpy") == 0;
+    Py_DECREF(module);
+    if (numpy && py::hasattr(v, "item")) return metaValue(v.attr("item")(), name);
+  } else {
+    PyErr_Clear();
+  }
   // tl.dtype and friends: their text ("fp16") is what the compiler reads.
   return py::str(v).cast<std::string>();
 }
@@ -211,6 +219,28 @@ void bindKernels(py::module_& m) {
            [](const Kernel& k) -> py::object {
              auto c = k.best_config();
              return c ? py::object(configDict(*c)) : py::object(py::none());
+           })
+      .def("set_heuristics_hook",
+           [](Kernel& k, py::object fn) {
+             // fn(meta: dict) -> dict of heuristic values. Held so that it is
+             // released with the GIL, or leaked once Python has finalized.
+             struct Held {
+               py::object fn;
+               ~Held() {
+                 if (Py_IsInitialized()) {
+                   py::gil_scoped_acquire gil;
+                   fn = py::object();
+                 } else {
+                   fn.release();
+                 }
+               }
+             };
+             auto held = std::make_shared<Held>(Held{std::move(fn)});
+             k.set_heuristics_hook([held](const Meta& meta) {
+               py::gil_scoped_acquire gil;
+               py::object values = held->fn(metaDict(meta));
+               return toMeta(py::reinterpret_borrow<py::dict>(values));
+             });
            })
       .def(
           "run",

@@ -6,7 +6,8 @@ reads the same decorators from the kernel's source (with Python's configs,
 jit.py) and does the work: it compiles the configs in parallel, times them on
 the GPU (or runs the first on the interpreter), caches the choice per key in
 memory and on disk, and runs prune_configs_by and the heuristics through its
-host evaluator.
+host evaluator; a heuristic the evaluator cannot evaluate makes CPython
+evaluate them all (JITFunction._heuristics_hook), as Triton does.
 
 Except when Python code must run around the launches: a Config's pre_hook,
 or the autotuner's pre_hook / post_hook. Then the tuning is done here, as
@@ -215,6 +216,9 @@ class Heuristics(_Decorated):
     def __init__(self, fn, arg_names, values):
         super().__init__(fn, arg_names)
         self.values = values
+        # Evaluated by CPython at launch (JITFunction._heuristics_hook); an
+        # outer decorator's values come first, as Triton evaluates them.
+        self.base_fn._py_heuristics[:0] = list(values.items())
 
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,

@@ -245,6 +245,10 @@ class JITFunction(KernelInterface):
         # Set by @autotune / @heuristics above this function: the grid's meta
         # then includes values only the C++ core knows.
         self._meta_decorated = False
+        # (name, callable) of the @heuristics above this function, in
+        # Triton's order (outermost decorator first): evaluated here, in
+        # CPython, on the call's arguments (_heuristics_hook).
+        self._py_heuristics = []
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel (%s)" % self.__name__)
@@ -274,8 +278,28 @@ class JITFunction(KernelInterface):
             raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
             self._launcher = _C.Launcher(kernel, layout, self._meta_decorated, _args.convert_for_launcher,
                                          _args.default_device, raw or _current_stream, constexpr)
+        if self._py_heuristics:
+            kernel.set_heuristics_hook(self._heuristics_hook)
         self._kernel = kernel
         return kernel
+
+    def _heuristics_hook(self, meta):
+        """The C++ core asks for the heuristics' values (Kernel::set_heuristics_hook):
+        `meta` holds the constexprs given and the autotune config's values.
+        Triton's `args` dict: the call's arguments by name, defaults, then
+        those values, each heuristic seeing the ones before it."""
+        calls = getattr(_calls, "stack", None)
+        if not calls:
+            return {}  # not a launch of this package's: the host evaluator decides
+        args, kwargs = calls[-1]
+        named = {name: default for name, _, has_default, default in self._layout if has_default}
+        named.update(zip(self.arg_names, args))
+        named.update(kwargs)
+        named.update(meta)
+        values = {}
+        for name, heuristic in self._py_heuristics:
+            named[name] = values[name] = heuristic(named)
+        return values
 
     def __getitem__(self, grid):
         if grid is self._last_grid:  # `kernel[(n,)]` with a constant tuple: the same object every time
@@ -359,6 +383,18 @@ class JITFunction(KernelInterface):
         kernel = self._kernel or self._load()
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
+        if self._py_heuristics:  # the call, for _heuristics_hook
+            calls = getattr(_calls, "stack", None)
+            if calls is None:
+                calls = _calls.stack = []
+            calls.append((args, kwargs))
+            try:
+                return self._run(kernel, args, grid, _options, kwargs)
+            finally:
+                calls.pop()
+        return self._run(kernel, args, grid, _options, kwargs)
+
+    def _run(self, kernel, args, grid, _options, kwargs):
         if self._launcher is not None and not _options:
             return self._launcher(grid, args, kwargs)
         if _options:  # a CompiledKernel's launch: the options it was compiled with
@@ -426,6 +462,11 @@ class JITFunction(KernelInterface):
             grid = self._grid_callable(grid, args, kwargs)
         nw, ns, mr = self._options(kwargs)
         return kernel.prepare(device, grid, runtime, constexprs, nw, ns, mr, stream)
+
+
+# Per thread: the (args, kwargs) of the launches of kernels with @heuristics
+# under way (innermost last).
+_calls = threading.local()
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,

@@ -446,3 +446,92 @@ def test_hooked_configs_are_pruned_by_python():
     accumulate_pruned[lambda meta: (tessera.cdiv(n, meta["BLOCK"]),)](x, out, n)
     np.testing.assert_array_equal(out, x + 1280.0)
     assert _hook_calls == [(128, n)]
+
+
+# --------------------------------------------- heuristics evaluated by CPython
+# The decorators' callables run in CPython on the call's real arguments, as
+# under Triton: NumPy, helper functions, attributes of the arrays passed.
+
+def _pow2_at_least(n):
+    return int(2 ** np.ceil(np.log2(max(n, 1))))
+
+
+@tessera.heuristics({"BLOCK": lambda a: _pow2_at_least(a["n"]),
+                     "SCALE": lambda a: np.float32(a["x_ptr"].shape[0] / a["n"])})
+@tessera.jit
+def numpy_heuristics(x_ptr, out_ptr, facts_ptr, n, BLOCK: tl.constexpr, SCALE: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * SCALE, mask=m)
+    tl.store(facts_ptr, BLOCK)
+
+
+@pytest.mark.parametrize("n,extra", [(37, 0), (64, 64), (1, 3)])
+def test_heuristics_run_in_cpython_with_numpy_and_the_arrays(n, extra):
+    g = rng("numpy_heuristics", n)
+    x = g.standard_normal(n + extra).astype(np.float32)  # SCALE = x.shape[0] / n
+    out = np.zeros(n, dtype=np.float32)
+    facts = np.zeros(1, dtype=np.int32)
+    numpy_heuristics[(1,)](x, out, facts, n)
+    assert facts[0] == _pow2_at_least(n)
+    np.testing.assert_array_equal(out, x[:n] * np.float32((n + extra) / n))
+
+
+@tessera.heuristics({"HALF": lambda a: a["FULL"] // 2})  # outer: evaluated first
+@tessera.heuristics({"FULL": lambda a: int(np.int64(a["n"]) * 2), "QUARTER": lambda a: a["HALF"] // 2})
+@tessera.jit
+def stacked_heuristics(facts_ptr, n, FULL: tl.constexpr = 0, HALF: tl.constexpr = 0, QUARTER: tl.constexpr = 0):
+    tl.store(facts_ptr, FULL)
+    tl.store(facts_ptr + 1, HALF)
+    tl.store(facts_ptr + 2, QUARTER)
+
+
+def test_stacked_heuristics_see_the_values_before_them_in_triton_order():
+    # Triton evaluates the outer decorator first: HALF sees FULL's default
+    # (0), then FULL = 2n and QUARTER = HALF // 2.
+    facts = np.full(3, -1, dtype=np.int64)
+    stacked_heuristics[(1,)](facts, 21)
+    assert list(facts) == [42, 0, 0]
+
+
+@tessera.autotune(configs=[tessera.Config({"BLOCK": 64}), tessera.Config({"BLOCK": 128})], key=["n"])
+@tessera.heuristics({"TILES": lambda a: np.int64(np.ceil(a["n"] / a["BLOCK"]))})
+@tessera.jit
+def tuned_numpy_heuristic(x_ptr, out_ptr, facts_ptr, n, BLOCK: tl.constexpr, TILES: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2.0, mask=offs < n)
+    if pid == 0:
+        tl.store(facts_ptr, BLOCK)
+        tl.store(facts_ptr + 1, TILES)
+
+
+@pytest.mark.parametrize("n", [300, 64, 5])
+def test_a_cpython_heuristic_under_autotune_sees_the_config(n):
+    g = rng("tuned_numpy_heuristic", n)
+    x = g.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    facts = np.full(2, -1, dtype=np.int32)
+    tuned_numpy_heuristic[_grid_1d](x, out, facts, n)
+    np.testing.assert_array_equal(out, x * 2.0)
+    assert facts[0] == 64 or (ON_GPU and facts[0] == 128)
+    assert facts[1] == -(-n // facts[0])
+
+
+class _HeuristicFailure(Exception):
+    pass
+
+
+def _failing(args):
+    raise _HeuristicFailure("no block for n=%d" % args["n"])
+
+
+@tessera.heuristics({"BLOCK": _failing})
+@tessera.jit
+def failing_heuristic(out_ptr, n, BLOCK: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, BLOCK), tl.zeros((BLOCK,), tl.float32))
+
+
+def test_an_exception_in_a_heuristic_reaches_the_caller():
+    with pytest.raises(_HeuristicFailure, match="no block for n=7"):
+        failing_heuristic[(1,)](np.zeros(8, dtype=np.float32), 7)
