@@ -379,6 +379,11 @@ struct AutotuneHooks {
   /// With perf_model: how many of the best estimated configs to time; a
   /// value in (0, 1) is a fraction of them (Triton's float top_k). 0: all.
   double top_k = 0;
+  /// false: these hooks replace the decorator's prune_configs_by. true:
+  /// the host evaluator runs the decorator's own callables, and these hooks
+  /// only where it cannot (what the tessera Python package sets: CPython
+  /// then runs them, on the call's real arguments).
+  bool where_the_host_evaluator_cannot = false;
 };
 
 /// Pieces of the launch sugar `kernel[grid](args..., kw("BLOCK", 1024), num_warps(8))`

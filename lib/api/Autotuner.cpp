@@ -230,7 +230,16 @@ std::vector<size_t> prunedConfigs(const frontend::JitFunction& fn, const Autotun
   const frontend::AutotuneSpec& spec = *fn.autotune();
   std::vector<size_t> keep(spec.configs.size());
   for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
-  if (!hooks) {
+  if (hooks && hooks->where_the_host_evaluator_cannot) {
+    if (!spec.hasPruneConfigsBy) return keep;
+    if (spec.earlyConfigPrune || spec.perfModel) {
+      try {
+        return hostPrunedConfigs(fn, spec, args, constexprs);
+      } catch (const Error&) {
+        // Python the host evaluator does not model: the hooks decide.
+      }
+    }
+  } else if (!hooks) {
     if (!spec.hasPruneConfigsBy) return keep;
     if (!spec.earlyConfigPrune && !spec.perfModel)
       throw Error("kernel '" + fn.name +

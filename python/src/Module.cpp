@@ -79,6 +79,23 @@ std::vector<int64_t> gridDims(PyObject* g) {
 
 namespace {
 
+/// A Python callable kept by the C++ core (a hook): released with the GIL,
+/// or leaked once Python has finalized.
+struct HeldCallable {
+  py::object fn;
+  explicit HeldCallable(py::object f) : fn(std::move(f)) {}
+  HeldCallable(const HeldCallable&) = delete;
+  HeldCallable& operator=(const HeldCallable&) = delete;
+  ~HeldCallable() {
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      fn = py::object();
+    } else {
+      fn.release();
+    }
+  }
+};
+
 Arg toArg(py::handle v, size_t index) {
   if (std::optional<Arg> scalar = scalarArg(v.ptr(), nullptr, index)) return *scalar;
   if (py::isinstance<Tensor>(v)) return Arg(v.cast<const Tensor&>());
@@ -222,25 +239,27 @@ void bindKernels(py::module_& m) {
            })
       .def("set_heuristics_hook",
            [](Kernel& k, py::object fn) {
-             // fn(meta: dict) -> dict of heuristic values. Held so that it is
-             // released with the GIL, or leaked once Python has finalized.
-             struct Held {
-               py::object fn;
-               ~Held() {
-                 if (Py_IsInitialized()) {
-                   py::gil_scoped_acquire gil;
-                   fn = py::object();
-                 } else {
-                   fn.release();
-                 }
-               }
-             };
-             auto held = std::make_shared<Held>(Held{std::move(fn)});
+             // fn(meta: dict) -> dict of heuristic values.
+             auto held = std::make_shared<HeldCallable>(std::move(fn));
              k.set_heuristics_hook([held](const Meta& meta) {
                py::gil_scoped_acquire gil;
                py::object values = held->fn(metaDict(meta));
                return toMeta(py::reinterpret_borrow<py::dict>(values));
              });
+           })
+      .def("set_prune_hook",
+           [](Kernel& k, py::object fn) {
+             // fn() -> the indices of the configs prune_configs_by keeps,
+             // asked only where the host evaluator cannot run the decorator's
+             // own callables.
+             auto held = std::make_shared<HeldCallable>(std::move(fn));
+             AutotuneHooks hooks;
+             hooks.where_the_host_evaluator_cannot = true;
+             hooks.early_config_prune = [held](const std::vector<AutotuneConfig>&, const Meta&) {
+               py::gil_scoped_acquire gil;
+               return held->fn().cast<std::vector<size_t>>();
+             };
+             k.set_autotune_hooks(std::move(hooks));
            })
       .def(
           "run",

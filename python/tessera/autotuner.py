@@ -99,6 +99,8 @@ class Autotuner(_Decorated):
         self.keys = list(key)
         self.reset_to_zero = reset_to_zero
         self.restore_value = restore_value
+        if prune_configs_by:
+            self.base_fn._py_prune = self  # CPython runs it where the host evaluator cannot
         self.pre_hook = pre_hook
         self.post_hook = post_hook
         self.prune_configs_by = prune_configs_by

@@ -249,6 +249,9 @@ class JITFunction(KernelInterface):
         # Triton's order (outermost decorator first): evaluated here, in
         # CPython, on the call's arguments (_heuristics_hook).
         self._py_heuristics = []
+        # The @autotune above this function when it has prune_configs_by:
+        # CPython runs those where the host evaluator cannot (_prune_hook).
+        self._py_prune = None
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel (%s)" % self.__name__)
@@ -280,6 +283,8 @@ class JITFunction(KernelInterface):
                                          _args.default_device, raw or _current_stream, constexpr)
         if self._py_heuristics:
             kernel.set_heuristics_hook(self._heuristics_hook)
+        if self._py_prune is not None:
+            kernel.set_prune_hook(self._prune_hook)
         self._kernel = kernel
         return kernel
 
@@ -300,6 +305,29 @@ class JITFunction(KernelInterface):
         for name, heuristic in self._py_heuristics:
             named[name] = values[name] = heuristic(named)
         return values
+
+    def _prune_hook(self):
+        """The C++ core asks which configs prune_configs_by keeps (its host
+        evaluator could not run the callables): Triton's pruning, on the
+        call's arguments; the indices of the kept configs."""
+        calls = getattr(_calls, "stack", None)
+        if not calls:
+            raise RuntimeError("tessera: %s: prune_configs_by needs CPython, but the launch did not come from "
+                               "the tessera package" % self.__name__)
+        args, kwargs = calls[-1]
+        tuner = self._py_prune
+        names = self._names
+        kept = tuner._pruned(tuner._nargs(args, kwargs), {k: v for k, v in kwargs.items() if k not in names})
+        indices = []
+        for c in kept:
+            i = next((i for i, mine in enumerate(tuner.configs) if mine is c), None)
+            if i is None:
+                i = next((i for i, mine in enumerate(tuner.configs) if mine == c), None)
+            if i is None:
+                raise ValueError("tessera: %s: early_config_prune returned %r, which is not one of the "
+                                 "autotuner's configs" % (self.__name__, c))
+            indices.append(i)
+        return indices
 
     def __getitem__(self, grid):
         if grid is self._last_grid:  # `kernel[(n,)]` with a constant tuple: the same object every time
@@ -383,7 +411,7 @@ class JITFunction(KernelInterface):
         kernel = self._kernel or self._load()
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
-        if self._py_heuristics:  # the call, for _heuristics_hook
+        if self._py_heuristics or self._py_prune is not None:  # the call, for the hooks
             calls = getattr(_calls, "stack", None)
             if calls is None:
                 calls = _calls.stack = []

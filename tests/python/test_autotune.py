@@ -535,3 +535,48 @@ def failing_heuristic(out_ptr, n, BLOCK: tl.constexpr):
 def test_an_exception_in_a_heuristic_reaches_the_caller():
     with pytest.raises(_HeuristicFailure, match="no block for n=7"):
         failing_heuristic[(1,)](np.zeros(8, dtype=np.float32), 7)
+
+
+# ------------------------------------------ prune_configs_by evaluated by CPython
+
+def _numpy_early_prune(configs, named_args, **kwargs):
+    # Keeps the blocks at least half the array's length (a NumPy array here).
+    n = named_args["x_ptr"].shape[0]
+    return [c for c in configs if np.int64(c.kwargs["BLOCK"]) * 2 >= n]
+
+
+def _numpy_perf_model(**kw):
+    return float(np.abs(np.log2(kw["BLOCK"]) - np.log2(kw["n"])))  # the block nearest n is "fastest"
+
+
+_PRUNE_CONFIGS = [tessera.Config({"BLOCK": b}) for b in (16, 32, 64, 128, 256)]
+
+
+@tessera.autotune(configs=_PRUNE_CONFIGS, key=["n"], prune_configs_by={"early_config_prune": _numpy_early_prune})
+@tessera.jit
+def early_pruned(x_ptr, facts_ptr, n, BLOCK: tl.constexpr):
+    tl.store(facts_ptr, BLOCK)
+
+
+@tessera.autotune(configs=_PRUNE_CONFIGS, key=["n"],
+                  prune_configs_by={"perf_model": _numpy_perf_model, "top_k": 1})
+@tessera.jit
+def modeled(x_ptr, facts_ptr, n, BLOCK: tl.constexpr):
+    tl.store(facts_ptr, BLOCK)
+
+
+@pytest.mark.parametrize("n,first_kept", [(100, 64), (20, 16), (500, 256)])
+def test_early_config_prune_runs_in_cpython(n, first_kept):
+    facts = np.zeros(1, dtype=np.int32)
+    early_pruned[(1,)](np.zeros(n, dtype=np.float32), facts, n)
+    if ON_GPU:  # timed among the kept ones
+        assert facts[0] in [b for b in (16, 32, 64, 128, 256) if b * 2 >= n]
+    else:  # the interpreter runs the first config kept
+        assert facts[0] == first_kept
+
+
+@pytest.mark.parametrize("n,best", [(100, 128), (17, 16), (40, 32), (1000, 256)])
+def test_perf_model_and_top_k_run_in_cpython(n, best):
+    facts = np.zeros(1, dtype=np.int32)
+    modeled[(1,)](np.zeros(n, dtype=np.float32), facts, n)
+    assert facts[0] == best  # top_k=1: the one config left is timed alone, on either device
