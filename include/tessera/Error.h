@@ -12,6 +12,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "tessera/Export.h"
+
+TESSERA_API_BEGIN
 namespace tessera {
 
 /// A user-facing failure. what() is the complete, printable diagnostic.
@@ -20,3 +23,4 @@ struct Error : std::runtime_error {
 };
 
 }  // namespace tessera
+TESSERA_API_END

@@ -22,6 +22,9 @@
 
 #include "tessera/tessera.h"
 
+#include "tessera/Export.h"
+
+TESSERA_API_BEGIN
 namespace tessera::aot {
 
 struct Files {
@@ -37,3 +40,4 @@ struct Files {
 Files generate(const std::string& name, const std::vector<CompiledKernel>& perTarget);
 
 }  // namespace tessera::aot
+TESSERA_API_END

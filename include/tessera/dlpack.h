@@ -24,6 +24,9 @@
 
 #include "tessera/tessera.h"
 
+#include "tessera/Export.h"
+
+TESSERA_API_BEGIN
 namespace tessera {
 
 namespace dlpack {
@@ -89,3 +92,4 @@ tessera::Tensor from_dlpack_versioned(void* dl_managed_tensor_versioned);
 void* to_dlpack_versioned(const tessera::Tensor& tensor);
 
 }  // namespace tessera
+TESSERA_API_END

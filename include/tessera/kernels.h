@@ -12,6 +12,9 @@
 
 #include "tessera/tessera.h"
 
+#include "tessera/Export.h"
+
+TESSERA_API_BEGIN
 namespace tessera::kernels {
 
 /// RMSNorm over each row: y = x / sqrt(mean(x^2) + eps) * w (w: one value
@@ -114,3 +117,4 @@ Tensor silu_and_mul(Device& device, const Tensor& gate_up);
 Tensor gelu_and_mul(Device& device, const Tensor& gate_up);
 
 }  // namespace tessera::kernels
+TESSERA_API_END

@@ -32,6 +32,9 @@
 
 #include "tessera/Error.h"
 
+#include "tessera/Export.h"
+
+TESSERA_API_BEGIN
 namespace tessera {
 
 /// Element types of tensors and kernel arguments (Triton's scalar dtypes).
@@ -355,6 +358,17 @@ class PreparedLaunch {
 /// without TESSERA_PROFILE.
 void profile_flush();
 
+/// What this process can use (`tessera info`). GPUs themselves are
+/// Device::cuda(i) for i below gpu_count.
+struct SystemInfo {
+  unsigned usable_cpus = 0;     ///< CPUs this process may run on (affinity mask, cgroup quota)
+  bool toolkit = false;         ///< nvJitLink and NVRTC found: cubin, sass and libdevice work
+  std::string toolkit_problem;  ///< why not, when not
+  int gpu_count = 0;            ///< CUDA devices the driver reports
+  std::string gpu_problem;      ///< why no GPU is usable ("" when the driver works)
+};
+SystemInfo system_info();
+
 /// One config of a kernel's @triton.autotune, as the autotuning hooks see it.
 struct AutotuneConfig {
   Meta kwargs;  ///< the config's meta-parameters, e.g. {"BLOCK", 1024}
@@ -585,3 +599,4 @@ class Program {
 };
 
 }  // namespace tessera
+TESSERA_API_END

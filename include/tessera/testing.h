@@ -13,6 +13,9 @@
 
 #include "tessera/tessera.h"
 
+#include "tessera/Export.h"
+
+TESSERA_API_BEGIN
 namespace tessera::testing {
 
 struct BenchOptions {
@@ -43,3 +46,4 @@ struct BenchResult {
 BenchResult do_bench(Device& device, const std::function<void()>& fn, const BenchOptions& options = {});
 
 }  // namespace tessera::testing
+TESSERA_API_END

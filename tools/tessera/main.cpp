@@ -31,13 +31,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/runtime/Assembler.h"
-#include "tessera/runtime/Driver.h"
 #include "CompileArgs.h"
 #include "bench.h"
 #include "tessera/aot.h"
-#include "tessera/support/IntLiteral.h"
-#include "tessera/support/ThreadPool.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -138,10 +134,11 @@ int compileCommand(const std::vector<std::string>& args) {
   if (c.emit == "cubin" && toStdout && isatty(STDOUT_FILENO))
     throw UsageError("--emit cubin writes a binary file: give -o FILE (or redirect stdout)");
   if (c.emit == "cubin" || c.emit == "sass" || c.emit == "metadata" || c.emit == "cpp") {
-    std::string why;
-    if (!tessera::runtime::toolkitAvailable(&why))
+    tessera::SystemInfo system = tessera::system_info();
+    if (!system.toolkit)
       throw tessera::Error("--emit " + c.emit + " needs the CUDA toolkit to assemble the PTX (nvJitLink" +
-                           std::string(c.emit == "sass" ? ", nvdisasm or cuobjdump" : "") + "): " + why +
+                           std::string(c.emit == "sass" ? ", nvdisasm or cuobjdump" : "") +
+                           "): " + system.toolkit_problem +
                            "\n(set CUDA_HOME to the toolkit; --emit ptx and ttgir need no toolkit)");
   }
   tessera::Program program = tessera::Program::from_file(c.file, c.program);
@@ -225,23 +222,22 @@ int listCommand(const std::vector<std::string>& args) {
 int infoCommand(const std::vector<std::string>& args) {
   if (!args.empty()) throw UsageError("info takes no arguments");
   std::cout << kVersion << "\n";
-  std::cout << "cpus: " << tessera::usableCpus() << " usable (affinity mask and cgroup quota); interpreter threads: "
+  tessera::SystemInfo system = tessera::system_info();
+  std::cout << "cpus: " << system.usable_cpus << " usable (affinity mask and cgroup quota); interpreter threads: "
             << tessera::Device::interpreter().multiprocessor_count() << "\n";
-  std::string why;
-  if (tessera::runtime::toolkitAvailable(&why))
+  if (system.toolkit)
     std::cout << "toolkit: available (ptx -> cubin with nvJitLink, libdevice with NVRTC)\n";
   else
-    std::cout << "toolkit: unavailable: " << why << "\n";
-  if (!tessera::runtime::cudaAvailable(&why)) {
-    std::cout << "gpu: none: " << why << "\n";
+    std::cout << "toolkit: unavailable: " << system.toolkit_problem << "\n";
+  if (!system.gpu_problem.empty()) {
+    std::cout << "gpu: none: " << system.gpu_problem << "\n";
     return 0;
   }
-  int count = tessera::runtime::cudaDeviceCount();
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < system.gpu_count; ++i) {
     try {
-      const tessera::runtime::CudaDevice& d = tessera::runtime::CudaDevice::get(i);
-      std::cout << "gpu: cuda:" << i << " " << d.name() << " (" << d.target().name() << ", "
-                << d.multiprocessorCount() << " SMs)\n";
+      tessera::Device d = tessera::Device::cuda(i);
+      std::cout << "gpu: cuda:" << i << " " << d.name() << " (" << d.arch() << ", " << d.multiprocessor_count()
+                << " SMs)\n";
     } catch (const tessera::Error& e) {
       std::cout << "gpu: cuda:" << i << " unusable: " << e.what() << "\n";
     }
