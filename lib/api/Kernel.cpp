@@ -59,6 +59,15 @@ static void dumpStage(const char* stage, const std::string& kernel, const std::s
 
 static void dumpStages(const detail::CompiledKernelImpl& k) { dumpStage("ttir", k.name, "", k.ttir); }
 
+/// TESSERA_DUMP=after-all (not part of "all"): the IR after every pass of
+/// the GPU lowering, each verified; such kernels are compiled, not read from
+/// the disk cache.
+static bool dumpAfterAll() {
+  for (const std::string& s : env::list("TESSERA_DUMP"))
+    if (s == "after-all") return true;
+  return false;
+}
+
 /// "note: while compiling kernel 'k' for 'x' *fp32:16, 'n' i32, 'BLOCK' = 128":
 /// appended to compile errors so a wrongly typed argument is easy to spot.
 static std::string specializationNote(const frontend::JitFunction& fn, const std::vector<ParamSpec>& specs) {
@@ -295,7 +304,7 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     b->target = target;
     b->diskKey = diskCacheKey(k, target);
     std::optional<runtime::KernelBinary> hit;
-    if (!alwaysCompile())
+    if (!alwaysCompile() && !dumpAfterAll())
       if (auto files = runtime::loadCacheEntry(dir, b->diskKey, decodesAs(k.name)))
         hit = runtime::deserializeKernelBinary(*files);
     if (hit) {
@@ -311,6 +320,11 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
       options.target = target;
       options.debug = k.debug;
       options.pointerTma = pointerTmaEnabled();
+      if (dumpAfterAll())
+        options.afterPass = [&k, &target](const std::string& pass, const ir::Module& module) {
+          std::cerr << "// ----- after " << pass << ": " << k.name << " (" << target.name() << ") -----\n"
+                    << ir::print(module) << std::flush;
+        };
       b->ptx = compilePtx(*k.module, k.name, options);
     }
     dumpStage("ttgir", k.name, target.name(), b->ptx.ttgir);

@@ -120,6 +120,26 @@ std::unique_ptr<Pass> createConvertToGpu(const Options& options) {
       /*kernelsOnly=*/true);
 }
 
+/// select-kernel: erases every function but the kernel, which gets its
+/// `num_warps` attribute (what lowerToGpuIR emits).
+class SelectKernelPass : public Pass {
+ public:
+  SelectKernelPass(std::string name, int numWarps) : name_(std::move(name)), numWarps_(numWarps) {}
+  void run(Module& module) override {
+    Operation* kernel = module.lookup(name_);
+    if (!kernel) throw Error("no kernel named '" + name_ + "' in the module");
+    std::vector<Operation*> others;
+    for (Operation* f : module.functions())
+      if (f != kernel) others.push_back(f);
+    for (Operation* f : others) module.eraseFunction(f);
+    kernel->setAttr("num_warps", int64_t{numWarps_});
+  }
+
+ private:
+  std::string name_;
+  int numWarps_;
+};
+
 std::unique_ptr<Pass> createFunctionPass(void (*fn)(Operation*)) {
   return std::make_unique<FunctionPass>(fn, /*kernelsOnly=*/false);
 }
@@ -274,6 +294,12 @@ const std::vector<PassInfo>& gpuPasses() {
          return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"),
                                                  intOption(options, "lower-to-gpu", "num-stages", 3, /*pow2=*/false),
                                                  targetOption(options), it == options.end() || it->second == "1");
+       }},
+      {"select-kernel",
+       "Keeps only the kernel `name` (the others are inlined into it by then) and gives it its num_warps.",
+       {{"name", ""}, {"num-warps", "4"}},
+       [](const Options& options) {
+         return std::make_unique<SelectKernelPass>(options.at("name"), numWarpsOption(options, "select-kernel"));
        }},
   };
   return passes;

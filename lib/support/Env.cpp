@@ -98,7 +98,8 @@ const std::vector<Knob>& knobs() {
       {"TESSERA_AUTOTUNE_RESTORE", Kind::Flag, false, 0, 0, "",
        "0: do not restore tensors a config wrote during autotuning"},
       // Diagnostics.
-      {"TESSERA_DUMP", Kind::List, false, 0, 0, "ttir|ttgir|ptx|sass|all", "print these stages on stderr"},
+      {"TESSERA_DUMP", Kind::List, false, 0, 0, "ttir|ttgir|ptx|sass|all|after-all",
+       "print these stages on stderr (after-all: the IR after every GPU pass)"},
       {"TESSERA_PRINT_AUTOTUNING", Kind::Flag, false, 0, 0, "", "1: print each autotuning result"},
       {"TESSERA_PRINT_RECOMPILES", Kind::Flag, false, 0, 0, "", "1: say why a launch compiles again"},
       {"TESSERA_PROFILE", Kind::Text, false, 0, 0, "", "write a Chrome trace of compiles and launches to this file"},

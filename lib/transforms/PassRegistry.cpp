@@ -78,10 +78,19 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-std::string knownPasses() {
+std::string knownPasses(const std::vector<PassInfo>* extra) {
   std::string names;
+  if (extra)
+    for (const PassInfo& info : *extra) names += (names.empty() ? "" : ", ") + info.name;
   for (const PassInfo& info : passRegistry()) names += (names.empty() ? "" : ", ") + info.name;
   return names;
+}
+
+const PassInfo* findPassIn(std::string_view name, const std::vector<PassInfo>* extra) {
+  if (extra)
+    for (const PassInfo& info : *extra)
+      if (info.name == name) return &info;
+  return findPass(name);
 }
 
 /// One element of a pipeline spec: "name" or "name{key=value,key=value}".
@@ -90,13 +99,13 @@ struct PassSpec {
   PassOptions options;
 };
 
-PassSpec parseOne(std::string_view text) {
+PassSpec parseOne(std::string_view text, const std::vector<PassInfo>* extra) {
   text = trim(text);
   size_t brace = text.find('{');
   std::string_view name = trim(text.substr(0, brace));
-  const PassInfo* info = findPass(name);
+  const PassInfo* info = findPassIn(name, extra);
   if (!info)
-    throw Error("unknown pass '" + std::string(name) + "' (known passes: " + knownPasses() + ")");
+    throw Error("unknown pass '" + std::string(name) + "' (known passes: " + knownPasses(extra) + ")");
   PassSpec spec{info, info->defaultOptions};
   if (brace == std::string_view::npos) return spec;
   if (text.back() != '}')
@@ -122,7 +131,7 @@ PassSpec parseOne(std::string_view text) {
 }
 
 /// Splits at top-level commas (commas inside {...} separate options).
-std::vector<PassSpec> parsePipeline(std::string_view spec) {
+std::vector<PassSpec> parsePipeline(std::string_view spec, const std::vector<PassInfo>* extra) {
   std::vector<PassSpec> passes;
   int depth = 0;
   size_t start = 0;
@@ -136,21 +145,24 @@ std::vector<PassSpec> parsePipeline(std::string_view spec) {
       if (i < spec.size()) throw Error("empty pass name in pipeline '" + std::string(spec) + "'");
       continue;
     }
-    passes.push_back(parseOne(item));
+    passes.push_back(parseOne(item, extra));
   }
   return passes;
 }
 
 }  // namespace
 
-void runPasses(ir::Module& module, std::string_view spec) {
+void runPasses(ir::Module& module, std::string_view spec) { runPasses(module, spec, PassRunOptions{}); }
+
+void runPasses(ir::Module& module, std::string_view spec, const PassRunOptions& run) {
   // Parse everything first, so a typo in the third pass fails before the
   // first one has changed anything.
-  std::vector<PassSpec> passes = parsePipeline(spec);
+  std::vector<PassSpec> passes = parsePipeline(spec, run.extraPasses);
   for (const PassSpec& p : passes) {
     std::unique_ptr<Pass> pass = p.info->create(p.options);
     pass->run(module);
     ir::verifyOrThrow(module, p.info->name);
+    if (run.afterPass) run.afterPass(p.info->name, module);
   }
 }
 

@@ -1,7 +1,11 @@
 //===- tessera-opt/main.cpp - Run Tile IR and Tile GPU IR passes on IR text ===//
 //
-//   tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-locations] [-o OUT]
+//   tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-ir-after-all] [--print-locations] [-o OUT]
 //   tessera-opt --list-passes
+//
+// --pass-pipeline= is --pass= (the compiler's GPU pipeline is such a string:
+// gpu::gpuPipeline). --print-ir-after-all prints the IR after each pass, once
+// verified, to stderr.
 //
 // Parses Tile IR text (stdin when FILE is "-" or missing), verifies it, runs
 // the passes (each followed by the verifier, inside runPasses), verifies
@@ -29,10 +33,11 @@ struct Options {
   bool hasPasses = false;
   bool printLocations = false;
   bool listPasses = false;
+  bool printAfterAll = false;
 };
 
 void usage(std::ostream& os) {
-  os << "usage: tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-locations] [-o OUT]\n"
+  os << "usage: tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-ir-after-all] [--print-locations] [-o OUT]\n"
         "       tessera-opt --list-passes\n";
 }
 
@@ -41,9 +46,11 @@ bool parseArgs(int argc, char** argv, Options& opts) {
   bool haveInput = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
-    if (arg.substr(0, 7) == "--pass=") {
-      opts.passes = std::string(arg.substr(7));
+    if (arg.substr(0, 7) == "--pass=" || arg.substr(0, 16) == "--pass-pipeline=") {
+      opts.passes = std::string(arg.substr(arg.find('=') + 1));
       opts.hasPasses = true;
+    } else if (arg == "--print-ir-after-all") {
+      opts.printAfterAll = true;
     } else if (arg == "--print-locations") {
       opts.printLocations = true;
     } else if (arg == "--list-passes") {
@@ -94,7 +101,13 @@ int run(const Options& opts) {
   auto module = tessera::ir::parseModule(text, opts.input == "-" ? "<stdin>" : opts.input);
   tessera::ir::verifyOrThrow(*module, "parsing");
   if (opts.hasPasses) {
-    tessera::transforms::runPasses(*module, opts.passes);
+    tessera::transforms::PassRunOptions run;
+    if (opts.printAfterAll)
+      run.afterPass = [&opts](const std::string& pass, const tessera::ir::Module& m) {
+        std::cerr << "// ----- after " << pass << " -----\n"
+                  << tessera::ir::print(m, tessera::ir::PrintOptions{opts.printLocations}) << std::flush;
+      };
+    tessera::transforms::runPasses(*module, opts.passes, run);
     tessera::ir::verifyOrThrow(*module, "--pass=" + opts.passes);
   }
   std::string result = tessera::ir::print(*module, tessera::ir::PrintOptions{opts.printLocations});

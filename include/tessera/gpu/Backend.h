@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct GpuOptions {
   /// sm_90a: masked pointer tiles of wgmma operands copied by TMA
   /// (pointer-tiles-to-tma); off with TESSERA_POINTER_TMA=0.
   bool pointerTma = true;
+  /// Called after each pass of the Tile IR -> Tile GPU IR pipeline, once it
+  /// verified (TESSERA_DUMP=after-all); not part of what specializes.
+  std::function<void(const std::string& pass, const ir::Module& module)> afterPass;
 };
 
 /// A libdevice-style function the PTX calls but does not define
@@ -126,9 +130,14 @@ PtxKernel compileToPtx(const ir::Module& module, const std::string& kernelName, 
 /// tensor has its encoding; e.g. hand-written ttgir). For tools and tests.
 PtxKernel emitPtx(const ir::Module& gpuModule, const std::string& kernelName, const GpuOptions& options);
 
-/// The Tile GPU IR stage alone: clones the module, inlines every call, assigns
-/// layouts and runs the ttgir passes. For tools and tests.
+/// The Tile GPU IR stage alone: clones the module and runs gpuPipeline()
+/// on it, the verifier after every pass. For tools and tests.
 std::unique_ptr<ir::Module> lowerToGpuIR(const ir::Module& module, const std::string& kernelName,
                                          const GpuOptions& options);
+
+/// The Tile IR -> Tile GPU IR pipeline for `kernelName` under `options`, as
+/// a pass pipeline string of the registry's names (tessera-opt
+/// --pass-pipeline runs it; gpuPasses() holds the GPU passes).
+std::string gpuPipeline(const std::string& kernelName, const GpuOptions& options);
 
 }  // namespace tessera::gpu

@@ -51,6 +51,18 @@ void registerPasses(const std::vector<PassInfo>& passes);
 /// Throws tessera::Error on unknown passes or verification failures.
 void runPasses(ir::Module& module, std::string_view spec);
 
+/// What runPasses can do beyond the registry's passes.
+struct PassRunOptions {
+  /// Passes looked up before the registry's: a higher layer's table (e.g.
+  /// gpu::gpuPasses()) used without registering it, so compiler threads
+  /// never write the registry.
+  const std::vector<PassInfo>* extraPasses = nullptr;
+  /// Called after each pass has run and the module verified, with the
+  /// pass's name (TESSERA_DUMP=after-all, tessera-opt --print-ir-after-all).
+  std::function<void(const std::string& pass, const ir::Module& module)> afterPass;
+};
+void runPasses(ir::Module& module, std::string_view spec, const PassRunOptions& run);
+
 /// The Tile IR pipeline the compiler runs after code generation:
 /// inline, canonicalize, cse, licm, dce (with the verifier between passes).
 void runTileIRPipeline(ir::Module& module);

@@ -32,7 +32,7 @@ TEST(GpuPassRegistry, RegisteringTwiceAddsEachPassOnce) {
                                       "prefetch-dot-operands", "propagate-dot-layouts", "wgmma-register-operands",
                                       "rematerialize-converts",
                                       "fold-converts", "sink-casts",
-                                      "rematerialize-at-uses", "lower-to-gpu"}));
+                                      "rematerialize-at-uses", "lower-to-gpu", "select-kernel"}));
   for (const PassInfo& info : gpu::gpuPasses()) {
     const PassInfo* found = transforms::findPass(info.name);
     ASSERT_NE(found, nullptr) << info.name;

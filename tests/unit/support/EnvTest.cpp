@@ -93,7 +93,7 @@ TEST(Env, ListsKeepKnownWordsAndWarnOnce) {
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(words, (std::vector<std::string>{"ttir", "ptx"}));
   EXPECT_NE(err.find("TESSERA_DUMP: ignoring unknown 'foo' (expected a comma-separated list of ttir, ttgir, ptx, "
-                     "sass, all)"),
+                     "sass, all, after-all)"),
             std::string::npos)
       << err;
   // One warning for 'foo', though it is listed twice and the list read twice.
