@@ -358,14 +358,19 @@ class PreparedLaunch {
 /// without TESSERA_PROFILE.
 void profile_flush();
 
-/// What this process can use (`tessera info`). GPUs themselves are
-/// Device::cuda(i) for i below gpu_count.
+/// What this process can use (`tessera info`). GPU i is Device::cuda(i).
 struct SystemInfo {
   unsigned usable_cpus = 0;     ///< CPUs this process may run on (affinity mask, cgroup quota)
   bool toolkit = false;         ///< nvJitLink and NVRTC found: cubin, sass and libdevice work
   std::string toolkit_problem;  ///< why not, when not
-  int gpu_count = 0;            ///< CUDA devices the driver reports
   std::string gpu_problem;      ///< why no GPU is usable ("" when the driver works)
+  struct Gpu {
+    std::string name;         ///< the driver's, e.g. "NVIDIA H100 80GB HBM3"
+    std::string arch;         ///< "sm_90a"
+    int multiprocessors = 0;
+    std::string problem;      ///< why this one is unusable ("" when it is usable)
+  };
+  std::vector<Gpu> gpus;      ///< every CUDA device the driver reports
 };
 SystemInfo system_info();
 

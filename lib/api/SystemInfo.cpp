@@ -17,9 +17,18 @@ SystemInfo system_info() {
   info.usable_cpus = usableCpus();
   info.toolkit = runtime::toolkitAvailable(&info.toolkit_problem);
   if (info.toolkit) info.toolkit_problem.clear();
-  if (runtime::cudaAvailable(&info.gpu_problem)) {
-    info.gpu_problem.clear();
-    info.gpu_count = runtime::cudaDeviceCount();
+  if (!runtime::cudaAvailable(&info.gpu_problem)) return info;
+  info.gpu_problem.clear();
+  for (int i = 0, n = runtime::cudaDeviceCount(); i < n; ++i) {
+    SystemInfo::Gpu& gpu = info.gpus.emplace_back();
+    try {
+      const runtime::CudaDevice& d = runtime::CudaDevice::get(i);
+      gpu.name = d.name();
+      gpu.arch = d.target().name();
+      gpu.multiprocessors = d.multiprocessorCount();
+    } catch (const Error& e) {
+      gpu.problem = e.what();
+    }
   }
   return info;
 }

@@ -233,14 +233,12 @@ int infoCommand(const std::vector<std::string>& args) {
     std::cout << "gpu: none: " << system.gpu_problem << "\n";
     return 0;
   }
-  for (int i = 0; i < system.gpu_count; ++i) {
-    try {
-      tessera::Device d = tessera::Device::cuda(i);
-      std::cout << "gpu: cuda:" << i << " " << d.name() << " (" << d.arch() << ", " << d.multiprocessor_count()
-                << " SMs)\n";
-    } catch (const tessera::Error& e) {
-      std::cout << "gpu: cuda:" << i << " unusable: " << e.what() << "\n";
-    }
+  for (size_t i = 0; i < system.gpus.size(); ++i) {
+    const tessera::SystemInfo::Gpu& g = system.gpus[i];
+    if (!g.problem.empty())
+      std::cout << "gpu: cuda:" << i << " unusable: " << g.problem << "\n";
+    else
+      std::cout << "gpu: cuda:" << i << " " << g.name << " (" << g.arch << ", " << g.multiprocessors << " SMs)\n";
   }
   return 0;
 }

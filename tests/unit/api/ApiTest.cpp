@@ -362,3 +362,26 @@ TEST(DLPack, ImportRunExportOnTheInterpreter) {
 }
 
 }  // namespace
+
+// tessera::system_info(): what `tessera info` prints. Without a driver the
+// GPU problem says why and no GPU is listed; with one, every GPU has the
+// driver's name, an sm_ architecture and its multiprocessors (or a problem).
+TEST(SystemInfo, DescribesCpusToolkitAndGpus) {
+  tessera::SystemInfo info = tessera::system_info();
+  EXPECT_GE(info.usable_cpus, 1u);
+  EXPECT_EQ(info.toolkit, info.toolkit_problem.empty()) << info.toolkit_problem;
+  if (!info.gpu_problem.empty()) {
+    EXPECT_TRUE(info.gpus.empty());
+    EXPECT_NE(info.gpu_problem.find("CUDA"), std::string::npos) << info.gpu_problem;
+    return;
+  }
+  ASSERT_FALSE(info.gpus.empty());
+  for (size_t i = 0; i < info.gpus.size(); ++i) {
+    const tessera::SystemInfo::Gpu& g = info.gpus[i];
+    if (!g.problem.empty()) continue;
+    EXPECT_FALSE(g.name.empty()) << i;
+    EXPECT_EQ(g.arch.rfind("sm_", 0), 0u) << g.arch;
+    EXPECT_GT(g.multiprocessors, 0) << i;
+    EXPECT_EQ(tessera::Device::cuda(static_cast<int>(i)).arch(), g.arch);
+  }
+}
