@@ -422,23 +422,20 @@ DevicePtr CudaDevice::allocate(size_t bytes, void* stream) {
   return ptr;
 }
 
-void CudaDevice::release(DevicePtr ptr) noexcept {
-  const DriverApi& api = driverApi();
-  CUcontext current = nullptr;
-  if (api.cuCtxGetCurrent(&current) != kSuccess || current != context_) api.cuCtxSetCurrent(context_);
-  if (pool_) {
-    if (userStreams_.load(std::memory_order_relaxed)) api.cuCtxSynchronize();
-    api.cuMemFreeAsync(ptr, nullptr);
-  } else {
-    api.cuMemFree(ptr);
-  }
-}
+void CudaDevice::release(DevicePtr ptr) noexcept { release(ptr, nullptr); }
 
 void CudaDevice::release(DevicePtr ptr, void* stream) noexcept {
-  if (!stream || !pool_) return release(ptr);
   const DriverApi& api = driverApi();
   CUcontext current = nullptr;
   if (api.cuCtxGetCurrent(&current) != kSuccess || current != context_) api.cuCtxSetCurrent(context_);
+  if (!pool_) {
+    api.cuMemFree(ptr);
+    return;
+  }
+  // On the default stream, once other streams are in use, the free waits
+  // for the device (see pool()); on a stream it is ordered behind that
+  // stream's work.
+  if (!stream && userStreams_.load(std::memory_order_relaxed)) api.cuCtxSynchronize();
   api.cuMemFreeAsync(ptr, stream);
 }
 
