@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "tessera/frontend/Frontend.h"
-#include "tessera/gpu/Backend.h"
+#include "tessera/ptx/Backend.h"
 #include "tessera/runtime/Assembler.h"
 #include "tessera/runtime/Driver.h"
 #include "tessera/tessera.h"
@@ -148,7 +148,7 @@ struct ProgramImpl {
 };
 
 /// The GPU stages of one specialization for one target, built on demand:
-/// the PTX stage first (gpu::compileToPtx, or a disk-cache hit), the cubin
+/// the PTX stage first (ptx::compileToPtx, or a disk-cache hit), the cubin
 /// when something needs it (runtime::assemble).
 struct GpuBinary {
   gpu::Target target;
@@ -204,10 +204,10 @@ struct CompiledKernelImpl {
 /// traced (then assume every tensor may be written).
 std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel, size_t numParams);
 
-/// The PTX stage compiler: gpu::compileToPtx, or a test's replacement.
+/// The PTX stage compiler: ptx::compileToPtx, or a test's replacement.
 using PtxCompiler =
     std::function<gpu::PtxKernel(const ir::Module&, const std::string&, const gpu::GpuOptions&)>;
-/// Test hook: replaces gpu::compileToPtx for every later compilation (an
+/// Test hook: replaces ptx::compileToPtx for every later compilation (an
 /// empty function restores it). Lets the runtime tests drive the GPU stages
 /// and the disk cache with hand-written PTX.
 void setPtxCompilerForTesting(PtxCompiler compiler);

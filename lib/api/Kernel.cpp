@@ -4,7 +4,7 @@
 // @triton.jit function, specializes, compiles (frontend + Tile IR pipeline)
 // through an in-memory cache keyed by the specialization, and runs the result
 // on the device: the interpreter executes the Tile IR; a CUDA device gets the
-// GPU stages (gpu::compileToPtx, runtime::assemble, cuModuleLoadData), which
+// GPU stages (ptx::compileToPtx, runtime::assemble, cuModuleLoadData), which
 // are also cached on disk (DESIGN.md §8) so a warm process start skips the
 // PTX backend and the assembler.
 //
@@ -193,7 +193,7 @@ static frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, 
 }
 
 //===----------------------------------------------------------------------===//
-// GPU stages: PTX (gpu::compileToPtx), cubin (runtime::assemble), disk cache
+// GPU stages: PTX (ptx::compileToPtx), cubin (runtime::assemble), disk cache
 //===----------------------------------------------------------------------===//
 
 namespace detail {
@@ -218,7 +218,7 @@ static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& na
     std::lock_guard<std::mutex> lock(ptxCompilerMutex);
     override = ptxCompilerOverride;
   }
-  return override ? override(module, name, options) : gpu::compileToPtx(module, name, options);
+  return override ? override(module, name, options) : ptx::compileToPtx(module, name, options);
 }
 
 CacheKeyInputs toolchainKeyInputs() {

@@ -24,7 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpu/GpuPasses.h"
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 
 namespace tessera::gpu {
 
@@ -39,7 +39,7 @@ int combinableOperand(Operation* add, const Target& target, int numWarps) {
     Operation* dot = d.definingOp();
     if (!dot || !dot->is(OpCode::Dot) || !d.hasOneUse() || dot->block() != add->block()) continue;
     if (isWgmmaFp8(dot->operand(0).type().elementType().kind()) && dotUsesWgmma(dot, target, numWarps)) continue;
-    if (x.type() != d.type() || !transforms::isZeroConstant(dot->operand(2))) continue;
+    if (x.type() != d.type() || !ir::isZeroConstant(dot->operand(2))) continue;
     return i;
   }
   return -1;

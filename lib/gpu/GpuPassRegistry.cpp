@@ -248,11 +248,18 @@ const std::vector<PassInfo>& gpuPasses() {
        [](const Options&) {
          return std::make_unique<FunctionPass>([](Operation* f) { pingPongWarpgroups(f); }, /*kernelsOnly=*/false);
        }},
-      {"prefetch-dot-operands",
-       "Loads that feed tt.dot in an scf.for are issued one iteration ahead (the first before the loop), "
-       "their tiles carried as iteration arguments.",
+      {"encode-host-tensormaps",
+       "ttng.tensormap_create ops whose base, shape and strides the launch knows become ttng.host_tensormap, "
+       "the map as attributes and its index among the kernel's host tensor maps (equal maps share one). "
+       "Fails on a descriptor marked host_encoded that cannot be encoded. Runs after pipeline-dot-loops.",
        {},
-       [](const Options&) { return createFunctionPass(prefetchDotOperands); }},
+       [](const Options&) { return createFunctionPass(encodeHostTensorMaps); }},
+      {"allocate-shared-memory",
+       "Records the shared-memory plan: `offset` on each ttg.local_alloc (first fit of live ranges, "
+       "1024-aligned), `shared_buffers_bytes` on the function and `scratch_offset` (past the buffers live "
+       "there) on each op whose lowering may use scratch. The last pass before PTX.",
+       {},
+       [](const Options&) { return createFunctionPass(allocateSharedMemory); }},
       {"propagate-dot-layouts",
        "Keeps what is computed from an mma dot result (elementwise ops, reductions, expand_dims, "
        "broadcasts, loop-carried values) in the mma layout instead of converting it to the blocked one.",

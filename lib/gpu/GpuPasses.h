@@ -13,7 +13,6 @@
 //                            dots that run on fp8 wgmma
 //   carryPointerOffsets      loop-carried pointer tiles advanced by a scalar
 //                            -> initial pointers + a carried scalar offset
-//   (prefetchDotOperands is not in the pipeline: see PrefetchLoads.cpp)
 //   assignLayouts            every tensor value gets an encoding; operands
 //                            whose encoding differs from what an op needs get
 //                            a ttg.convert_layout
@@ -33,6 +32,10 @@
 //                            producer warpgroup for TMA-only ones
 //   (licm, dce)
 //   pingPongWarpgroups       two consumer warpgroups take turns at the dots
+//   encodeHostTensorMaps     descriptors the launch can encode ->
+//                            ttng.host_tensormap (the map as attributes)
+//   allocateSharedMemory     offsets of the shared buffers and of the
+//                            scratch area, as attributes
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -86,15 +89,19 @@ bool isWgmmaDot(ir::Operation* op);
 /// every other use of `v` reads the wait's result instead.
 void waitFor(ir::OpBuilder& b, ir::Value v, int64_t pendings);
 
+/// ttng.tensormap_create the launch can encode -> ttng.host_tensormap
+/// (EncodeHostTensorMaps.cpp). The last pass but allocateSharedMemory.
+void encodeHostTensorMaps(ir::Operation* func);
+/// Shared buffer offsets and scratch placement as attributes
+/// (AllocateSharedMemory.cpp). The last pass.
+void allocateSharedMemory(ir::Operation* func);
+
 /// The two consumer warpgroups of a warp-specialized kernel of 8 warps take
 /// turns at their loops' dots (PingPong.cpp). Runs after licm.
 void pingPongWarpgroups(ir::Operation* func);
 /// Pointer tiles a loop advances by a splat scalar are carried as a scalar
 /// offset (LoopPointerOffsets.cpp).
 void carryPointerOffsets(ir::Operation* func);
-/// Software-pipelines loads that feed tt.dot in loops by one iteration
-/// (PrefetchLoads.cpp).
-void prefetchDotOperands(ir::Operation* func);
 /// `target` decides which dots run on tensor cores and how (DotEncodings.cpp).
 void assignLayouts(ir::Operation* func, int numWarps, const Target& target = Target{});
 /// Values computed from mma dot results keep the mma layout

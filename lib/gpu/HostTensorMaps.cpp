@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 
 namespace tessera::gpu {
 
@@ -35,7 +35,7 @@ std::optional<int64_t> assumedLowerBound(Value v) {
   for (OpOperand* use : v.uses()) {
     Operation* cmp = use->owner;
     if (!cmp->is(OpCode::CmpI) || use->index != 0) continue;
-    std::optional<int64_t> c = transforms::intConstantOf(cmp->operand(1));
+    std::optional<int64_t> c = ir::intConstantOf(cmp->operand(1));
     std::string pred = cmp->strAttr("predicate");
     if (!c || (pred != "sgt" && pred != "sge")) continue;
     bool assumed = false;
@@ -50,7 +50,7 @@ std::optional<int64_t> assumedLowerBound(Value v) {
 
 /// A lower bound of the integer scalar v (see provenNonNegative), or none.
 std::optional<int64_t> lowerBound(Value v, int depth) {
-  if (std::optional<int64_t> c = transforms::intConstantOf(v)) return small(*c);
+  if (std::optional<int64_t> c = ir::intConstantOf(v)) return small(*c);
   if (depth > 16) return std::nullopt;
   Operation* def = v.definingOp();
   if (!def) {
@@ -77,7 +77,7 @@ std::optional<int64_t> lowerBound(Value v, int depth) {
       return small(*x + *y);
     }
     case OpCode::SubI: {  // minus a constant
-      std::optional<int64_t> x = lb(0), c = transforms::intConstantOf(def->operand(1));
+      std::optional<int64_t> x = lb(0), c = ir::intConstantOf(def->operand(1));
       if (!x || !c) return std::nullopt;
       return small(*x - *c);
     }
@@ -114,7 +114,7 @@ std::optional<int64_t> lowerBound(Value v, int depth) {
 /// zero-extended, or an integer constant.
 std::optional<HostScalar> hostScalar(Value v) {
   HostScalar s;
-  if (std::optional<int64_t> c = transforms::intConstantOf(v); c && v.type().isInteger()) {
+  if (std::optional<int64_t> c = ir::intConstantOf(v); c && v.type().isInteger()) {
     s.constant = *c;
     return s;
   }
@@ -155,7 +155,7 @@ std::optional<OuterBase> outerBase(Operation* func, Value v, int64_t elementByte
   factors(add->operand(1), fs);
   int64_t constant = 1;
   for (Value f : fs) {
-    if (std::optional<int64_t> c = transforms::intConstantOf(f)) {
+    if (std::optional<int64_t> c = ir::intConstantOf(f)) {
       constant *= *c;
       continue;
     }

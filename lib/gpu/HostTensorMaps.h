@@ -2,18 +2,19 @@
 //
 // Which ttng.tensormap_create ops the launch can encode on the host
 // (gpu::HostTensorMap) instead of the kernel writing a descriptor into
-// global memory: the PTX emitter passes those as 128-byte parameters, and
-// the pipeliner lets a producer warpgroup run ahead of a persistent loop
-// only over descriptors made that way (a descriptor rewritten in memory
-// for the next tile could change under copies still in flight). With the
-// facts about kernel arguments both need.
+// global memory: encode-host-tensormaps turns those into
+// ttng.host_tensormap (128-byte kernel parameters), and the pipeliner lets
+// a producer warpgroup run ahead of a persistent loop only over
+// descriptors made that way (a descriptor rewritten in memory for the next
+// tile could change under copies still in flight). With the facts about
+// kernel arguments both need. Private to lib/gpu.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include <optional>
 
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Target.h"
 #include "tessera/ir/IR.h"
 
 namespace tessera::gpu {

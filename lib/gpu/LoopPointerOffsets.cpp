@@ -24,7 +24,7 @@
 
 #include "gpu/GpuPasses.h"
 #include "tessera/ir/Builder.h"
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 
 namespace tessera::gpu {
 
@@ -38,7 +38,7 @@ Value splatScalar(Value v, Operation* loop) {
   Operation* def = v.definingOp();
   if (!def) return Value();
   if (def->is(OpCode::Splat) && def->operand(0).type().isInteger()) return def->operand(0);
-  if (auto c = transforms::intConstantOf(v); c && v.type().elementType().isInteger()) {
+  if (auto c = ir::intConstantOf(v); c && v.type().elementType().isInteger()) {
     OpBuilder b;
     b.setInsertionPoint(loop);
     return b.constantInt(v.type().elementType(), *c);

@@ -55,6 +55,10 @@ std::string gpuPipeline(const std::string& kernelName, const GpuOptions& options
   // After licm, which could hoist a layout change between a turn's wait and
   // its loop.
   p.push_back("ping-pong-warpgroups");
+  // What the PTX emitter reads, decided once every pass that moves ops
+  // has run.
+  p.push_back("encode-host-tensormaps");
+  p.push_back("allocate-shared-memory");
   std::string spec;
   for (const std::string& pass : p) spec += (spec.empty() ? "" : ",") + pass;
   return spec;

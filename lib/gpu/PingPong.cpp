@@ -33,7 +33,7 @@
 
 #include "gpu/GpuPasses.h"
 #include "tessera/ir/Builder.h"
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 
 namespace tessera::gpu {
 
@@ -71,7 +71,7 @@ std::pair<Operation*, Operation*> turnDots(Operation* loop) {
     last = op;
   }
   if (!releases || !first || first == last || first->boolAttr("is_async") ||
-      !transforms::isZeroConstant(first->operand(2)))
+      !ir::isZeroConstant(first->operand(2)))
     return {nullptr, nullptr};
   auto f = std::find(ops.begin(), ops.end(), first), l = std::find(ops.begin(), ops.end(), last);
   if (!std::all_of(ops.begin(), f, barrierFree) || !std::all_of(l + 1, ops.end(), barrierFree)) return {nullptr, nullptr};

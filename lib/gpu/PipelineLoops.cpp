@@ -134,7 +134,7 @@
 #include "gpu/WarpSpecialize.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/AxisInfo.h"
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 
 namespace tessera::gpu {
 
@@ -243,7 +243,7 @@ class LoopPipeliner {
             load->boolAttr("volatile"))
           return;
         // Loads cp.async cannot copy stay where they are.
-        if (load->numOperands() > 2 && !transforms::isZeroConstant(load->operand(2))) continue;
+        if (load->numOperands() > 2 && !ir::isZeroConstant(load->operand(2))) continue;
         AccessVector v = access(load);
         // mma.sync's tile: the swizzled rows ldmatrix reads, along the dim
         // the load's memory runs along.

@@ -94,7 +94,7 @@
 #include "gpu/HostTensorMaps.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "tessera/ir/Builder.h"
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 
 namespace tessera::gpu {
 
@@ -155,7 +155,7 @@ class Sums {
   std::optional<Sum> ofUncached(Value v) {
     if (!v.type().elementType().isInteger()) return std::nullopt;
     if (v == self_) return Sum{leaf(v)};
-    if (auto c = transforms::intConstantOf(v)) {
+    if (auto c = ir::intConstantOf(v)) {
       if (*c > kMaxCoeff || *c < -kMaxCoeff) return std::nullopt;
       return Sum{Term{*c, {}, -1}};
     }
@@ -552,7 +552,7 @@ class Raiser {
     Type tile = load->result().type();
     int rank = static_cast<int>(tile.rank());
     if (load->numOperands() > 3 || load->boolAttr("volatile") || rank != 2) return std::nullopt;
-    if (load->numOperands() == 3 && !transforms::isZeroConstant(load->operand(2))) return std::nullopt;
+    if (load->numOperands() == 3 && !ir::isZeroConstant(load->operand(2))) return std::nullopt;
     Plan p;
     p.load = load;
     auto ptrs = sums.pointers(load->operand(0));
@@ -675,7 +675,7 @@ class Raiser {
   /// dims of `mask` to the tile's.
   bool readMask(Sums& sums, Value mask, std::vector<Dim>& dims, std::vector<int> toTile) {
     Type t = mask.type();
-    if (auto c = transforms::intConstantOf(mask)) return *c != 0;  // all true: nothing checked
+    if (auto c = ir::intConstantOf(mask)) return *c != 0;  // all true: nothing checked
     Operation* def = mask.definingOp();
     if (!def || !t.isTensor()) return false;
     switch (def->code()) {
@@ -835,9 +835,9 @@ class Raiser {
         t.factors.erase(std::find(t.factors.begin(), t.factors.end(), iv));
         Value lb = loop->operand(0), step = loop->operand(2);
         Value span = iv;  // iv - lb = j * step
-        if (transforms::intConstantOf(lb).value_or(1) != 0)
+        if (ir::intConstantOf(lb).value_or(1) != 0)
           span = b.create(OpCode::SubI, {iv.type()}, {iv, lb})->result();
-        auto stepConst = transforms::intConstantOf(step);
+        auto stepConst = ir::intConstantOf(step);
         auto stepAt = std::find(t.factors.begin(), t.factors.end(), step);
         if (stepConst && *stepConst != 0 && t.coeff % *stepConst == 0) {
           t.coeff /= *stepConst;

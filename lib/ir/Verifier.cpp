@@ -131,6 +131,21 @@ void Verifier::verifyTmaOp(Operation* op) {
       VERIFY(op, padding == "zero" || padding == "nan", "attr `padding` must be \"zero\" or \"nan\"");
       return;
     }
+    case OpCode::HostTensormap: {
+      VERIFY(op, op->numResults() == 1 && isDesc(op->result()), "returns the descriptor's address (!tt.ptr<i8>)");
+      VERIFY(op, op->numOperands() <= 1, "takes at most one operand, the coordinate in the outermost dim");
+      if (op->numOperands() == 1)
+        VERIFY(op, op->operand(0).type().isInteger() && !op->operand(0).type().isTensor(),
+               "the outermost coordinate must be an integer scalar");
+      VERIFY(op, op->hasAttr("index") && op->intAttr("index") >= 0, "needs attr index >= 0");
+      for (const char* name : {"base", "shape", "strides", "box", "element_bytes", "data_type", "swizzle"})
+        VERIFY(op, op->hasAttr(name), std::string("needs attr `") + name + "` (gpu::setHostTensorMapAttributes)");
+      size_t rank = op->intArrayAttr("box").size();
+      VERIFY(op, rank >= 1 && rank <= 5 && op->intArrayAttr("shape").size() == 4 * rank &&
+                     op->intArrayAttr("strides").size() == 4 * rank && op->intArrayAttr("base").size() == 4,
+             "attrs `base`, `shape`, `strides` need 4 integers per scalar, one scalar per dim of `box`");
+      return;
+    }
     case OpCode::DescriptorLoad:
       VERIFY(op, op->numOperands() >= 2 && op->numResults() == 1 && isDesc(op->operand(0)),
              "takes a descriptor and coordinates and returns the block");
@@ -529,9 +544,9 @@ void Verifier::verifyOp(Operation* op) {
       VERIFY(op, op->hasAttr("pendings") && op->intAttr("pendings") >= 0, "needs attr pendings >= 0");
       return;
     }
-    case OpCode::TensormapCreate: case OpCode::DescriptorLoad: case OpCode::InitBarriers:
-    case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
-    case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
+    case OpCode::TensormapCreate: case OpCode::HostTensormap: case OpCode::DescriptorLoad:
+    case OpCode::InitBarriers: case OpCode::InvalBarriers: case OpCode::BarrierExpect:
+    case OpCode::AsyncTmaCopyGlobalToLocal: case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
       return verifyTmaOp(op);
     case OpCode::PingPong: {
       verifyCounts(op, 0, 0, 0);

@@ -19,7 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptx/Emitter.h"
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 
 namespace tessera::ptx {
 
@@ -41,7 +41,7 @@ void emitMemdescIndex(Emitter& e, Operation* op) {
 void emitAsyncCopy(Emitter& e, Operation* op) {
   Value ptr = op->operand(0), dst = op->operand(1);
   Value mask = op->numOperands() > 2 ? op->operand(2) : Value();
-  if (op->numOperands() > 3 && !transforms::isZeroConstant(op->operand(3)))
+  if (op->numOperands() > 3 && !ir::isZeroConstant(op->operand(3)))
     e.fail(op, "ttg.async_copy_global_to_local: masked-off elements are zero-filled, so `other` must be 0");
   const LinearLayout& ll = e.layout(ptr.type());
   int64_t elemBytes = dst.type().elementType().bitWidth() / 8;

@@ -38,7 +38,7 @@
 #include <set>
 
 #include "ptx/Emitter.h"
-#include "transforms/PassDetail.h"
+#include "tessera/ir/Matchers.h"
 #include "tessera/Error.h"
 
 namespace tessera::ptx {
@@ -420,13 +420,13 @@ void emitWgmma(Emitter& e, Operation* op) {
   const Regs* carriedTarget = nullptr;
   if (op->boolAttr("is_async") && !inPlace) {
     carriedTarget = carriedRegisters(e, op);
-    if (!carriedTarget && !transforms::isZeroConstant(c))
+    if (!carriedTarget && !ir::isZeroConstant(c))
       e.fail(op, "tt.dot {is_async}: the accumulator must be a loop-carried value used only by this dot, or the "
                  "result only carried to the next iteration and read there before this dot");
   }
   // A zero accumulator is not copied: the first K step does not read it
   // (scale-d false).
-  bool zeroAcc = !inPlace && transforms::isZeroConstant(c);
+  bool zeroAcc = !inPlace && ir::isZeroConstant(c);
   for (int64_t r = 0; r < numC; ++r) {
     std::vector<int64_t> cc = e.registerCoords(lc, r);
     if (cc[0] % 64 != 0 || cc[1] % instrN != 0) continue;

@@ -110,7 +110,7 @@ void emitLocalAlloc(Emitter& e, Operation* op) {
   Type st = op->result().type();
   std::string base = e.localBuffer(op);
   if (op->numOperands() == 0) {  // a (multi-stage) buffer the program fills itself
-    // Its memory may have been scratch until here (SharedMemoryPlan reuses
+    // Its memory may have been scratch until here (allocate-shared-memory reuses
     // dead ranges): every thread must be done reading that before the
     // copies into the buffer start (one barrier for consecutive buffers).
     Operation* prev = op->prevOp();

@@ -25,19 +25,29 @@ using namespace ir;
 Emitter::Emitter(Operation* func, const gpu::GpuOptions& options)
     : func_(func),
       options_(options),
-      axis_(std::make_unique<gpu::AxisInfoAnalysis>(func)),
-      sharedPlan_(std::make_unique<SharedMemoryPlan>(func)) {}
+      axis_(std::make_unique<gpu::AxisInfoAnalysis>(func)) {
+  if (!func->hasAttr("shared_buffers_bytes"))
+    fail(func, "the kernel has no shared-memory plan (run the allocate-shared-memory pass before emitting PTX)");
+  buffersBytes_ = func->intAttr("shared_buffers_bytes");
+}
 
 Emitter::~Emitter() = default;
 
 void Emitter::needScratch(int64_t bytes) {
   scratchBytes_ = std::max(scratchBytes_, bytes);
-  scratchPositions_.push_back(sharedPlan_->position(currentOp_));
+  // Past the buffers live at this op (allocate-shared-memory); a reduce or
+  // scan may be emitting its combiner's ops when it needs scratch.
+  Operation* owner = currentOp_;
+  while (owner && owner != func_ && !gpu::usesSharedScratch(owner)) owner = owner->parentOp();
+  if (!owner || owner == func_)
+    fail(currentOp_ ? currentOp_ : func_, "internal error: shared scratch in an op gpu::usesSharedScratch leaves out");
+  scratchAt_ = std::max(scratchAt_, owner->intAttr("scratch_offset", 0));
 }
 
 std::string Emitter::localBuffer(Operation* alloc) {
   std::string r = reg(RegClass::B32);
-  prologue("add.u32 " + r + ", " + sharedBase() + ", " + std::to_string(sharedPlan_->offset(alloc)));
+  if (!alloc->hasAttr("offset")) fail(alloc, "ttg.local_alloc has no offset (run allocate-shared-memory)");
+  prologue("add.u32 " + r + ", " + sharedBase() + ", " + std::to_string(alloc->intAttr("offset")));
   return r;
 }
 
@@ -360,9 +370,11 @@ int64_t Emitter::paramDivisibility(int param) {
   return func_->hasAttr(name) ? func_->intAttr(name) : 1;
 }
 
-std::string Emitter::hostTensorMapAddress(const gpu::HostTensorMap& map) {
-  size_t k = std::find(tensorMaps_.begin(), tensorMaps_.end(), map) - tensorMaps_.begin();
-  if (k == tensorMaps_.size()) tensorMaps_.push_back(map);
+std::string Emitter::hostTensorMapAddress(int k, const gpu::HostTensorMap& map) {
+  if (static_cast<size_t>(k) >= tensorMaps_.size()) tensorMaps_.resize(k + 1);
+  if (tensorMaps_[k] && *tensorMaps_[k] != map)
+    fail(currentOp_, "ttng.host_tensormap: index " + std::to_string(k) + " names two different maps");
+  tensorMaps_[k] = map;
   // The parameter's own address (param space) made generic: TMA reads
   // the descriptor from there (a __grid_constant__ CUtensorMap in CUDA).
   std::string addr = reg(RegClass::B64);
@@ -543,9 +555,9 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::MemdescIndex: case OpCode::AsyncCopyGlobalToLocal: case OpCode::AsyncCommitGroup:
     case OpCode::AsyncWait:
       return emitAsyncOp(*this, op);
-    case OpCode::TensormapCreate: case OpCode::DescriptorLoad: case OpCode::InitBarriers:
-    case OpCode::InvalBarriers: case OpCode::BarrierExpect: case OpCode::AsyncTmaCopyGlobalToLocal:
-    case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
+    case OpCode::TensormapCreate: case OpCode::HostTensormap: case OpCode::DescriptorLoad:
+    case OpCode::InitBarriers: case OpCode::InvalBarriers: case OpCode::BarrierExpect:
+    case OpCode::AsyncTmaCopyGlobalToLocal: case OpCode::WaitBarrier: case OpCode::ArriveBarrier:
       return emitTmaOp(*this, op);
     case OpCode::PingPong:
       return emitPingPong(op);
@@ -760,7 +772,7 @@ void Emitter::emitWarpSpecialize(Operation* op) {
   // CTA also takes 1 KiB of the 228), the launch gives every thread up to
   // 255 and nothing moves (attention d=64 on 128-key blocks spilled 1.2 KB
   // at 216).
-  bool secondCtaFits = 2 * (sharedPlan_->buffersEnd() + 1024) <= 228 * 1024;
+  bool secondCtaFits = 2 * (buffersBytes_ + 1024) <= 228 * 1024;
   bool moveRegisters = options_.maxNumRegisters == 0 && op->intAttr("consumer_registers", 0) > 0 &&
                        (options_.numWarps >= 8 || secondCtaFits);
   if (moveRegisters) ins("setmaxnreg.dec.sync.aligned.u32 " + std::to_string(op->intAttr("producer_registers")));
@@ -860,6 +872,8 @@ gpu::PtxKernel Emitter::emit() {
   emitBlock(entry);
   out.numWarps = options_.numWarps + producerWarps_;
   for (size_t k = 0; k < tensorMaps_.size(); ++k) {
+    if (!tensorMaps_[k]) fail(func_, "host tensor map " + std::to_string(k) + " is used by no ttng.host_tensormap");
+    out.tensorMaps.push_back(*tensorMaps_[k]);
     std::string name = out.name + "_param_tmap" + std::to_string(k);
     params += std::string(params.empty() ? "" : ",\n") + "\t.param .align 64 .b8 " + name + "[" +
               std::to_string(gpu::kTmaDescriptorBytes) + "]";
@@ -867,7 +881,6 @@ gpu::PtxKernel Emitter::emit() {
     p.tensorMap = static_cast<int>(k);
     out.params.push_back(p);
   }
-  out.tensorMaps = tensorMaps_;
   if (tmaSlots_) {
     std::string name = out.name + "_param_scratch";
     params += std::string(params.empty() ? "" : ",\n") + "\t.param .u64 " + name;
@@ -876,10 +889,10 @@ gpu::PtxKernel Emitter::emit() {
     size_t at = prologue_.find(kGlobalScratchBytes);
     prologue_.replace(at, std::string(kGlobalScratchBytes).size(), std::to_string(out.globalScratchBytes));
   }
-  int64_t scratchAt = scratchBytes_ ? sharedPlan_->scratchOffset(scratchPositions_) : 0;
+  int64_t scratchAt = scratchBytes_ ? scratchAt_ : 0;
   if (size_t at = prologue_.find(kScratchOffset); at != std::string::npos)
     prologue_.replace(at, std::string(kScratchOffset).size(), std::to_string(scratchAt));
-  out.sharedBytes = static_cast<int>(std::max(sharedPlan_->buffersEnd(), scratchAt + scratchBytes_));
+  out.sharedBytes = static_cast<int>(std::max(buffersBytes_, scratchAt + scratchBytes_));
   out.externs = externs_;
   out.usesPrintf = usesPrintf_;
   out.runtimeChecks = runtimeChecks_;

@@ -28,14 +28,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessera/gpu/AxisInfo.h"
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Target.h"
 #include "tessera/gpu/LinearLayout.h"
 #include "tessera/ir/IR.h"
-#include "ptx/SharedMemory.h"
 
 namespace tessera::ptx {
 
@@ -124,10 +124,11 @@ class Emitter {
   std::string newTmaDescriptorSlot();
   /// %tid.x == 0: the thread that makes descriptors and issues TMA copies.
   std::string isThreadZero();
-  /// The generic address (b64) of the 128-byte kernel parameter the launch
-  /// encodes `map` into: one parameter per distinct map, declared after the
-  /// kernel's arguments.
-  std::string hostTensorMapAddress(const gpu::HostTensorMap& map);
+  /// The generic address (b64) of host tensor map `index`'s 128-byte kernel
+  /// parameter (declared after the kernel's arguments, in index order), the
+  /// launch encoding `map` into it. Fails when two ops give one index
+  /// different maps.
+  std::string hostTensorMapAddress(int index, const gpu::HostTensorMap& map);
   /// The PTX parameter an entry-block argument of the kernel is, or -1.
   int paramIndex(Value v);
   /// What the launch's specialization proved parameter `param` divisible by (1: nothing).
@@ -197,13 +198,13 @@ class Emitter {
   std::map<std::string, int64_t> knownBits_;
   std::string tid_, laneId_, warpId_, smemBase_, sharedBase_;
   int64_t scratchBytes_ = 0;
-  std::unique_ptr<SharedMemoryPlan> sharedPlan_;
-  std::vector<int64_t> scratchPositions_;  ///< where scratch is used
+  int64_t buffersBytes_ = 0;  ///< the kernel's shared_buffers_bytes (allocate-shared-memory)
+  int64_t scratchAt_ = 0;     ///< the largest scratch_offset of the ops that used scratch
   Operation* currentOp_ = nullptr;
   static constexpr const char* kScratchOffset = "__tessera_scratch_offset__";
   std::string globalScratch_, threadZero_;  ///< this program's TMA descriptor slots; %tid.x == 0
   int tmaSlots_ = 0;
-  std::vector<gpu::HostTensorMap> tensorMaps_;  ///< hostTensorMapAddress's, in parameter order
+  std::vector<std::optional<gpu::HostTensorMap>> tensorMaps_;  ///< hostTensorMapAddress's, by index
   static constexpr const char* kGlobalScratchBytes = "__tessera_global_scratch_bytes__";
   std::vector<gpu::ExternFunction> externs_;
   std::map<std::string, std::string> strings_;

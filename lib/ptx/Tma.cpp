@@ -3,13 +3,11 @@
 // The sm_90a ops of Ops.def that move blocks of a strided tensor with the
 // Tensor Memory Accelerator:
 //
-//  * ttng.tensormap_create of kernel arguments and constants (a matmul's
-//    descriptors and block pointers), or of an argument plus a
-//    non-negative scalar times such a stride (attention's per-head bases:
-//    one more, outer dim, the scalar its coordinate; gpu::hostTensorMapOf):
-//    a 128-byte parameter the launch encodes (gpu::HostTensorMap,
-//    lib/api/TensorMaps.cpp); thread 0 prefetches it.
-//  * any other ttng.tensormap_create: thread 0 writes the 128-byte descriptor into
+//  * ttng.host_tensormap (encode-host-tensormaps' record of a descriptor
+//    the launch encodes, lib/api/TensorMaps.cpp): the address of its
+//    128-byte parameter; thread 0 prefetches it. Its outer operand, if
+//    any, is every copy's coordinate in the map's added outermost dim.
+//  * ttng.tensormap_create: thread 0 writes the 128-byte descriptor into
 //    this program's slot of the kernel's global scratch (zeros, then
 //    tensormap.replace of every field: dims innermost first, strides in
 //    bytes, rank - 1), then fence.proxy.tensormap release + acquire, so
@@ -31,8 +29,8 @@
 
 #include <optional>
 
-#include "gpu/HostTensorMaps.h"
 #include "ptx/Emitter.h"
+#include "tessera/gpu/Target.h"
 
 namespace tessera::ptx {
 
@@ -58,8 +56,8 @@ std::string replace(const std::string& field, const std::string& type, const std
 }
 
 /// The descriptor's address and the coordinates of a copy through it,
-/// outermost first: `inner`, after the coordinate in the outer dim the
-/// descriptor was given for its base (gpu::hostTensorMapOf).
+/// outermost first: `inner`, after the coordinate in the outer dim a host
+/// map was given for its base (ttng.host_tensormap's outer operand).
 std::pair<std::string, std::vector<std::string>> descriptorCoordinates(Emitter& e, Value desc,
                                                                         std::vector<std::string> inner) {
   const Regs& d = e.regs(desc);
@@ -67,20 +65,29 @@ std::pair<std::string, std::vector<std::string>> descriptorCoordinates(Emitter& 
   return {d[0], inner};
 }
 
+/// ttng.host_tensormap: the kernel parameter the launch encoded (attr
+/// `index`); with an outer operand, the copies' coordinate in the map's
+/// outermost dim is that value.
+void emitHostTensormap(Emitter& e, Operation* op) {
+  std::string addr = e.hostTensorMapAddress(static_cast<int>(op->intAttr("index")), gpu::hostTensorMapFromAttributes(op));
+  // Fetched into the TMA unit's cache while the program sets up.
+  e.ins("@" + e.isThreadZero() + " prefetch.tensormap [" + addr + "]");
+  if (op->numOperands() == 1) e.bind(op->result(), {addr, e.regs(op->operand(0))[0]});
+  else e.bind(op->result(), {addr});
+}
+
+/// The block one copy through the descriptor `create` makes, outermost dim
+/// first: a host map's outermost dim, added for its base, is not copied.
+std::optional<std::vector<int64_t>> copyBox(Operation* create) {
+  if (!create || !(create->is(OpCode::TensormapCreate) || create->is(OpCode::HostTensormap))) return std::nullopt;
+  std::vector<int64_t> box = create->intArrayAttr("box");
+  if (create->is(OpCode::HostTensormap) && create->numOperands() == 1) box.erase(box.begin());
+  return box;
+}
+
+/// ttng.tensormap_create (one encode-host-tensormaps left: the host does
+/// not know its base, shape or strides).
 void emitTensormapCreate(Emitter& e, Operation* op) {
-  Value outer;
-  if (std::optional<gpu::HostTensorMap> map = gpu::hostTensorMapOf(op, outer)) {
-    std::string addr = e.hostTensorMapAddress(*map);
-    // Fetched into the TMA unit's cache while the program sets up.
-    e.ins("@" + e.isThreadZero() + " prefetch.tensormap [" + addr + "]");
-    if (outer) e.bind(op->result(), {addr, e.regs(outer)[0]});
-    else e.bind(op->result(), {addr});
-    return;
-  }
-  // The pipeliner's producer runs ahead of the persistent loop this was
-  // made in only over descriptors the launch encodes (PipelineLoops.cpp).
-  if (op->boolAttr("host_encoded"))
-    e.fail(op, "ttng.tensormap_create {host_encoded}: the launch cannot encode this descriptor");
   std::vector<int64_t> box = op->intArrayAttr("box");
   int rank = static_cast<int>(box.size());
   Type elem = op->operand(0).type().pointeeType();
@@ -142,8 +149,8 @@ void waitBarrier(Emitter& e, const std::string& bar, const std::string& phase) {
 void emitDescriptorLoad(Emitter& e, Operation* op) {
   Type tile = op->result().type();
   Operation* create = op->operand(0).definingOp();
-  if (!create || !create->is(OpCode::TensormapCreate) || create->intArrayAttr("box") != tile.shape() ||
-      create->intAttr("swizzle") != 0)
+  std::optional<std::vector<int64_t>> box = copyBox(create);
+  if (!box || *box != tile.shape() || create->intAttr("swizzle") != 0)
     e.fail(op, "ttng.descriptor_load: needs a descriptor made in the kernel, unswizzled, whose box is the block");
   int64_t bytes = tile.numElements() * (tile.elementType().bitWidth() / 8);
   int64_t barAt = (bytes + 7) / 8 * 8;
@@ -186,12 +193,13 @@ void emitAsyncTmaCopy(Emitter& e, Operation* op) {
   Operation* create = desc.definingOp();
   Type tile = dst.type();
   Encoding enc = tile.encoding();
-  if (!create || !create->is(OpCode::TensormapCreate) || tile.rank() != 2 || !enc.isNvmmaShared())
+  std::optional<std::vector<int64_t>> copied = copyBox(create);
+  if (!copied || tile.rank() != 2 || !enc.isNvmmaShared())
     e.fail(op, "ttng.async_tma_copy_global_to_local: needs a descriptor made in the kernel and a 2-D "
                "nvmma_shared tile");
   // The tile's rows in memory are the descriptor's rows (a transposed
   // tile is the transpose of the block copied); coordinates in its order.
-  std::vector<int64_t> box = create->intArrayAttr("box");
+  std::vector<int64_t> box = *copied;
   int64_t rows = tile.shape()[enc.transposed() ? 1 : 0], cols = tile.shape()[enc.transposed() ? 0 : 1];
   int64_t elemBytes = tile.elementType().bitWidth() / 8;
   if (box.size() != 2 || box[0] != rows || cols % box[1] != 0 || create->intAttr("swizzle") != enc.swizzlingByteWidth() ||
@@ -236,6 +244,7 @@ void emitBarrierLifetime(Emitter& e, Operation* op) {
 void emitTmaOp(Emitter& e, Operation* op) {
   switch (op->code()) {
     case OpCode::TensormapCreate: return emitTensormapCreate(e, op);
+    case OpCode::HostTensormap: return emitHostTensormap(e, op);
     case OpCode::DescriptorLoad: return emitDescriptorLoad(e, op);
     case OpCode::AsyncTmaCopyGlobalToLocal: return emitAsyncTmaCopy(e, op);
     case OpCode::InitBarriers: case OpCode::InvalBarriers: return emitBarrierLifetime(e, op);

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Target.h"
 #include "tessera/runtime/Assembler.h"
 
 namespace tessera::runtime {

@@ -22,8 +22,8 @@
 namespace tessera::transforms {
 
 /// Folds `op` given the payloads of its operands (one per operand).
-std::optional<ConstantValue> foldConstantOp(const ir::Operation* op,
-                                            const std::vector<ConstantValue>& operands);
+std::optional<ir::ConstantValue> foldConstantOp(const ir::Operation* op,
+                                                const std::vector<ir::ConstantValue>& operands);
 
 /// Rounds `x` to the float type `type` (round to nearest even, or toward
 /// zero). Returns nullopt when the format cannot hold the result (overflow of

@@ -1,9 +1,9 @@
 //===- PassDetail.h - Shared pieces of the Tile IR passes -------*- C++ -*-===//
 //
 // Internal to lib/transforms: the factory of every pass (the registry in
-// PassRegistry.cpp is the only caller), the option reader they share, and the
-// few IR queries more than one pass asks (is this op free of side effects,
-// is this value a constant).
+// PassRegistry.cpp is the only caller) and the option reader they share.
+// The IR queries they share (constants, side effects) are
+// tessera/ir/Matchers.h.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "tessera/ir/IR.h"
+#include "tessera/ir/Matchers.h"
 #include "tessera/transforms/Passes.h"
 
 namespace tessera::transforms {
@@ -37,20 +38,5 @@ bool boolOption(const PassOptions& options, const std::string& pass, const std::
 int64_t intOption(const PassOptions& options, const std::string& pass, const std::string& name,
                   int64_t dflt);
 
-/// True if the op may be moved, merged or dropped: the Pure trait, or an
-/// extern_elementwise / elementwise_inline_asm marked `pure = true`.
-/// Terminators are never "removable" even when Pure.
-bool isSideEffectFree(const ir::Operation* op);
-
-/// The scalar payload of an arith.constant (int64 bits or double), or
-/// nullopt when `v` is not defined by one.
-using ConstantValue = std::variant<int64_t, double>;
-std::optional<ConstantValue> constantOf(ir::Value v);
-/// The integer payload of an integer arith.constant (sign-extended bits).
-std::optional<int64_t> intConstantOf(ir::Value v);
-/// The payload of a float arith.constant.
-std::optional<double> floatConstantOf(ir::Value v);
-/// True for an integer or float arith.constant (scalar or splat) equal to 0.
-bool isZeroConstant(ir::Value v);
 
 }  // namespace tessera::transforms

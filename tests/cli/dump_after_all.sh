@@ -15,7 +15,7 @@ sig="*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16
 want_90a="inline canonicalize cse dce select-kernel carry-block-pointer-offsets canonicalize dce pointer-tiles-to-tma
 tma-descriptor-loads rewrite-block-pointers combine-dot-add upcast-fp8-dots carry-pointer-offsets dce convert-to-gpu
 propagate-dot-layouts rematerialize-converts fold-converts wgmma-register-operands cse dce sink-casts
-rematerialize-at-uses pipeline-dot-loops licm dce ping-pong-warpgroups"
+rematerialize-at-uses pipeline-dot-loops licm dce ping-pong-warpgroups encode-host-tensormaps allocate-shared-memory"
 for arch in sm_90a sm_80; do
   TESSERA_CACHE_DIR=$tmp/cache TESSERA_DUMP=after-all "$tessera" compile "$src/kernels/matmul.py" --kernel matmul_kernel \
     --signature "$sig" -D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=64 -D GROUP_M=8 --num-warps 4 --num-stages 3 \

@@ -1,6 +1,6 @@
 //===- tessera/runtime/Assembler.h - PTX -> cubin -> SASS ------*- C++ -*-===//
 //
-// Turns the PTX of gpu::compileToPtx into a cubin in process with nvJitLink
+// Turns the PTX of ptx::compileToPtx into a cubin in process with nvJitLink
 // (the same assembler as ptxas), or with the toolkit's ptxas program in
 // whole-program mode when TESSERA_ASSEMBLER=ptxas. The definitions of the
 // libdevice functions the PTX calls are compiled once from CUDA's math
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Target.h"
 
 namespace tessera::runtime {
 

@@ -23,7 +23,7 @@
 #include <optional>
 #include <string>
 
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Target.h"
 #include "tessera/runtime/Assembler.h"
 
 namespace tessera::runtime {

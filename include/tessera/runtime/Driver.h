@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Target.h"
 
 namespace tessera::runtime {
 

@@ -29,7 +29,7 @@ TEST(GpuPassRegistry, RegisteringTwiceAddsEachPassOnce) {
   EXPECT_EQ(registeredNames(),
             (std::vector<std::string>{"inline", "canonicalize", "cse", "dce", "licm", "convert-to-gpu",
                                       "carry-block-pointer-offsets", "pointer-tiles-to-tma", "tma-descriptor-loads", "rewrite-block-pointers", "combine-dot-add", "upcast-fp8-dots", "carry-pointer-offsets", "pipeline-dot-loops", "ping-pong-warpgroups",
-                                      "prefetch-dot-operands", "propagate-dot-layouts", "wgmma-register-operands",
+                                      "encode-host-tensormaps", "allocate-shared-memory", "propagate-dot-layouts", "wgmma-register-operands",
                                       "rematerialize-converts",
                                       "fold-converts", "sink-casts",
                                       "rematerialize-at-uses", "lower-to-gpu", "select-kernel"}));

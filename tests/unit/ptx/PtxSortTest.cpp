@@ -19,7 +19,7 @@
 #include "PtxEval.h"
 #include "PtxTestUtil.h"
 #include "ir/FloatFormats.h"
-#include "tessera/gpu/Backend.h"
+#include "tessera/ptx/Backend.h"
 #include "tessera/ir/IR.h"
 #include "tessera/tessera.h"
 
@@ -255,7 +255,7 @@ TEST(PtxLayouts, AccumulatorTilesLeaveThroughStmatrix) {
         gpu::GpuOptions options;
         options.numWarps = cs.warps;
         options.target = gpu::Target::parse(arch);
-        gpu::PtxKernel k = gpu::emitPtx(*module, "k", options);
+        gpu::PtxKernel k = ptxtest::planAndEmit(*module, "k", options);
         EXPECT_EQ(k.ptx.find("stmatrix") != std::string::npos, std::string(arch) == "sm_90a") << k.ptx;
         if (!ptxtest::ptxasPath().empty()) EXPECT_EQ(ptxtest::assemble(k, arch), "");
         std::vector<uint8_t> in(cs.r * cs.c * 2), out(in.size(), 0xEE);

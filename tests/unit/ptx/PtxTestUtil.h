@@ -17,7 +17,8 @@
 #include <sstream>
 
 #include "../frontend/TestUtil.h"
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Passes.h"
+#include "tessera/ptx/Backend.h"
 #include "tessera/transforms/Passes.h"
 
 namespace tessera::ptxtest {
@@ -46,10 +47,20 @@ inline gpu::PtxKernel compile(const std::string& src, const std::string& kernel,
   g.numWarps = warps;
   g.target = gpu::Target::parse(arch);
   g.pointerTma = pointerTma;
-  return gpu::compileToPtx(*r.module, r.kernelName, g);
+  return ptx::compileToPtx(*r.module, r.kernelName, g);
 }
 
 /// The text of kernels/<file>, the kernel library's sources.
+/// PTX of Tile GPU IR written or changed by hand: runs the passes that
+/// record what the emitter reads (encode-host-tensormaps,
+/// allocate-shared-memory) on it first, as the lowering does.
+inline gpu::PtxKernel planAndEmit(ir::Module& gpuModule, const std::string& kernel, const gpu::GpuOptions& options) {
+  transforms::PassRunOptions run;
+  run.extraPasses = &gpu::gpuPasses();
+  transforms::runPasses(gpuModule, "encode-host-tensormaps,allocate-shared-memory", run);
+  return ptx::emitPtx(gpuModule, kernel, options);
+}
+
 inline std::string librarySource(const std::string& file) {
   std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/kernels/" + file);
   std::stringstream ss;

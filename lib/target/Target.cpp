@@ -9,7 +9,7 @@
 #include <cctype>
 
 #include "tessera/Error.h"
-#include "tessera/gpu/Backend.h"
+#include "tessera/gpu/Target.h"
 
 namespace tessera::gpu {
 
