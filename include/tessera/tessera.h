@@ -307,6 +307,11 @@ class CompiledKernel {
   /// and ptx need no GPU and no toolkit; cubin and sass need the CUDA
   /// toolkit (nvJitLink; sass also nvdisasm or cuobjdump).
   std::string asm_text(const std::string& stage) const;
+  /// The Tile GPU IR right after one pass of the GPU lowering: `pass` is a
+  /// pass name of the pipeline (TESSERA_DUMP=after-all lists them, e.g.
+  /// "convert-to-gpu"), or "NAME:N" for its N-th run (dce runs several
+  /// times). Throws naming the pipeline's passes when it has no such run.
+  std::string ir_after_pass(const std::string& pass) const;
   const std::string& name() const;
   /// The architecture the GPU stages are compiled for, e.g. "sm_90a".
   std::string target() const;

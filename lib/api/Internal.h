@@ -269,6 +269,24 @@ class SweepScope {
 };
 }  // namespace profile
 
+/// CompiledKernel::ir_after_pass: the Tile GPU IR after `pass` ("NAME" or
+/// "NAME:N", its N-th run) of `k`'s lowering for its target (Kernel.cpp).
+std::string irAfterPass(const CompiledKernelImpl& k, const std::string& pass);
+
+// Dumps.cpp: TESSERA_DUMP (stderr) and TESSERA_DUMP_DIR (files).
+/// Whether TESSERA_DUMP asks for `stage` (ttir, ttgir, ptx, sass,
+/// after-all); with only TESSERA_DUMP_DIR set, every stage but after-all.
+bool dumpWanted(const char* stage);
+/// Writes `stage` of `k` (for `target`, "" for the Tile IR) where the dump
+/// goes, when it is wanted.
+void dumpStage(const char* stage, const CompiledKernelImpl& k, const std::string& target, const std::string& text);
+/// The GpuOptions::afterPass of TESSERA_DUMP=after-all, or null.
+std::function<void(const std::string&, const ir::Module&)> afterPassDumper(const CompiledKernelImpl& k,
+                                                                           const std::string& target);
+/// The SASS of `b`'s cubin when TESSERA_DUMP asks (a note when it cannot be
+/// disassembled: a launch never fails for a dump).
+void dumpSass(const CompiledKernelImpl& k, GpuBinary& b);
+
 /// The PTX (and with needCubin the cubin) of `k` for `target`, compiled or
 /// found in the caches (Kernel.cpp).
 std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Target& target, bool needCubin);

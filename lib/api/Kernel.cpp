@@ -42,32 +42,6 @@ using frontend::ParamSpec;
 // Compilation
 //===----------------------------------------------------------------------===//
 
-/// True when TESSERA_DUMP (comma-separated stage names, or "all") names `stage`.
-static bool dumpWanted(const char* stage) {
-  for (const std::string& s : env::list("TESSERA_DUMP"))
-    if (s == stage || s == "all") return true;
-  return false;
-}
-
-/// Prints one stage to stderr when TESSERA_DUMP asks for it.
-static void dumpStage(const char* stage, const std::string& kernel, const std::string& target,
-                      const std::string& text) {
-  if (!dumpWanted(stage)) return;
-  std::cerr << "// ----- " << stage << ": " << kernel << (target.empty() ? "" : " (" + target + ")") << " -----\n"
-            << text << (text.empty() || text.back() == '\n' ? "" : "\n") << std::flush;
-}
-
-static void dumpStages(const detail::CompiledKernelImpl& k) { dumpStage("ttir", k.name, "", k.ttir); }
-
-/// TESSERA_DUMP=after-all (not part of "all"): the IR after every pass of
-/// the GPU lowering, each verified; such kernels are compiled, not read from
-/// the disk cache.
-static bool dumpAfterAll() {
-  for (const std::string& s : env::list("TESSERA_DUMP"))
-    if (s == "after-all") return true;
-  return false;
-}
-
 /// "note: while compiling kernel 'k' for 'x' *fp32:16, 'n' i32, 'BLOCK' = 128":
 /// appended to compile errors so a wrongly typed argument is easy to spot.
 static std::string specializationNote(const frontend::JitFunction& fn, const std::vector<ParamSpec>& specs) {
@@ -169,7 +143,7 @@ static std::shared_ptr<detail::CompiledKernelImpl> compileSpecialization(detail:
   compiled->options = options;
   compiled->source = kernel.fn->program->source();
   compiled->modulesDigest = detail::programDigest(*kernel.fn);
-  dumpStages(*compiled);
+  detail::dumpStage("ttir", *compiled, "", compiled->ttir);
   std::lock_guard<std::mutex> lock(kernel.cache->mutex);
   return kernel.cache->entries.emplace(key, compiled).first->second;
 }
@@ -269,18 +243,6 @@ static bool alwaysCompile() {
   return env::flag("TESSERA_ALWAYS_COMPILE");
 }
 
-/// Disassembles for TESSERA_DUMP=sass, which must not fail a launch when the
-/// toolkit has no disassembler.
-static void dumpSass(GpuBinary& b) {
-  if (!dumpWanted("sass")) return;
-  try {
-    if (!b.sass) b.sass = runtime::disassemble(*b.cubin, runtime::sassTarget(b.target));
-    dumpStage("sass", b.ptx.name, b.target.name(), *b.sass);
-  } catch (const Error& e) {
-    dumpStage("sass", b.ptx.name, b.target.name(), std::string("// unavailable: ") + e.what());
-  }
-}
-
 /// A kernel cache entry is intact when it decodes to the kernel `name`: an
 /// entry whose manifest verifies but does not decode is replaced, not kept.
 static runtime::CacheEntryCheck decodesAs(const std::string& name) {
@@ -288,6 +250,46 @@ static runtime::CacheEntryCheck decodesAs(const std::string& name) {
     std::optional<runtime::KernelBinary> b = runtime::deserializeKernelBinary(files);
     return b && b->ptx.name == name;
   };
+}
+
+/// What compiles `k` for `target`: the specialization's launch options and
+/// the environment's code knobs.
+static gpu::GpuOptions gpuOptionsOf(const CompiledKernelImpl& k, const gpu::Target& target) {
+  gpu::GpuOptions options;
+  options.numWarps = k.numWarps;
+  options.numStages = k.numStages;
+  options.maxNumRegisters = k.maxNumRegisters;
+  options.target = target;
+  options.debug = k.debug;
+  options.pointerTma = pointerTmaEnabled();
+  return options;
+}
+
+std::string irAfterPass(const CompiledKernelImpl& k, const std::string& pass) {
+  std::string name = pass;
+  int occurrence = 1;
+  if (size_t colon = pass.find(':'); colon != std::string::npos) {
+    name = pass.substr(0, colon);
+    std::string n = pass.substr(colon + 1);
+    occurrence = n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 4 ? 0 : std::stoi(n);
+    if (occurrence < 1) throw Error("pass '" + pass + "': expected NAME or NAME:N with N >= 1 (its N-th run)");
+  }
+  gpu::GpuOptions options = gpuOptionsOf(k, k.target);
+  std::vector<std::string> ran;
+  std::optional<std::string> found;
+  options.afterPass = [&](const std::string& p, const ir::Module& module) {
+    ran.push_back(p);
+    if (p == name && --occurrence == 0) found = ir::print(module);
+  };
+  gpu::lowerToGpuIR(*k.module, k.name, options);
+  if (found) return *found;
+  std::string list;
+  for (const std::string& p : ran) list += (list.empty() ? "" : ", ") + p;
+  int runs = static_cast<int>(std::count(ran.begin(), ran.end(), name));
+  throw Error("kernel '" + k.name + "': the GPU lowering for " + k.target.name() +
+              (runs ? " runs '" + name + "' " + std::to_string(runs) + " time" + (runs == 1 ? "" : "s") + ", not " + pass
+                    : " has no pass '" + name + "'") +
+              " (its passes: " + list + ")");
 }
 
 /// The GPU stages of `k` for `target`: from memory, else from the disk
@@ -304,7 +306,7 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     b->target = target;
     b->diskKey = diskCacheKey(k, target);
     std::optional<runtime::KernelBinary> hit;
-    if (!alwaysCompile() && !dumpAfterAll())
+    if (!alwaysCompile() && !dumpWanted("after-all"))
       if (auto files = runtime::loadCacheEntry(dir, b->diskKey, decodesAs(k.name)))
         hit = runtime::deserializeKernelBinary(*files);
     if (hit) {
@@ -313,23 +315,13 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     } else {
       profile::Span span("compile", "ptx ", k.name);
       span.arg("target", target.name());
-      gpu::GpuOptions options;
-      options.numWarps = k.numWarps;
-      options.numStages = k.numStages;
-      options.maxNumRegisters = k.maxNumRegisters;
-      options.target = target;
-      options.debug = k.debug;
-      options.pointerTma = pointerTmaEnabled();
-      if (dumpAfterAll())
-        options.afterPass = [&k, &target](const std::string& pass, const ir::Module& module) {
-          std::cerr << "// ----- after " << pass << ": " << k.name << " (" << target.name() << ") -----\n"
-                    << ir::print(module) << std::flush;
-        };
+      gpu::GpuOptions options = gpuOptionsOf(k, target);
+      options.afterPass = afterPassDumper(k, target.name());
       b->ptx = compilePtx(*k.module, k.name, options);
     }
-    dumpStage("ttgir", k.name, target.name(), b->ptx.ttgir);
-    dumpStage("ptx", k.name, target.name(), b->ptx.ptx);
-    if (b->cubin) dumpSass(*b);
+    dumpStage("ttgir", k, target.name(), b->ptx.ttgir);
+    dumpStage("ptx", k, target.name(), b->ptx.ptx);
+    if (b->cubin) dumpSass(k, *b);
     slot = std::move(b);
   }
   if (needCubin && !slot->cubin) {
@@ -338,7 +330,7 @@ std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Tar
     slot->cubin = runtime::assemble(slot->ptx, target);
     runtime::publishCacheEntry(dir, slot->diskKey, runtime::serializeKernelBinary({slot->ptx, *slot->cubin}),
                                decodesAs(k.name));
-    dumpSass(*slot);
+    dumpSass(k, *slot);
   }
   return slot;
 }
@@ -436,6 +428,8 @@ std::string CompiledKernel::asm_text(const std::string& stage) const {
   }
   throw Error("unknown stage '" + stage + "' (expected ttir, ttgir, ptx, cubin or sass)");
 }
+
+std::string CompiledKernel::ir_after_pass(const std::string& pass) const { return detail::irAfterPass(*impl_, pass); }
 
 const std::string& CompiledKernel::name() const { return impl_->name; }
 

@@ -4,6 +4,8 @@
 # matmul's lowering (kernels/matmul.py, sm_90a and sm_80), in the order of
 # the pipeline; the last dump is the ttgir `--emit ttgir` prints; tessera-opt
 # runs the same pipeline string (--pass-pipeline, --print-ir-after-all).
+# `compile --emit ttgir --stop-after PASS[:N]` gives the IR after one pass;
+# TESSERA_DUMP_DIR writes the stages (and the passes) to files.
 #
 #   dump_after_all.sh TESSERA TESSERA_OPT SOURCE_DIR
 set -uo pipefail
@@ -42,3 +44,44 @@ n=$(grep -c '^// ----- after ' "$tmp/opt.dump")
 [ "$n" = 3 ] || fail "tessera-opt --print-ir-after-all printed $n dumps, want 3"
 grep -q '#ttg.blocked' "$tmp/k.out" || fail "tessera-opt: no encodings after convert-to-gpu"
 echo "tessera-opt: --pass-pipeline with --print-ir-after-all ok"
+
+# --stop-after: the IR right after one pass (the last one: the ttgir itself).
+compile90() {
+  "$tessera" compile "$src/kernels/matmul.py" --kernel matmul_kernel --signature "$sig" -D BLOCK_M=128 -D BLOCK_N=128 \
+    -D BLOCK_K=64 -D GROUP_M=8 --num-warps 4 --num-stages 3 --arch sm_90a "$@"
+}
+compile90 --emit ttgir --stop-after allocate-shared-memory -o "$tmp/stop.last" || fail "--stop-after allocate-shared-memory"
+cmp -s "$tmp/stop.last" "$tmp/sm_90a.ttgir" || fail "--stop-after at the last pass is not the ttgir"
+compile90 --emit ttgir --stop-after convert-to-gpu -o "$tmp/stop.convert" || fail "--stop-after convert-to-gpu"
+grep -q '#ttg.blocked' "$tmp/stop.convert" || fail "--stop-after convert-to-gpu: no encodings"
+! grep -q 'shared_buffers_bytes\|ttng.init_barriers' "$tmp/stop.convert" || fail "--stop-after convert-to-gpu: pipelined or allocated already"
+grep -q 'ttng.init_barriers' "$tmp/sm_90a.ttgir" || fail "the ttgir has no TMA pipeline"
+compile90 --emit ttgir --stop-after dce:2 -o "$tmp/stop.dce2" || fail "--stop-after dce:2"
+! grep -q '#ttg.' "$tmp/stop.dce2" || fail "--stop-after dce:2 (before convert-to-gpu) has encodings"
+compile90 --emit ttgir --stop-after dce:9 2>"$tmp/stop.err" && fail "--stop-after dce:9 succeeded"
+grep -q "runs 'dce' 5 times, not dce:9 (its passes: inline, canonicalize" "$tmp/stop.err" || { cat "$tmp/stop.err"; fail "dce:9 message"; }
+compile90 --emit ttgir --stop-after no-such-pass 2>"$tmp/stop.err" && fail "--stop-after no-such-pass succeeded"
+grep -q "has no pass 'no-such-pass'" "$tmp/stop.err" || { cat "$tmp/stop.err"; fail "unknown pass message"; }
+compile90 --emit ptx --stop-after dce 2>"$tmp/stop.err" && fail "--stop-after with --emit ptx succeeded"
+grep -q "only with --emit ttgir" "$tmp/stop.err" || { cat "$tmp/stop.err"; fail "--emit ptx message"; }
+echo "--stop-after: after a named pass, its N-th run; unknown passes and runs named"
+
+# TESSERA_DUMP_DIR: the stages as files, one directory per specialization;
+# with after-all, every pass numbered in order.
+dd=$tmp/dumps
+TESSERA_CACHE_DIR=$tmp/cache TESSERA_DUMP_DIR=$dd compile90 --emit ptx -o "$tmp/k.ptx" || fail "TESSERA_DUMP_DIR compile"
+dir=$(ls -d "$dd"/matmul_kernel-* 2>/dev/null)
+[ "$(wc -l <<<"$dir")" = 1 ] && [ -d "$dir" ] || fail "TESSERA_DUMP_DIR: want one matmul_kernel-<key> directory, got: $(ls "$dd")"
+for f in matmul_kernel.ttir matmul_kernel.sm_90a.ttgir matmul_kernel.sm_90a.ptx; do
+  [ -s "$dir/$f" ] || fail "TESSERA_DUMP_DIR: no $f (have: $(ls "$dir"))"
+done
+cmp -s "$dir/matmul_kernel.sm_90a.ptx" "$tmp/k.ptx" || fail "TESSERA_DUMP_DIR: the ptx file is not --emit ptx's"
+cmp -s "$dir/matmul_kernel.sm_90a.ttgir" "$tmp/sm_90a.ttgir" || fail "TESSERA_DUMP_DIR: the ttgir file is not --emit ttgir's"
+[ ! -e "$dir/matmul_kernel.sm_90a.passes" ] || fail "TESSERA_DUMP_DIR alone dumped the passes"
+rm -rf "$dd"
+TESSERA_CACHE_DIR=$tmp/cache TESSERA_DUMP_DIR=$dd TESSERA_DUMP=after-all compile90 --emit ttgir -o /dev/null 2>"$tmp/dd.err" ||
+  fail "TESSERA_DUMP_DIR with after-all"
+[ ! -s "$tmp/dd.err" ] || fail "TESSERA_DUMP_DIR: dumps went to stderr too"
+passes=$(ls "$dd"/matmul_kernel-*/matmul_kernel.sm_90a.passes | sed 's/^[0-9]*-\(.*\)\.ttgir$/\1/' | tr '\n' ' ')
+[ "$passes" = "$(tr '\n' ' ' <<<"$want_90a")" ] || fail "TESSERA_DUMP_DIR passes: $passes"
+echo "TESSERA_DUMP_DIR: ttir, ttgir, ptx files; the passes numbered in pipeline order"

@@ -79,6 +79,7 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
     else if (a == "--num-stages" || a == "-ns") c.options.num_stages = parseInt(a, value());
     else if (a == "--maxnreg") c.options.maxnreg = parseInt(a, value());
     else if (a == "--name") c.name = value();
+    else if (a == "--stop-after") c.stopAfter = value();
     else if (a.rfind("-D", 0) == 0) {
       std::string def = a.size() > 2 ? a.substr(2) : value();
       size_t eq = def.find('=');
@@ -98,6 +99,8 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
   if (c.emit == "cpp" && (c.out.empty() || c.out == "-"))
     throw UsageError("--emit cpp writes OUT.h and OUT.cpp: give -o OUT");
   if (c.emit != "cpp" && !c.name.empty()) throw UsageError("--name names the launcher of --emit cpp");
+  if (!c.stopAfter.empty() && c.emit != "ttgir")
+    throw UsageError("--stop-after PASS stops the GPU lowering: only with --emit ttgir");
   if (c.emit != "cpp" && c.arch.find(',') != std::string::npos)
     throw UsageError("several architectures (--arch " + c.arch + ") only with --emit cpp");
   if (c.options.num_warps < 1 || c.options.num_warps > 32 || (c.options.num_warps & (c.options.num_warps - 1)))

@@ -21,6 +21,7 @@ struct UsageError : std::runtime_error {
 
 struct CompileArgs {
   std::string file, kernel, signature, emit = "ttir", out, arch, name;
+  std::string stopAfter;  ///< --stop-after PASS[:N] (--emit ttgir)
   bool haveSignature = false;
   tessera::Meta defines;
   tessera::LaunchOptions options;

@@ -46,6 +46,7 @@ const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
     "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
+    "          [--stop-after PASS]\n"
     "  tessera list [-I DIR]... FILE|PACKAGE   (the kernels and their parameters)\n"
     "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
     "  tessera bench TRACE   (per-kernel launches, run and compile time of a TESSERA_PROFILE=TRACE trace)\n"
@@ -54,6 +55,7 @@ const char* kUsage =
 const char* kCompileHelp =
     "usage: tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]... [-I DIR]...\n"
     "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
+    "          [--stop-after PASS]\n"
     "\n"
     "Compiles one specialization of the @triton.jit kernel NAME of FILE and writes one stage of it.\n"
     "Options take their value as the next argument or after '=' (--emit=ptx).\n"
@@ -81,7 +83,9 @@ const char* kCompileHelp =
     "                        cpp (an ahead-of-time launcher; these need the CUDA toolkit)\n"
     "  -o, --output OUT      the file to write (default: stdout); with --emit cpp, OUT.h and OUT.cpp\n"
     "                        (a trailing .cpp or .h is dropped)\n"
-    "  --name ID             with --emit cpp: the C++ name of the launcher (default: OUT's file name)\n";
+    "  --name ID             with --emit cpp: the C++ name of the launcher (default: OUT's file name)\n"
+    "  --stop-after PASS     with --emit ttgir: the IR right after that pass of the GPU lowering (a name\n"
+    "                        TESSERA_DUMP=after-all prints, e.g. convert-to-gpu), or PASS:N for its N-th run\n";
 
 const char* kListHelp =
     "usage: tessera list [-I DIR]... FILE|PACKAGE\n"
@@ -164,7 +168,8 @@ int compileCommand(const std::vector<std::string>& args) {
     return 0;
   }
   tessera::CompiledKernel compiled = program.kernel(c.kernel).compile(c.signature, c.defines, c.options, c.arch);
-  writeOutput(c.out, c.emit == "metadata" ? metadataJson(compiled.metadata()) : compiled.asm_text(c.emit));
+  if (!c.stopAfter.empty()) writeOutput(c.out, compiled.ir_after_pass(c.stopAfter));
+  else writeOutput(c.out, c.emit == "metadata" ? metadataJson(compiled.metadata()) : compiled.asm_text(c.emit));
   return 0;
 }
 
