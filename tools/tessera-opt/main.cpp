@@ -1,6 +1,7 @@
 //===- tessera-opt/main.cpp - Run Tile IR and Tile GPU IR passes on IR text ===//
 //
-//   tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-ir-after-all] [--print-locations] [-o OUT]
+//   tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-ir-after-all] [--print-locations]
+//               [--emit-ptx=ARCH] [-o OUT]
 //   tessera-opt --list-passes
 //
 // --pass-pipeline= is --pass= (the compiler's GPU pipeline is such a string:
@@ -9,7 +10,12 @@
 //
 // Parses Tile IR text (stdin when FILE is "-" or missing), verifies it, runs
 // the passes (each followed by the verifier, inside runPasses), verifies
-// again and prints the result. Every error goes to stderr with exit code 1.
+// again and prints the result. --emit-ptx=ARCH (sm_80, sm_90a, ...) prints
+// instead the PTX of each kernel of the result, which must be Tile GPU IR
+// that went through the GPU pipeline's last passes (encode-host-tensormaps,
+// allocate-shared-memory: lit tests of the emitter run them first); the
+// kernel's num_warps attribute gives its warps. Every error goes to stderr
+// with exit code 1.
 // The Tile GPU IR passes (tessera/gpu/Passes.h: convert-to-gpu, ...) are
 // registered at start-up next to the Tile IR ones.
 //
@@ -22,6 +28,7 @@
 #include "tessera/Error.h"
 #include "tessera/gpu/Passes.h"
 #include "tessera/ir/IR.h"
+#include "tessera/ptx/Backend.h"
 #include "tessera/transforms/Passes.h"
 
 namespace {
@@ -34,10 +41,12 @@ struct Options {
   bool printLocations = false;
   bool listPasses = false;
   bool printAfterAll = false;
+  std::string emitPtx;  ///< the architecture, or "" for IR text
 };
 
 void usage(std::ostream& os) {
-  os << "usage: tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-ir-after-all] [--print-locations] [-o OUT]\n"
+  os << "usage: tessera-opt [FILE|-] [--pass=a,b{opt=1}] [--print-ir-after-all] [--print-locations]\n"
+        "                  [--emit-ptx=ARCH] [-o OUT]\n"
         "       tessera-opt --list-passes\n";
 }
 
@@ -49,6 +58,8 @@ bool parseArgs(int argc, char** argv, Options& opts) {
     if (arg.substr(0, 7) == "--pass=" || arg.substr(0, 16) == "--pass-pipeline=") {
       opts.passes = std::string(arg.substr(arg.find('=') + 1));
       opts.hasPasses = true;
+    } else if (arg.substr(0, 11) == "--emit-ptx=") {
+      opts.emitPtx = std::string(arg.substr(11));
     } else if (arg == "--print-ir-after-all") {
       opts.printAfterAll = true;
     } else if (arg == "--print-locations") {
@@ -110,7 +121,20 @@ int run(const Options& opts) {
     tessera::transforms::runPasses(*module, opts.passes, run);
     tessera::ir::verifyOrThrow(*module, "--pass=" + opts.passes);
   }
-  std::string result = tessera::ir::print(*module, tessera::ir::PrintOptions{opts.printLocations});
+  std::string result;
+  if (!opts.emitPtx.empty()) {
+    tessera::gpu::GpuOptions options;
+    options.target = tessera::gpu::Target::parse(opts.emitPtx);
+    bool anyKernel = false;
+    for (tessera::ir::Operation* f : module->functions()) anyKernel = anyKernel || f->boolAttr("kernel");
+    for (tessera::ir::Operation* f : module->functions()) {
+      if (anyKernel && !f->boolAttr("kernel")) continue;
+      options.numWarps = static_cast<int>(f->intAttr("num_warps", 4));
+      result += tessera::ptx::emitPtx(*module, tessera::ir::funcName(f), options).ptx;
+    }
+  } else {
+    result = tessera::ir::print(*module, tessera::ir::PrintOptions{opts.printLocations});
+  }
   if (opts.output == "-") {
     std::cout << result;
     return 0;
