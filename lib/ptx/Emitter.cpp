@@ -18,6 +18,10 @@
 
 #include "tessera/Error.h"
 
+// emitOp's switch names every opcode: a new op is a build error until it
+// has a lowering.
+#pragma GCC diagnostic error "-Wswitch"
+
 namespace tessera::ptx {
 
 using namespace ir;
@@ -563,9 +567,29 @@ void Emitter::emitOp(Operation* op) {
       return emitPingPong(op);
     case OpCode::Call: case OpCode::Func:
       fail(op, "calls must be inlined before PTX emission");
-    default:
+    // One instruction (or a short sequence) per element each thread holds.
+    case OpCode::AddI: case OpCode::SubI: case OpCode::MulI: case OpCode::DivSI: case OpCode::DivUI:
+    case OpCode::RemSI: case OpCode::RemUI: case OpCode::AndI: case OpCode::OrI: case OpCode::XOrI:
+    case OpCode::ShLI: case OpCode::ShRSI: case OpCode::ShRUI: case OpCode::MaxSI: case OpCode::MaxUI:
+    case OpCode::MinSI: case OpCode::MinUI: case OpCode::MulHiI: case OpCode::AbsI:
+    case OpCode::AddF: case OpCode::SubF: case OpCode::MulF: case OpCode::DivF: case OpCode::RemF:
+    case OpCode::NegF: case OpCode::MaxNumF: case OpCode::MinNumF: case OpCode::MaximumF: case OpCode::MinimumF:
+    case OpCode::Fma: case OpCode::ClampF: case OpCode::PreciseSqrt: case OpCode::PreciseDivF:
+    case OpCode::CmpI: case OpCode::CmpF: case OpCode::Select:
+    case OpCode::ExtSI: case OpCode::ExtUI: case OpCode::TruncI: case OpCode::SIToFP: case OpCode::UIToFP:
+    case OpCode::FPToSI: case OpCode::FPToUI: case OpCode::ExtF: case OpCode::TruncF: case OpCode::Bitcast:
+    case OpCode::Exp: case OpCode::Exp2: case OpCode::Log: case OpCode::Log2: case OpCode::Sqrt:
+    case OpCode::Rsqrt: case OpCode::Sin: case OpCode::Cos: case OpCode::Erf: case OpCode::Floor:
+    case OpCode::Ceil: case OpCode::AbsF:
+    case OpCode::ExternElementwise: case OpCode::InlineAsm:
+    case OpCode::AddPtr: case OpCode::IntToPtr: case OpCode::PtrToInt: case OpCode::PtrBitcast:
+    // Values every thread computes alike.
+    case OpCode::Constant: case OpCode::GetProgramId: case OpCode::GetNumPrograms:
       return emitElementwise(*this, op);
   }
+  // No default above: an opcode Ops.def gains is a build error here (-Wswitch
+  // is an error in this file) until it has a lowering or a refusal.
+  fail(op, "internal error: an opcode outside Ops.def");
 }
 
 void Emitter::emitControlFlow(Operation* op) {
