@@ -55,7 +55,7 @@ std::string cType(ir::Type t) {
 
 std::string specText(const frontend::ParamSpec& s) {
   if (s.kind == frontend::ParamSpec::Kind::Constexpr) return "= " + frontend::toString(s.value);
-  return s.type + (s.divisibleBy16 ? ":16" : "");
+  return s.type.str() + (s.divisibleBy16 ? ":16" : "");
 }
 
 struct Param {

@@ -290,6 +290,24 @@ void dumpSass(const CompiledKernelImpl& k, GpuBinary& b);
 /// The PTX (and with needCubin the cubin) of `k` for `target`, compiled or
 /// found in the caches (Kernel.cpp).
 std::shared_ptr<GpuBinary> gpuBinary(const CompiledKernelImpl& k, const gpu::Target& target, bool needCubin);
+/// The kernel loaded on `device` (compiled for the device's target on first
+/// use). The warm path is one mutex and one vector index (GpuStages.cpp).
+DeviceKernel& deviceKernel(const CompiledKernelImpl& k, DeviceImpl& device);
+/// `base` (a specialization's Tile IR) retargeted to `target`: base itself
+/// when that is its target, else a copy cached next to it (GpuStages.cpp).
+std::shared_ptr<CompiledKernelImpl> withTarget(KernelImpl& kernel, const std::shared_ptr<CompiledKernelImpl>& base,
+                                               const gpu::Target& target);
+/// What Kernel::compile targets without an architecture: GPU 0's, else
+/// sm_90a (GpuStages.cpp).
+gpu::Target defaultCompileTarget();
+
+// Compile.cpp: specializations.
+/// The Tile IR of `kernel` for `specs` under `options`: from the kernel's
+/// cache, else compiled (frontend and Tile IR pipeline) and cached.
+std::shared_ptr<CompiledKernelImpl> compileSpecialization(KernelImpl& kernel, const std::vector<frontend::ParamSpec>& specs,
+                                                          const frontend::CompileOptions& options);
+/// The frontend's options for a launch's, checked (num_warps, maxnreg, ...).
+frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, const LaunchOptions& options);
 
 /// Launches from a remembered launch shape (LaunchMemo.cpp); false when this
 /// launch has none (the caller then takes the full path and remembers it).

@@ -242,7 +242,7 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     LaunchMemoEntry::Slot s;
     s.arg = paramIndex;
     s.pointer = params[i].type.isPointer();
-    s.floatArg = b.spec.type.rfind("fp", 0) == 0 || b.spec.type == "bf16";
+    s.floatArg = b.spec.type.isFloat();
     s.param = params[i];
     entry->slots.push_back(s);
   }

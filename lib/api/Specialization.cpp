@@ -85,7 +85,7 @@ static std::string checkedDescriptorType(const frontend::JitFunction& fn, const 
   if (d.padding != "zero" && d.padding != "nan")
     throw Error(where + ": padding must be 'zero' or 'nan', got '" + d.padding + "'");
   std::string dtype = dtype_name(d.base.dtype());
-  if (d.padding == "nan" && !(dtype.rfind("fp", 0) == 0 || dtype == "bf16"))
+  if (d.padding == "nan" && !frontend::ArgType(dtype).isFloat())
     throw Error(where + ": padding 'nan' is only supported for floating-point data");
   frontend::TensorDescType t;
   t.dtype = dtype;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -139,6 +140,37 @@ struct JitFunction {
   std::shared_ptr<JitLazy> lazy;  ///< internal: what autotune()/heuristics() evaluate
 };
 
+/// The type of a specialized parameter, as Triton's signature writes it: a
+/// scalar ("i1", "i8".."i64", "u8".."u64", "fp8e4nv", "fp16", "bf16",
+/// "fp32", "fp64"), a pointer to one ("*fp32"; "*kfp16" is const) or a host
+/// tensor descriptor ("tensordesc<fp16[64, 64]>", TensorDescType). The
+/// text is the specialization key's; the queries replace string tests.
+class ArgType {
+ public:
+  ArgType() = default;
+  ArgType(std::string text) : text_(std::move(text)) {}  // NOLINT: the signature text
+  ArgType(const char* text) : text_(text) {}              // NOLINT
+  const std::string& str() const { return text_; }
+  bool empty() const { return text_.empty(); }
+  bool isPointer() const { return text_.size() > 1 && text_[0] == '*'; }
+  bool isConstPointer() const { return text_.size() > 2 && text_[0] == '*' && text_[1] == 'k'; }
+  bool isTensorDesc() const { return text_.rfind("tensordesc<", 0) == 0; }
+  /// A scalar's own type, a pointer's pointee: "fp16" for "*kfp16" ("" for
+  /// a descriptor, whose element TensorDescType gives).
+  std::string element() const;
+  /// A float scalar (fp8 formats, fp16, bf16, fp32, fp64), not a pointer.
+  bool isFloat() const;
+  /// An unsigned integer scalar (u8..u64; i1 counts as unsigned, as in Triton).
+  bool isUnsigned() const;
+  bool operator==(const ArgType& o) const { return text_ == o.text_; }
+  bool operator==(const char* o) const { return text_ == o; }
+  bool operator==(const std::string& o) const { return text_ == o; }
+
+ private:
+  std::string text_;
+};
+std::ostream& operator<<(std::ostream& os, const ArgType& t);
+
 /// How one parameter is specialized for a compilation (Triton's key).
 struct ParamSpec {
   enum class Kind {
@@ -148,7 +180,7 @@ struct ParamSpec {
     TensorDesc,  ///< a host tensor descriptor: `type` = "tensordesc<fp16[64, 64]>" (TensorDescType)
   };
   Kind kind = Kind::Scalar;
-  std::string type;
+  ArgType type;
   bool divisibleBy16 = false;  ///< "D": pointer 16-byte aligned / int % 16 == 0
   ConstValue value;
 };

@@ -384,16 +384,16 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
       if (s.kind == ParamSpec::Kind::Constexpr) {
         v = fromConst(s.value);
       } else if (s.kind == ParamSpec::Kind::TensorDesc) {
-        v = hostTensorDescriptor(*params[k], where, s.type, static_cast<int>(k), func, body, result);
+        v = hostTensorDescriptor(*params[k], where, s.type.str(), static_cast<int>(k), func, body, result);
       } else {
         if (p.isConstexpr)
           fail(*params[k], where + " is a tl.constexpr parameter, but a runtime " +
-                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " (" + s.type +
+                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " (" + s.type.str() +
                                ") was given");
-        auto t = DType::fromName(s.type);
+        auto t = DType::fromName(s.type.str());
         if (!t || t->isVoid() || (s.kind == ParamSpec::Kind::Pointer) != t->isPtr())
           fail(*params[k], where + ": invalid " +
-                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " type '" + s.type + "'");
+                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " type '" + s.type.str() + "'");
         if (s.kind == ParamSpec::Kind::Pointer && !t->isConstPtr() && annotatedConst(params[k]->annotation.get()))
           t = DType::pointer(t->pointee(), true, t->addressSpace());
         unsigned idx = body->numArguments();

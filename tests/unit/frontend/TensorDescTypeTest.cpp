@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "tessera/frontend/Frontend.h"
 
 namespace tessera::frontend {
@@ -37,6 +39,36 @@ TEST(TensorDescType, RejectsOtherTypes) {
                            "tensordesc<fp16[64, x]>", "tensordesc<fp16[64], ones>", "tensordesc<fp16[64]",
                            "tensordesc<fp16[-4]>"})
     EXPECT_FALSE(TensorDescType::parse(text)) << text;
+}
+
+
+// ArgType: the typed queries on a parameter's signature type.
+TEST(ArgType, ClassifiesScalarsPointersAndDescriptors) {
+  for (const char* f : {"fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64"}) {
+    EXPECT_TRUE(ArgType(f).isFloat()) << f;
+    EXPECT_FALSE(ArgType(f).isPointer()) << f;
+    EXPECT_FALSE(ArgType(std::string("*") + f).isFloat()) << "a pointer to " << f << " is not a float scalar";
+  }
+  for (const char* i : {"i1", "i8", "i32", "i64", "u8", "u32", "u64"}) EXPECT_FALSE(ArgType(i).isFloat()) << i;
+  EXPECT_TRUE(ArgType("u16").isUnsigned());
+  EXPECT_TRUE(ArgType("i1").isUnsigned());
+  EXPECT_FALSE(ArgType("i16").isUnsigned());
+  EXPECT_FALSE(ArgType("*u16").isUnsigned());
+  EXPECT_TRUE(ArgType("*kfp16").isPointer());
+  EXPECT_TRUE(ArgType("*kfp16").isConstPointer());
+  EXPECT_FALSE(ArgType("*fp16").isConstPointer());
+  EXPECT_EQ(ArgType("*kfp16").element(), "fp16");
+  EXPECT_EQ(ArgType("*bf16").element(), "bf16");
+  EXPECT_EQ(ArgType("i32").element(), "i32");
+  ArgType desc("tensordesc<fp16[64, 64]>");
+  EXPECT_TRUE(desc.isTensorDesc());
+  EXPECT_FALSE(desc.isPointer());
+  EXPECT_FALSE(desc.isFloat());
+  EXPECT_EQ(desc.element(), "");
+  EXPECT_EQ(desc, "tensordesc<fp16[64, 64]>");
+  std::ostringstream os;
+  os << ArgType("*fp32");
+  EXPECT_EQ(os.str(), "*fp32");
 }
 
 }  // namespace
