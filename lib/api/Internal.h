@@ -301,6 +301,16 @@ std::shared_ptr<CompiledKernelImpl> withTarget(KernelImpl& kernel, const std::sh
 /// sm_90a (GpuStages.cpp).
 gpu::Target defaultCompileTarget();
 
+// InterpreterLaunch.cpp.
+/// The integer a host tensor descriptor's argument `component` (1..r its
+/// shape, r+1.. its strides but the last; CompileResult::argComponent) is.
+int64_t descriptorComponent(const TensorDescriptor& d, int component);
+/// Runs `compiled` on the CPU interpreter over the grid `dims` with the
+/// bound arguments.
+void launchOnInterpreter(const frontend::JitFunction& fn, const CompiledKernelImpl& compiled,
+                         const std::vector<BoundParam>& bound, const std::vector<int64_t>& dims,
+                         const LaunchOptions& options);
+
 // Compile.cpp: specializations.
 /// The Tile IR of `kernel` for `specs` under `options`: from the kernel's
 /// cache, else compiled (frontend and Tile IR pipeline) and cached.

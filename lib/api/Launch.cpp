@@ -211,13 +211,6 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
 /// slot each; pointers are device addresses) and launches.
 /// Packs the arguments exactly as the PTX entry's parameters (one 8-byte
 /// slot each; pointers are device addresses) into `slots`.
-/// The integer a descriptor's argument `component` (1..r its shape, r+1..
-/// its strides but the last; CompileResult::argComponent) passes.
-static int64_t descriptorComponent(const TensorDescriptor& d, int component) {
-  size_t r = d.shape.size(), c = static_cast<size_t>(component);
-  return c <= r ? d.shape[c - 1] : d.strides[c - 1 - r];
-}
-
 static void packParams(const detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
                        const detail::DeviceKernel& dk, const detail::DeviceImpl& device,
                        const std::vector<BoundParam>& bound, uint64_t* slots, void** ptrs,
@@ -241,7 +234,7 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
       continue;
     }
     if (b.desc) {
-      detail::packScalarParam(params[i], descriptorComponent(*b.desc, compiled.argComponent[i]), 0, false, slots[i]);
+      detail::packScalarParam(params[i], detail::descriptorComponent(*b.desc, compiled.argComponent[i]), 0, false, slots[i]);
       continue;
     }
     bool isFloatArg = b.spec.type.isFloat();
@@ -431,31 +424,7 @@ static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Gri
                            compiled, dk, bound);
     return;
   }
-  std::vector<interp::RuntimeArg> runtimeArgs;
-  runtimeArgs.reserve(compiled->argToParam.size());
-  for (size_t i = 0; i < compiled->argToParam.size(); ++i) {
-    int paramIndex = compiled->argToParam[i];
-    const BoundParam& b = bound[paramIndex];
-    if (b.desc && compiled->argComponent[i] != 0) {
-      runtimeArgs.push_back(interp::RuntimeArg::integer(descriptorComponent(*b.desc, compiled->argComponent[i])));
-      continue;
-    }
-    if (b.spec.kind == ParamSpec::Kind::Pointer || b.desc) {
-      if (!b.tensor->storage() || b.tensor->storage()->kind != detail::DeviceKind::Interpreter)
-        throw Error("kernel '" + fn.name + "': tensor argument '" + fn.params[paramIndex].name +
-                    "' does not live on the interpreter device");
-      runtimeArgs.push_back(interp::RuntimeArg::ptr(reinterpret_cast<void*>(b.tensor->data_ptr())));
-    } else if (b.spec.type.isFloat()) {
-      runtimeArgs.push_back(interp::RuntimeArg::floating(b.floatValue));
-    } else {
-      runtimeArgs.push_back(interp::RuntimeArg::integer(b.intValue));
-    }
-  }
-  interp::LaunchConfig config;
-  for (int i = 0; i < 3; ++i) config.grid[i] = dims[i];
-  config.numWarps = options.num_warps;
-  config.loopIterationLimit = static_cast<uint64_t>(env::integer("TESSERA_INTERPRETER_LOOP_LIMIT").value_or(0));
-  interp::run(*compiled->module, compiled->name, runtimeArgs, config);
+  detail::launchOnInterpreter(fn, *compiled, bound, dims, options);
 }
 
 
