@@ -8,7 +8,8 @@
 // loop, and each iteration argument involved must be yielded such a chain
 // too (closed over the arguments those chains use). Recomputing clones the
 // chain at a builder's insertion point with the block arguments mapped to
-// their values in the other iteration. Used by PipelineLoops.cpp.
+// their values in the other iteration. Used by the pipeliner
+// (PipelineSchedule.cpp decides with it, PipelineLoops.cpp recomputes).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -2,7 +2,7 @@
 //
 // Tile GPU IR, after pipeline-dot-loops and licm. In a warp-specialized
 // kernel of 8 warps (a producer warpgroup copies the stages, see
-// PipelineLoops.cpp), the kernel's two warpgroups each compute 64 rows of
+// WarpSpecializeLoops.cpp), the kernel's two warpgroups each compute 64 rows of
 // attention's 128-row tile; left alone, both run their softmax at the same
 // time and leave the tensor cores idle. This pass makes them take turns
 // (ttng.ping_pong, named barriers 2 and 3): a turn is the loop's last
