@@ -4,19 +4,17 @@
 // made: on stderr, or under TESSERA_DUMP_DIR one directory per
 // specialization, as Triton's kernel dump does:
 //
-//   $TESSERA_DUMP_DIR/<kernel>-<12 hex digits of the specialization key>/
+//   $TESSERA_DUMP_DIR/<kernel>-<12 hex digits: specialization and source>/
 //     <kernel>.ttir                       the optimized Tile IR
 //     <kernel>.<arch>.ttgir / .ptx / .sass
 //     <kernel>.<arch>.passes/NN-<pass>.ttgir   with TESSERA_DUMP=after-all
 //
-// TESSERA_DUMP picks the stages (all of them when only the directory is
-// given). A file that cannot be written is a warning, never a failed
-// compile.
+// TESSERA_DUMP picks the stages (ttir, ttgir and ptx when only the
+// directory is given). A file that cannot be written is a warning, never a
+// failed compile.
 //
 //===----------------------------------------------------------------------===//
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -46,23 +44,29 @@ void writeDumpFile(const std::filesystem::path& dir, const std::string& file, co
   out << text;
   out.close();
   if (ec || !out)
-    env::warnOnce("TESSERA_DUMP_DIR", "TESSERA_DUMP_DIR: cannot write '" + (dir / file).string() + "' (" +
-                                          (ec ? ec.message() : std::string(std::strerror(errno))) + ")");
+    env::warnOnce("TESSERA_DUMP_DIR", "TESSERA_DUMP_DIR: cannot write '" + (dir / file).string() + "'" +
+                                          (ec ? " (" + ec.message() + ")" : std::string()) +
+                                          " (said once; later dumps may fail too)");
+}
+
+/// One directory per specialization of one program: the key hashes the
+/// specialization and the kernel's source (its modules included).
+std::filesystem::path dumpDirectoryOf(const CompiledKernelImpl& k) {
+  std::string digest = runtime::sha256Hex(k.specializationKey + "\n" + k.modulesDigest).substr(0, 12);
+  return std::filesystem::path(*dumpDirectory()) / (k.name + "-" + digest);
 }
 
 }  // namespace
 
 bool dumpWanted(const char* stage) {
   std::vector<std::string> stages = env::list("TESSERA_DUMP");
-  if (stages.empty() && dumpDirectory()) return std::string(stage) != "after-all";
+  // The directory alone: the stages the compile makes anyway (sass would
+  // run the disassembler on every cubin).
+  if (stages.empty() && dumpDirectory())
+    return std::string(stage) == "ttir" || std::string(stage) == "ttgir" || std::string(stage) == "ptx";
   for (const std::string& s : stages)
     if (s == stage || (s == "all" && std::string(stage) != "after-all")) return true;
   return false;
-}
-
-std::filesystem::path dumpDirectoryOf(const CompiledKernelImpl& k) {
-  std::string digest = runtime::sha256Hex(k.specializationKey).substr(0, 12);
-  return std::filesystem::path(*dumpDirectory()) / (k.name + "-" + digest);
 }
 
 void dumpStage(const char* stage, const CompiledKernelImpl& k, const std::string& target, const std::string& text) {
@@ -80,6 +84,9 @@ std::function<void(const std::string&, const ir::Module&)> afterPassDumper(const
   if (!dumpWanted("after-all")) return nullptr;
   if (dumpDirectory()) {
     auto dir = dumpDirectoryOf(k) / (k.name + "." + target + ".passes");
+    // A run with fewer passes must not leave an earlier run's files.
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
     auto count = std::make_shared<int>(0);
     return [dir, count](const std::string& pass, const ir::Module& module) {
       std::ostringstream file;

@@ -134,18 +134,28 @@ std::string irAfterPass(const CompiledKernelImpl& k, const std::string& pass) {
   if (size_t colon = pass.find(':'); colon != std::string::npos) {
     name = pass.substr(0, colon);
     std::string n = pass.substr(colon + 1);
-    occurrence = n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 4 ? 0 : std::stoi(n);
-    if (occurrence < 1) throw Error("pass '" + pass + "': expected NAME or NAME:N with N >= 1 (its N-th run)");
+    occurrence = n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6 ? 0 : std::stoi(n);
+    if (occurrence < 1)
+      throw Error("pass '" + pass + "': expected NAME or NAME:N, N a positive integer (the pass's N-th run)");
   }
   gpu::GpuOptions options = gpuOptionsOf(k, k.target);
   std::vector<std::string> ran;
   std::optional<std::string> found;
+  // The pipeline stops at the pass asked for: what a later pass would
+  // refuse does not hide the IR.
+  struct Stop {};
   options.afterPass = [&](const std::string& p, const ir::Module& module) {
     ran.push_back(p);
-    if (p == name && --occurrence == 0) found = ir::print(module);
+    if (p == name && --occurrence == 0) {
+      found = ir::print(module);
+      throw Stop{};
+    }
   };
-  gpu::lowerToGpuIR(*k.module, k.name, options);
-  if (found) return *found;
+  try {
+    gpu::lowerToGpuIR(*k.module, k.name, options);
+  } catch (const Stop&) {
+    return *found;
+  }
   std::string list;
   for (const std::string& p : ran) list += (list.empty() ? "" : ", ") + p;
   int runs = static_cast<int>(std::count(ran.begin(), ran.end(), name));

@@ -275,7 +275,7 @@ std::string irAfterPass(const CompiledKernelImpl& k, const std::string& pass);
 
 // Dumps.cpp: TESSERA_DUMP (stderr) and TESSERA_DUMP_DIR (files).
 /// Whether TESSERA_DUMP asks for `stage` (ttir, ttgir, ptx, sass,
-/// after-all); with only TESSERA_DUMP_DIR set, every stage but after-all.
+/// after-all); with only TESSERA_DUMP_DIR set, ttir, ttgir and ptx.
 bool dumpWanted(const char* stage);
 /// Writes `stage` of `k` (for `target`, "" for the Tile IR) where the dump
 /// goes, when it is wanted.

@@ -9,7 +9,9 @@
 //   `scratch_offset`: the first 128-aligned byte past every such buffer
 //   (no attribute: 0).
 // Expects: Tile GPU IR after every pass that adds, moves or removes a
-//   ttg.local_alloc or a use of one (the last GPU pass).
+//   ttg.local_alloc or a use of one (the last GPU pass). The attributes
+//   describe the IR as it is now: a pass run after this one (tessera-opt
+//   allows it) must be followed by this pass again, which recomputes them.
 // Guarantees: two buffers live at the same time never overlap; every
 //   buffer is 1024-byte aligned (the swizzle atoms of wgmma operands). The
 //   emitter places its scratch at the largest `scratch_offset` of the ops

@@ -10,7 +10,8 @@
 //   map's added outermost dim.
 // Expects: Tile GPU IR after the pipeliner and its clean-up (the last GPU
 //   pass but allocate-shared-memory): nothing later may move a descriptor
-//   or change what its operands are.
+//   or change what its operands are. ttng.host_tensormap ops already there
+//   keep their indices (running the pass again changes nothing).
 // Guarantees: no ttng.tensormap_create marked `host_encoded` remains (the
 //   pipeliner let a producer warpgroup run ahead of a persistent loop only
 //   over such descriptors); when one cannot be encoded the pass fails
@@ -39,10 +40,15 @@ using namespace ir;
 
 void encodeHostTensorMaps(Operation* func) {
   std::vector<Operation*> creates;
+  // Maps an earlier run gave indices keep them; new ones share or follow.
+  std::vector<HostTensorMap> maps;
   func->walk([&](Operation* op) {
     if (op->is(OpCode::TensormapCreate)) creates.push_back(op);
+    if (!op->is(OpCode::HostTensormap)) return;
+    size_t index = static_cast<size_t>(op->intAttr("index"));
+    if (index >= maps.size()) maps.resize(index + 1);
+    maps[index] = hostTensorMapFromAttributes(op);
   });
-  std::vector<HostTensorMap> maps;
   for (Operation* create : creates) {
     Value outer;
     std::optional<HostTensorMap> map = hostTensorMapOf(create, outer);

@@ -251,7 +251,7 @@ const std::vector<PassInfo>& gpuPasses() {
       {"encode-host-tensormaps",
        "ttng.tensormap_create ops whose base, shape and strides the launch knows become ttng.host_tensormap, "
        "the map as attributes and its index among the kernel's host tensor maps (equal maps share one). "
-       "Fails on a descriptor marked host_encoded that cannot be encoded. Runs after pipeline-dot-loops.",
+       "Fails on a descriptor marked host_encoded that cannot be encoded. The last pass but allocate-shared-memory.",
        {},
        [](const Options&) { return createFunctionPass(encodeHostTensorMaps); }},
       {"allocate-shared-memory",

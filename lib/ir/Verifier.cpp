@@ -137,7 +137,9 @@ void Verifier::verifyTmaOp(Operation* op) {
       if (op->numOperands() == 1)
         VERIFY(op, op->operand(0).type().isInteger() && !op->operand(0).type().isTensor(),
                "the outermost coordinate must be an integer scalar");
-      VERIFY(op, op->hasAttr("index") && op->intAttr("index") >= 0, "needs attr index >= 0");
+      // Kernel parameters take at most 32 KB: far fewer than 256 maps.
+      VERIFY(op, op->hasAttr("index") && op->intAttr("index") >= 0 && op->intAttr("index") < 256,
+             "needs attr index in 0..255");
       for (const char* name : {"base", "shape", "strides", "box", "element_bytes", "data_type", "swizzle"})
         VERIFY(op, op->hasAttr(name), std::string("needs attr `") + name + "` (gpu::setHostTensorMapAttributes)");
       size_t rank = op->intArrayAttr("box").size();

@@ -287,9 +287,6 @@ void emitLocalLoad(Emitter& e, Operation* op);
 /// ttg.local_alloc: the operand's registers into the op's own buffer
 /// (DotOperands.cpp); the result is bound to the buffer's address.
 void emitLocalAlloc(Emitter& e, Operation* op);
-/// Moves `values` (layout `from`) into layout `to` of the same shape:
-/// in-thread when possible, else through shared memory.
-Regs relayout(Emitter& e, const Regs& values, Type from, Type to);
 /// The registers of a value of layout `ll` read from the scratch buffer,
 /// where it lies row-major (`shape`, unswizzled), e.g. a TMA copy's box.
 Regs loadFromScratch(Emitter& e, const gpu::LinearLayout& ll, const std::vector<int64_t>& shape, Type elem);

@@ -452,9 +452,6 @@ void emitHistogram(Emitter& e, Operation* op) {
 
 }  // namespace
 
-Regs relayout(Emitter& e, const Regs& values, Type from, Type to) {
-  return move(e, values, e.layout(from), from.shape(), e.layout(to), identityMap(), from.elementType());
-}
 
 void emitLayoutOp(Emitter& e, Operation* op) {
   switch (op->code()) {

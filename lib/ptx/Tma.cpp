@@ -88,6 +88,12 @@ std::optional<std::vector<int64_t>> copyBox(Operation* create) {
 /// ttng.tensormap_create (one encode-host-tensormaps left: the host does
 /// not know its base, shape or strides).
 void emitTensormapCreate(Emitter& e, Operation* op) {
+  // The pipeliner's producer runs ahead of a persistent loop only over
+  // descriptors the launch encodes; IR that skipped encode-host-tensormaps
+  // must not get one written in the kernel instead.
+  if (op->boolAttr("host_encoded"))
+    e.fail(op, "ttng.tensormap_create {host_encoded}: the launch must encode this descriptor "
+               "(run encode-host-tensormaps; it says why it cannot)");
   std::vector<int64_t> box = op->intArrayAttr("box");
   int rank = static_cast<int>(box.size());
   Type elem = op->operand(0).type().pointeeType();

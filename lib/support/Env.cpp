@@ -101,7 +101,7 @@ const std::vector<Knob>& knobs() {
       {"TESSERA_DUMP", Kind::List, false, 0, 0, "ttir|ttgir|ptx|sass|all|after-all",
        "print these stages on stderr (after-all: the IR after every GPU pass)"},
       {"TESSERA_DUMP_DIR", Kind::Text, false, 0, 0, "",
-       "write the TESSERA_DUMP stages (all but after-all when TESSERA_DUMP is unset) to files under this directory, "
+       "write the TESSERA_DUMP stages (ttir, ttgir and ptx when TESSERA_DUMP is unset) to files under this directory, "
        "one directory per specialization"},
       {"TESSERA_PRINT_AUTOTUNING", Kind::Flag, false, 0, 0, "", "1: print each autotuning result"},
       {"TESSERA_PRINT_RECOMPILES", Kind::Flag, false, 0, 0, "", "1: say why a launch compiles again"},

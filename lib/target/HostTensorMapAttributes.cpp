@@ -26,7 +26,9 @@ std::vector<int64_t> scalarsToInts(const std::vector<HostScalar>& scalars) {
 }
 
 [[noreturn]] void malformed(const ir::Operation* op, const std::string& what) {
-  throw Error(std::string(ir::mnemonic(op->code())) + ": " + what +
+  ir::Location l = op->loc();
+  std::string where = l.known() ? *l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) + ": " : "";
+  throw Error(where + "error: " + std::string(ir::mnemonic(op->code())) + ": " + what +
               " (the attributes encode-host-tensormaps writes)");
 }
 
