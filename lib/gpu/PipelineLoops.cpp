@@ -58,6 +58,7 @@
 #include "gpu/WarpSpecialize.h"
 #include "tessera/Error.h"
 #include "tessera/ir/Matchers.h"
+#include "tessera/ir/OpViews.h"
 
 namespace tessera::gpu {
 
@@ -70,7 +71,7 @@ bool isWgmmaDot(Operation* op) {
 }
 
 void waitFor(OpBuilder& b, Value v, int64_t pendings) {
-  Operation* wait = b.create(OpCode::WarpGroupDotWait, {v.type()}, {v}, {{"pendings", pendings}});
+  Operation* wait = buildWarpGroupDotWait(b, {v}, pendings).op();
   v.replaceAllUsesWith(wait->result());
   wait->setOperand(0, v);
 }
@@ -86,7 +87,7 @@ void LoopPipeliner::copyTiles(std::vector<Staged>& staged, Value stage, IRMappin
   int64_t tmaBytes = 0;
   for (Staged& s : staged)
     if (s.tma()) tmaBytes += s.tile.numElements() * s.tile.elementType().bitWidth() / 8;
-  if (tmaBytes) b.create(OpCode::BarrierExpect, {}, {barriers_, stage, active}, {{"bytes", tmaBytes}});
+  if (tmaBytes) buildBarrierExpect(b, barriers_, stage, active, tmaBytes);
   for (Staged& s : staged) {
     if (!s.tma()) {
       copyTile(s.load, s.buffer, stage, m, active, b);
@@ -216,10 +217,10 @@ void LoopPipeliner::rewrite(std::vector<Staged>& staged, const std::set<unsigned
   } else if (tma_) {
     Encoding plain = Encoding::swizzledShared(1, 1, 1, {0});
     barriers_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
-    b.create(OpCode::InitBarriers, {}, {barriers_});
+    buildInitBarriers(b, barriers_, 1);
     if (specialized_) {
       empty_ = b.create(OpCode::LocalAlloc, {Type::tensor({buffers_}, Type::i64(), plain)}, {})->result();
-      b.create(OpCode::InitBarriers, {}, {empty_}, {{"count", numWarps()}});
+      buildInitBarriers(b, empty_, numWarps());
     }
   }
   if (specialized_) buildProducer(staged, args, b);
@@ -259,9 +260,9 @@ void LoopPipeliner::rewrite(std::vector<Staged>& staged, const std::set<unsigned
   // keeps the copies into stage w behind every thread's last read of it;
   // a producer waits for the stages' release instead.
   b.setInsertionPointToStart(&body_);
-  if (tma_) b.create(OpCode::WaitBarrier, {}, {barriers_, readStage, phase});
+  if (tma_) buildWaitBarrier(b, barriers_, readStage, phase);
   if (cpAsync_)
-    b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{stages_ - 2}}});
+    buildAsyncWait(b, stages_ - 2);
   else if (!specialized_)
     b.create(OpCode::DebugBarrier, {}, {});
   for (Staged& s : staged) {
@@ -293,7 +294,7 @@ void LoopPipeliner::rewrite(std::vector<Staged>& staged, const std::set<unsigned
   yield->setOperands(yielded);
 
   b.setInsertionPointAfter(loop_);
-  if (cpAsync_) b.create(OpCode::AsyncWait, {}, {}, {{"num", int64_t{0}}});
+  if (cpAsync_) buildAsyncWait(b, 0);
   // The barriers of a ring through a persistent loop live as long as it.
   OpBuilder atEnd;
   atEnd.setLoc(loop_->loc());

@@ -40,6 +40,7 @@
 #include "gpu/LoopPipeliner.h"
 #include "gpu/WarpSpecialize.h"
 #include "tessera/Error.h"
+#include "tessera/ir/OpViews.h"
 
 namespace tessera::gpu::pipeliner {
 
@@ -241,7 +242,7 @@ void LoopPipeliner::buildProducer(std::vector<Staged>& staged, const std::set<un
   Value stage = body->addArgument(Type::i32()), parity = body->addArgument(Type::i32());
   OpBuilder q(body);
   q.setLoc(loop_->loc());
-  q.create(OpCode::WaitBarrier, {}, {empty_, stage, parity});
+  buildWaitBarrier(q, empty_, stage, parity);
   copyTiles(staged, stage, m, q.constantInt(Type::i1(), 1), q);
   std::vector<Value> yielded;
   for (unsigned i : carried) yielded.push_back(iterations_.recompute(body_.terminator()->operand(i - 1), m, q));
@@ -275,7 +276,7 @@ void LoopPipeliner::release(OpBuilder& b, Value stage, bool mayBeNone) {
   Value any = mayBeNone ? b.create(OpCode::CmpI, {Type::i1()}, {stage, constI32(b, 0)},
                                    {{"predicate", std::string("sge")}})->result()
                         : b.constantInt(Type::i1(), 1);
-  b.create(OpCode::ArriveBarrier, {}, {empty_, stage, any});
+  buildArriveBarrier(b, empty_, stage, any);
 }
 
 /// The kernel's num_warps (the arrivals each empty barrier waits for):

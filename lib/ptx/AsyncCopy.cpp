@@ -20,6 +20,7 @@
 
 #include "ptx/Emitter.h"
 #include "tessera/ir/Matchers.h"
+#include "tessera/ir/OpViews.h"
 
 namespace tessera::ptx {
 
@@ -28,20 +29,20 @@ using gpu::LinearLayout;
 
 namespace {
 
-void emitMemdescIndex(Emitter& e, Operation* op) {
-  Type view = op->result().type();
+void emitMemdescIndex(Emitter& e, MemdescIndexOp op) {
+  Type view = op.result().type();
   int64_t bytes = view.elementType().bitWidth() / 8;
   for (int64_t d : view.shape()) bytes *= d;
   std::string addr = e.reg(RegClass::B32);
-  e.ins("mad.lo.u32 " + addr + ", " + e.regs(op->operand(1))[0] + ", " + std::to_string(bytes) + ", " +
-        e.regs(op->operand(0))[0]);
-  e.bind(op->result(), {addr});
+  e.ins("mad.lo.u32 " + addr + ", " + e.regs(op.index())[0] + ", " + std::to_string(bytes) + ", " +
+        e.regs(op.buffer())[0]);
+  e.bind(op.result(), {addr});
 }
 
-void emitAsyncCopy(Emitter& e, Operation* op) {
-  Value ptr = op->operand(0), dst = op->operand(1);
-  Value mask = op->numOperands() > 2 ? op->operand(2) : Value();
-  if (op->numOperands() > 3 && !ir::isZeroConstant(op->operand(3)))
+void emitAsyncCopy(Emitter& e, AsyncCopyGlobalToLocalOp copy) {
+  Operation* op = copy.op();
+  Value ptr = copy.ptr(), dst = copy.dst(), mask = copy.mask();
+  if (Value other = copy.other(); other && !ir::isZeroConstant(other))
     e.fail(op, "ttg.async_copy_global_to_local: masked-off elements are zero-filled, so `other` must be 0");
   const LinearLayout& ll = e.layout(ptr.type());
   int64_t elemBytes = dst.type().elementType().bitWidth() / 8;
@@ -80,11 +81,11 @@ void emitAsyncCopy(Emitter& e, Operation* op) {
 
 void emitAsyncOp(Emitter& e, Operation* op) {
   switch (op->code()) {
-    case OpCode::MemdescIndex: return emitMemdescIndex(e, op);
-    case OpCode::AsyncCopyGlobalToLocal: return emitAsyncCopy(e, op);
+    case OpCode::MemdescIndex: return emitMemdescIndex(e, MemdescIndexOp(op));
+    case OpCode::AsyncCopyGlobalToLocal: return emitAsyncCopy(e, AsyncCopyGlobalToLocalOp(op));
     case OpCode::AsyncCommitGroup: e.ins("cp.async.commit_group"); return;
     case OpCode::AsyncWait:
-      e.ins("cp.async.wait_group " + std::to_string(op->intAttr("num")));
+      e.ins("cp.async.wait_group " + std::to_string(AsyncWaitOp(op).num()));
       if (e.options().target.capability >= 90) e.ins("fence.proxy.async.shared::cta");
       e.barrier();
       return;

@@ -31,6 +31,7 @@
 
 #include "ptx/Emitter.h"
 #include "tessera/gpu/Target.h"
+#include "tessera/ir/OpViews.h"
 
 namespace tessera::ptx {
 
@@ -68,35 +69,37 @@ std::pair<std::string, std::vector<std::string>> descriptorCoordinates(Emitter& 
 /// ttng.host_tensormap: the kernel parameter the launch encoded (attr
 /// `index`); with an outer operand, the copies' coordinate in the map's
 /// outermost dim is that value.
-void emitHostTensormap(Emitter& e, Operation* op) {
-  std::string addr = e.hostTensorMapAddress(static_cast<int>(op->intAttr("index")), gpu::hostTensorMapFromAttributes(op));
+void emitHostTensormap(Emitter& e, HostTensormapOp op) {
+  std::string addr = e.hostTensorMapAddress(static_cast<int>(op.index()), gpu::hostTensorMapFromAttributes(op.op()));
   // Fetched into the TMA unit's cache while the program sets up.
   e.ins("@" + e.isThreadZero() + " prefetch.tensormap [" + addr + "]");
-  if (op->numOperands() == 1) e.bind(op->result(), {addr, e.regs(op->operand(0))[0]});
-  else e.bind(op->result(), {addr});
+  if (Value outer = op.outer()) e.bind(op.result(), {addr, e.regs(outer)[0]});
+  else e.bind(op.result(), {addr});
 }
 
 /// The block one copy through the descriptor `create` makes, outermost dim
 /// first: a host map's outermost dim, added for its base, is not copied.
 std::optional<std::vector<int64_t>> copyBox(Operation* create) {
-  if (!create || !(create->is(OpCode::TensormapCreate) || create->is(OpCode::HostTensormap))) return std::nullopt;
-  std::vector<int64_t> box = create->intArrayAttr("box");
-  if (create->is(OpCode::HostTensormap) && create->numOperands() == 1) box.erase(box.begin());
+  if (auto made = viewAs<TensormapCreateOp>(create)) return made->box();
+  std::optional<HostTensormapOp> host = viewAs<HostTensormapOp>(create);
+  if (!host) return std::nullopt;
+  std::vector<int64_t> box = host->box();
+  if (host->outer()) box.erase(box.begin());
   return box;
 }
 
 /// ttng.tensormap_create (one encode-host-tensormaps left: the host does
 /// not know its base, shape or strides).
-void emitTensormapCreate(Emitter& e, Operation* op) {
+void emitTensormapCreate(Emitter& e, TensormapCreateOp op) {
   // The pipeliner's producer runs ahead of a persistent loop only over
   // descriptors the launch encodes; IR that skipped encode-host-tensormaps
   // must not get one written in the kernel instead.
-  if (op->boolAttr("host_encoded"))
-    e.fail(op, "ttng.tensormap_create {host_encoded}: the launch must encode this descriptor "
-               "(run encode-host-tensormaps; it says why it cannot)");
-  std::vector<int64_t> box = op->intArrayAttr("box");
+  if (op.hostEncoded())
+    e.fail(op.op(), "ttng.tensormap_create {host_encoded}: the launch must encode this descriptor "
+                    "(run encode-host-tensormaps; it says why it cannot)");
+  std::vector<int64_t> box = op.box();
   int rank = static_cast<int>(box.size());
-  Type elem = op->operand(0).type().pointeeType();
+  Type elem = op.base().type().pointeeType();
   int64_t elemBytes = elem.bitWidth() / 8;
   std::string addr = e.newTmaDescriptorSlot(), p = "@" + e.isThreadZero() + " ";
   std::string zero = e.reg(RegClass::B32);
@@ -104,29 +107,28 @@ void emitTensormapCreate(Emitter& e, Operation* op) {
   for (int i = 0; i < gpu::kTmaDescriptorBytes / 16; ++i)
     e.ins(p + "st.global.v4.b32 [" + addr + "+" + std::to_string(16 * i) + "], {" + zero + ", " + zero + ", " + zero +
           ", " + zero + "}");
-  e.ins(p + replace("global_address", "b64", addr) + e.regs(op->operand(0))[0]);
+  e.ins(p + replace("global_address", "b64", addr) + e.regs(op.base())[0]);
   e.ins(p + replace("rank", "b32", addr) + std::to_string(rank - 1));
   for (int ord = 0; ord < rank; ++ord) {
     int d = rank - 1 - ord;  // ord 0 is the innermost dim
     std::string extent = e.reg(RegClass::B32);
-    e.ins("cvt.u32.u64 " + extent + ", " + e.regs(op->operand(1 + d))[0]);
+    e.ins("cvt.u32.u64 " + extent + ", " + e.regs(op.shape(d))[0]);
     e.ins(p + replace("box_dim", "b32", addr) + std::to_string(ord) + ", " + std::to_string(box[d]));
     e.ins(p + replace("global_dim", "b32", addr) + std::to_string(ord) + ", " + extent);
     e.ins(p + replace("element_stride", "b32", addr) + std::to_string(ord) + ", 1");
     if (ord + 1 < rank) {  // ord k: the byte stride of dim k + 1 (innermost first)
       std::string stride = e.reg(RegClass::B64);
-      e.ins("mul.lo.u64 " + stride + ", " + e.regs(op->operand(1 + rank + d - 1))[0] + ", " +
-            std::to_string(elemBytes));
+      e.ins("mul.lo.u64 " + stride + ", " + e.regs(op.stride(d - 1))[0] + ", " + std::to_string(elemBytes));
       e.ins(p + replace("global_stride", "b64", addr) + std::to_string(ord) + ", " + stride);
     }
   }
-  e.ins(p + replace("elemtype", "b32", addr) + std::to_string(elemTypeCode(e, op, elem)));
+  e.ins(p + replace("elemtype", "b32", addr) + std::to_string(elemTypeCode(e, op.op(), elem)));
   e.ins(p + replace("interleave_layout", "b32", addr) + "0");
-  e.ins(p + replace("swizzle_mode", "b32", addr) + std::to_string(swizzleCode(op->intAttr("swizzle"))));
-  e.ins(p + replace("fill_mode", "b32", addr) + (op->strAttr("padding") == "nan" ? "1" : "0"));
+  e.ins(p + replace("swizzle_mode", "b32", addr) + std::to_string(swizzleCode(op.swizzle())));
+  e.ins(p + replace("fill_mode", "b32", addr) + (op.padding() == "nan" ? "1" : "0"));
   e.ins(p + "fence.proxy.tensormap::generic.release.gpu");
   e.ins(p + "fence.proxy.tensormap::generic.acquire.gpu [" + addr + "], " + std::to_string(gpu::kTmaDescriptorBytes));
-  e.bind(op->result(), {addr});
+  e.bind(op.result(), {addr});
 }
 
 /// "{c_innermost, ..., c_outermost}" of coordinate registers in tensor order.
@@ -152,12 +154,18 @@ void waitBarrier(Emitter& e, const std::string& bar, const std::string& phase) {
   e.ins("@!" + done + " bra " + loop);
 }
 
-void emitDescriptorLoad(Emitter& e, Operation* op) {
-  Type tile = op->result().type();
-  Operation* create = op->operand(0).definingOp();
+/// The swizzle (bytes) of the descriptor a copyBox is of.
+int64_t descriptorSwizzle(Operation* create) {
+  if (auto made = viewAs<TensormapCreateOp>(create)) return made->swizzle();
+  return HostTensormapOp(create).swizzle();
+}
+
+void emitDescriptorLoad(Emitter& e, DescriptorLoadOp op) {
+  Type tile = op.result().type();
+  Operation* create = op.desc().definingOp();
   std::optional<std::vector<int64_t>> box = copyBox(create);
-  if (!box || *box != tile.shape() || create->intAttr("swizzle") != 0)
-    e.fail(op, "ttng.descriptor_load: needs a descriptor made in the kernel, unswizzled, whose box is the block");
+  if (!box || *box != tile.shape() || descriptorSwizzle(create) != 0)
+    e.fail(op.op(), "ttng.descriptor_load: needs a descriptor made in the kernel, unswizzled, whose box is the block");
   int64_t bytes = tile.numElements() * (tile.elementType().bitWidth() / 8);
   int64_t barAt = (bytes + 7) / 8 * 8;
   e.needScratch(barAt + 8);
@@ -170,12 +178,12 @@ void emitDescriptorLoad(Emitter& e, Operation* op) {
   e.ins(p + "fence.mbarrier_init.release.cluster");
   e.barrier();
   std::vector<std::string> inner;
-  for (unsigned i = 1; i < op->numOperands(); ++i) inner.push_back(e.regs(op->operand(i))[0]);
-  auto [desc, coords] = descriptorCoordinates(e, op->operand(0), inner);
+  for (Value c : op.coords()) inner.push_back(e.regs(c)[0]);
+  auto [desc, coords] = descriptorCoordinates(e, op.desc(), inner);
   e.ins(p + "mbarrier.arrive.expect_tx.shared::cta.b64 _, [" + bar + "], " + std::to_string(bytes));
   e.ins(p + bulkTensorCopy(coords.size(), smem, desc, coords, bar));
   waitBarrier(e, bar, "0");
-  e.bind(op->result(), loadFromScratch(e, e.layout(tile), tile.shape(), tile.elementType()));
+  e.bind(op.result(), loadFromScratch(e, e.layout(tile), tile.shape(), tile.elementType()));
   e.barrier();
   e.ins(p + "mbarrier.inval.shared::cta.b64 [" + bar + "]");
 }
@@ -194,26 +202,27 @@ std::string threadZeroAnd(Emitter& e, Value pred) {
   return p;
 }
 
-void emitAsyncTmaCopy(Emitter& e, Operation* op) {
-  Value desc = op->operand(0), dst = op->operand(1);
+void emitAsyncTmaCopy(Emitter& e, AsyncTmaCopyGlobalToLocalOp op) {
+  Value desc = op.desc(), dst = op.dst();
   Operation* create = desc.definingOp();
   Type tile = dst.type();
   Encoding enc = tile.encoding();
   std::optional<std::vector<int64_t>> copied = copyBox(create);
-  if (!copied || tile.rank() != 2 || !enc.isNvmmaShared())
-    e.fail(op, "ttng.async_tma_copy_global_to_local: needs a descriptor made in the kernel and a 2-D "
-               "nvmma_shared tile");
+  std::vector<Value> at = op.coords();
+  if (!copied || tile.rank() != 2 || !enc.isNvmmaShared() || at.size() < 2)
+    e.fail(op.op(), "ttng.async_tma_copy_global_to_local: needs a descriptor made in the kernel and a 2-D "
+                    "nvmma_shared tile");
   // The tile's rows in memory are the descriptor's rows (a transposed
   // tile is the transpose of the block copied); coordinates in its order.
   std::vector<int64_t> box = *copied;
   int64_t rows = tile.shape()[enc.transposed() ? 1 : 0], cols = tile.shape()[enc.transposed() ? 0 : 1];
   int64_t elemBytes = tile.elementType().bitWidth() / 8;
-  if (box.size() != 2 || box[0] != rows || cols % box[1] != 0 || create->intAttr("swizzle") != enc.swizzlingByteWidth() ||
+  if (box.size() != 2 || box[0] != rows || cols % box[1] != 0 || descriptorSwizzle(create) != enc.swizzlingByteWidth() ||
       (box[1] != cols && box[1] * elemBytes != enc.swizzlingByteWidth()))
-    e.fail(op, "ttng.async_tma_copy_global_to_local: the descriptor's box and swizzle do not match the tile");
-  std::string p = "@" + threadZeroAnd(e, op->operand(4)) + " ";
-  std::string bar = barrierAt(e, op->operand(2), op->operand(3));
-  std::string row = e.regs(op->operand(5))[0], col = e.regs(op->operand(6))[0];
+    e.fail(op.op(), "ttng.async_tma_copy_global_to_local: the descriptor's box and swizzle do not match the tile");
+  std::string p = "@" + threadZeroAnd(e, op.pred()) + " ";
+  std::string bar = barrierAt(e, op.barriers(), op.index());
+  std::string row = e.regs(at[0])[0], col = e.regs(at[1])[0];
   for (int64_t k = 0; k * box[1] < cols; ++k) {
     std::string at = col;
     if (k) {
@@ -229,16 +238,17 @@ void emitAsyncTmaCopy(Emitter& e, Operation* op) {
 /// ttng.init_barriers / ttng.inval_barriers: thread 0 initializes every
 /// barrier of the buffer (arrival count attr `count`) or invalidates it.
 void emitBarrierLifetime(Emitter& e, Operation* op) {
-  bool init = op->is(OpCode::InitBarriers);
-  std::string base = e.regs(op->operand(0))[0], p = "@" + e.isThreadZero() + " ";
+  std::optional<InitBarriersOp> init = viewAs<InitBarriersOp>(op);
+  Value barriers = init ? init->barriers() : InvalBarriersOp(op).barriers();
+  std::string base = e.regs(barriers)[0], p = "@" + e.isThreadZero() + " ";
   // init: the stages the TMA copies will write may have been scratch
   // written by generic stores just before (every thread's fence, then the
   // barrier). inval: every thread is done waiting.
   if (init) e.ins("fence.proxy.async.shared::cta");
   else e.barrier();
-  for (int64_t k = 0; k < op->operand(0).type().shape()[0]; ++k)
+  for (int64_t k = 0; k < barriers.type().shape()[0]; ++k)
     e.ins(p + "mbarrier." + std::string(init ? "init" : "inval") + ".shared::cta.b64 [" + base + "+" +
-          std::to_string(8 * k) + "]" + (init ? ", " + std::to_string(op->intAttr("count", 1)) : ""));
+          std::to_string(8 * k) + "]" + (init ? ", " + std::to_string(init->count()) : ""));
   if (init) {
     e.ins(p + "fence.mbarrier_init.release.cluster");
     e.barrier();  // initialized before any thread waits
@@ -249,22 +259,27 @@ void emitBarrierLifetime(Emitter& e, Operation* op) {
 
 void emitTmaOp(Emitter& e, Operation* op) {
   switch (op->code()) {
-    case OpCode::TensormapCreate: return emitTensormapCreate(e, op);
-    case OpCode::HostTensormap: return emitHostTensormap(e, op);
-    case OpCode::DescriptorLoad: return emitDescriptorLoad(e, op);
-    case OpCode::AsyncTmaCopyGlobalToLocal: return emitAsyncTmaCopy(e, op);
+    case OpCode::TensormapCreate: return emitTensormapCreate(e, TensormapCreateOp(op));
+    case OpCode::HostTensormap: return emitHostTensormap(e, HostTensormapOp(op));
+    case OpCode::DescriptorLoad: return emitDescriptorLoad(e, DescriptorLoadOp(op));
+    case OpCode::AsyncTmaCopyGlobalToLocal: return emitAsyncTmaCopy(e, AsyncTmaCopyGlobalToLocalOp(op));
     case OpCode::InitBarriers: case OpCode::InvalBarriers: return emitBarrierLifetime(e, op);
-    case OpCode::BarrierExpect:
-      e.ins("@" + threadZeroAnd(e, op->operand(2)) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" +
-            barrierAt(e, op->operand(0), op->operand(1)) + "], " + std::to_string(op->intAttr("bytes")));
+    case OpCode::BarrierExpect: {
+      BarrierExpectOp expect(op);
+      e.ins("@" + threadZeroAnd(e, expect.pred()) + " mbarrier.arrive.expect_tx.shared::cta.b64 _, [" +
+            barrierAt(e, expect.barriers(), expect.index()) + "], " + std::to_string(expect.bytes()));
       return;
-    case OpCode::WaitBarrier:
-      return waitBarrier(e, barrierAt(e, op->operand(0), op->operand(1)), e.regs(op->operand(2))[0]);
+    }
+    case OpCode::WaitBarrier: {
+      WaitBarrierOp wait(op);
+      return waitBarrier(e, barrierAt(e, wait.barriers(), wait.index()), e.regs(wait.phase())[0]);
+    }
     case OpCode::ArriveBarrier: {
+      ArriveBarrierOp arrive(op);
       std::string p = e.reg(RegClass::Pred), lane0 = e.reg(RegClass::Pred);
       e.ins("setp.eq.u32 " + lane0 + ", " + e.laneId() + ", 0");
-      e.ins("and.pred " + p + ", " + e.regs(op->operand(2))[0] + ", " + lane0);
-      e.ins("@" + p + " mbarrier.arrive.shared::cta.b64 _, [" + barrierAt(e, op->operand(0), op->operand(1)) + "]");
+      e.ins("and.pred " + p + ", " + e.regs(arrive.pred())[0] + ", " + lane0);
+      e.ins("@" + p + " mbarrier.arrive.shared::cta.b64 _, [" + barrierAt(e, arrive.barriers(), arrive.index()) + "]");
       return;
     }
     default: e.fail(op, "not a TMA op");
