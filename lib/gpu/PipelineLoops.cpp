@@ -133,10 +133,11 @@ void LoopPipeliner::copyTile(Operation* load, Value buffer, Value stage, IRMappi
   Value slot = b.create(OpCode::MemdescIndex, {view}, {buffer, stage})->result();
   Type maskType = Type::tensor(tile.shape(), Type::i1(), tile.encoding());
   Value guard = b.create(OpCode::Splat, {maskType}, {active})->result();
+  LoadOp tileLoad(load);
   Value mask = guard;
-  if (load->numOperands() > 1)
-    mask = b.create(OpCode::AndI, {maskType}, {iterations_.recompute(load->operand(1), m, b), guard})->result();
-  b.create(OpCode::AsyncCopyGlobalToLocal, {}, {iterations_.recompute(load->operand(0), m, b), slot, mask});
+  if (Value own = tileLoad.mask())
+    mask = b.create(OpCode::AndI, {maskType}, {iterations_.recompute(own, m, b), guard})->result();
+  b.create(OpCode::AsyncCopyGlobalToLocal, {}, {iterations_.recompute(tileLoad.ptr(), m, b), slot, mask});
 }
 
 Value LoopPipeliner::lessThan(OpBuilder& b, Value x, Value bound) {
@@ -151,10 +152,11 @@ Value LoopPipeliner::wide(OpBuilder& b, Value v) {
 /// top of a 32-bit range (the iteration is then not run, and its copies
 /// must stay masked off).
 Value LoopPipeliner::runs(OpBuilder& b, Value iv, int64_t k) {
-  Value step = wide(b, loop_->operand(2));
+  ForOp loop(loop_);
+  Value step = wide(b, loop.step());
   Value offset = b.create(OpCode::MulI, {Type::i64()}, {step, b.constantInt(Type::i64(), k)})->result();
   Value at = b.create(OpCode::AddI, {Type::i64()}, {wide(b, iv), offset})->result();
-  return lessThan(b, at, wide(b, loop_->operand(1)));
+  return lessThan(b, at, wide(b, loop.upperBound()));
 }
 
 /// (x + 1) mod B for 0 <= x < B, B the number of buffers.
@@ -226,7 +228,7 @@ void LoopPipeliner::rewrite(std::vector<Staged>& staged, const std::set<unsigned
   if (specialized_) buildProducer(staged, args, b);
   for (int j = 0; !specialized_ && j + 1 < stages_; ++j) {
     IRMapping m = iterations_.fromStart(j, args, b);
-    Value active = runs(b, loop_->operand(0), j);
+    Value active = runs(b, ForOp(loop_).lowerBound(), j);
     copyTiles(staged, constI32(b, j), m, active, b);
   }
 

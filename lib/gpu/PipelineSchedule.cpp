@@ -29,6 +29,7 @@
 #include "gpu/LoopPipeliner.h"
 #include "tessera/Error.h"
 #include "tessera/ir/Matchers.h"
+#include "tessera/ir/OpViews.h"
 
 namespace tessera::gpu::pipeliner {
 
@@ -73,7 +74,7 @@ void LoopPipeliner::run() {
           load->boolAttr("volatile"))
         return;
       // Loads cp.async cannot copy stay where they are.
-      if (load->numOperands() > 2 && !ir::isZeroConstant(load->operand(2))) continue;
+      if (Value other = LoadOp(load).other(); other && !ir::isZeroConstant(other)) continue;
       AccessVector v = access(load);
       // mma.sync's tile: the swizzled rows ldmatrix reads, along the dim
       // the load's memory runs along.
@@ -106,8 +107,8 @@ void LoopPipeliner::run() {
 
 /// How a load's pointers access memory: its widest vectors and their dim.
 AccessVector LoopPipeliner::access(Operation* load) {
-  Value ptr = load->operand(0);
-  Value mask = load->numOperands() > 1 ? load->operand(1) : Value();
+  LoadOp view(load);
+  Value ptr = view.ptr(), mask = view.mask();
   return accessVector(axis_, ptr, mask, toLinearLayout(ptr.type().shape(), ptr.type().encoding()),
                       load->result().type().elementType().bitWidth() / 8);
 }
@@ -144,7 +145,7 @@ Operation* LoopPipeliner::asyncCandidate(const std::vector<Staged>& staged) {
     dot = op;
   }
   if (!dot || !readsStableShared(dot, staged)) return nullptr;
-  Value acc = dot->operand(2);
+  Value acc = DotOp(dot).acc();
   if (acc.ownerBlock() != &body_ || acc.index() == 0 || !acc.hasOneUse() || !dot->result().hasOneUse())
     return nullptr;
   return body_.terminator()->operand(acc.index() - 1) == dot->result() ? dot : nullptr;
@@ -175,7 +176,7 @@ Operation* LoopPipeliner::deferredCandidate(const std::vector<Staged>& staged) {
     OpOperand* use = dot->result().uses().front();
     if (use->owner != body_.terminator()) continue;
     Value carried = body_.argument(use->index + 1);
-    if (carried == dot->operand(2)) continue;
+    if (carried == DotOp(dot).acc()) continue;
     // Read in the body (its wait there completes the dot before the next
     // one accumulates into the same registers and before its stage is
     // copied into again), and only before the dot.

@@ -39,6 +39,7 @@
 
 #include "ptx/Emitter.h"
 #include "tessera/ir/Matchers.h"
+#include "tessera/ir/OpViews.h"
 #include "tessera/Error.h"
 
 namespace tessera::ptx {
@@ -124,7 +125,8 @@ std::string joinRegs(const std::vector<std::string>& r) {
 }
 
 void emitMmaV2(Emitter& e, Operation* op) {
-  Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
+  DotOp dot(op);
+  Value a = dot.a(), b = dot.b(), c = dot.acc(), d = dot.result();
   MmaShape shape = mmaShape(e, op);
   int64_t kWidth = a.type().encoding().kWidth();
   int64_t K = a.type().shape().back();
@@ -317,7 +319,8 @@ const Regs* carriedRegisters(Emitter& e, Operation* dot) {
 }
 
 void emitWgmma(Emitter& e, Operation* op) {
-  Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
+  DotOp dot(op);
+  Value a = dot.a(), b = dot.b(), c = dot.acc(), d = dot.result();
   const std::vector<int64_t>& shape = d.type().shape();
   int64_t K = a.type().shape()[1];
   int64_t instrN = d.type().encoding().instrShape()[1];
@@ -486,7 +489,8 @@ std::string fmaOpcode(Emitter& e, Operation* op, Type acc) {
 }
 
 void emitFmaDot(Emitter& e, Operation* op) {
-  Value a = op->operand(0), b = op->operand(1), c = op->operand(2), d = op->result();
+  DotOp dot(op);
+  Value a = dot.a(), b = dot.b(), c = dot.acc(), d = dot.result();
   Type accType = d.type().elementType();
   Type inType = a.type().elementType();
   std::string fma = fmaOpcode(e, op, accType);

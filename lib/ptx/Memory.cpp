@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "ptx/Emitter.h"
+#include "tessera/ir/OpViews.h"
 
 namespace tessera::ptx {
 
@@ -162,9 +163,8 @@ std::string list(const Regs& r) {
 }
 
 void emitTensorLoad(Emitter& e, Operation* op) {
-  Value ptr = op->operand(0);
-  Value mask = op->numOperands() > 1 ? op->operand(1) : Value();
-  Value other = op->numOperands() > 2 ? op->operand(2) : Value();
+  LoadOp load(op);
+  Value ptr = load.ptr(), mask = load.mask(), other = load.other();
   Type rt = op->result().type();
   Type elem = rt.elementType();
   bool tensor = rt.isTensor();
@@ -234,8 +234,8 @@ void emitTensorLoad(Emitter& e, Operation* op) {
 }
 
 void emitTensorStore(Emitter& e, Operation* op) {
-  Value ptr = op->operand(0), value = op->operand(1);
-  Value mask = op->numOperands() > 2 ? op->operand(2) : Value();
+  StoreOp store(op);
+  Value ptr = store.ptr(), value = store.value(), mask = store.mask();
   Type vt = value.type();
   Type elem = vt.elementType();
   bool tensor = ptr.type().isTensor();
