@@ -41,6 +41,7 @@
 #include <map>
 
 #include "gpu/GpuPasses.h"
+#include "tessera/ir/OpViews.h"
 #include "tessera/Error.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "tessera/gpu/LinearLayout.h"
@@ -503,16 +504,17 @@ class LayoutAssigner {
     Block& body = op->region(0).front();
     // Accumulators: iter args that a dot yields start in the dot's encoding.
     Operation* terminator = body.terminator();
-    for (unsigned i = 0; terminator && i < terminator->numOperands() && 3 + i < op->numOperands(); ++i) {
-      Operation* def = terminator->operand(i).definingOp();
-      if (def && def->is(OpCode::Dot) && def->block() == &body && def->operand(2) == body.argument(i + 1))
-        convertOperand(op, 3 + i, dotResultEncoding(def));
+    ForOp loop(op);
+    for (unsigned i = 0; terminator && i < terminator->numOperands() && i < loop.numIterArgs(); ++i) {
+      std::optional<DotOp> dot = definingAs<DotOp>(loop.yielded(i));
+      if (dot && dot->op()->block() == &body && dot->acc() == loop.iterArg(i))
+        convertOperand(op, 3 + i, dotResultEncoding(dot->op()));  // operand 3 + i: init(i)
     }
-    for (unsigned i = 3; i < op->numOperands(); ++i) body.argument(i - 2).setType(op->operand(i).type());
+    for (size_t i = 0; i < loop.numIterArgs(); ++i) loop.iterArg(i).setType(loop.init(i).type());
     assignBlock(body);
     Operation* yield = body.terminator();
     for (unsigned i = 0; i < yield->numOperands(); ++i) {
-      Type want = body.argument(i + 1).type();
+      Type want = loop.iterArg(i).type();
       if (want.isTensor()) yield->setOperand(i, convert(yield->operand(i), want.encoding(), yield));
       op->result(i).setType(want);
     }

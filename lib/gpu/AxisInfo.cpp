@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessera/ir/OpViews.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "tessera/gpu/LinearLayout.h"
 
@@ -218,12 +219,13 @@ class Analyzer {
     Value iv = body.argument(0);
     // iv = lb + k * step.
     AxisInfo ivInfo = AxisInfo::pessimistic(1);
-    ivInfo.divisibility[0] = gcd(get(op->operand(0)).divisibility[0], get(op->operand(2)).divisibility[0]);
+    ForOp loop(op);
+    ivInfo.divisibility[0] = gcd(get(loop.lowerBound()).divisibility[0], get(loop.step()).divisibility[0]);
     set(iv, ivInfo);
-    for (unsigned k = 3; k < op->numOperands(); ++k) set(body.argument(k - 2), get(op->operand(k)));
+    for (size_t k = 0; k < loop.numIterArgs(); ++k) set(loop.iterArg(k), get(loop.init(k)));
     do visitBlock(body);
     while (meetInto(body, 1, body.terminator()->operands()));
-    for (unsigned k = 0; k < op->numResults(); ++k) set(op->result(k), get(body.argument(k + 1)));
+    for (size_t k = 0; k < loop.numIterArgs(); ++k) set(loop.iterResult(k), get(loop.iterArg(k)));
   }
 
   void visitWhile(Operation* op) {

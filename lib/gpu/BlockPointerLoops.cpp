@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpu/GpuPasses.h"
+#include "tessera/ir/OpViews.h"
 #include "tessera/Error.h"
 #include "tessera/ir/Builder.h"
 
@@ -67,7 +68,7 @@ void foldAdvances(Operation* root) {
     b.setLoc(advance->loc());
     std::vector<Value> offsets = offsetsOf(make);
     for (size_t d = 0; d < offsets.size(); ++d)
-      offsets[d] = b.create(OpCode::AddI, {Type::i32()}, {offsets[d], advance->operand(1 + d)})->result();
+      offsets[d] = b.create(OpCode::AddI, {Type::i32()}, {offsets[d], AdvanceOp(advance).offset(d)})->result();
     advance->result().replaceAllUsesWith(remake(b, make, offsets));
     advance->erase();
   }
@@ -84,12 +85,13 @@ bool yieldsItselfAdvanced(Value arg, Value yielded) {
 
 void carryOffsets(Operation* loop) {
   Block& body = loop->region(0).front();
+  ForOp forOp(loop);
   unsigned numIterArgs = body.terminator()->numOperands();
   for (unsigned i = 0; i < numIterArgs; ++i) {
-    Value arg = body.argument(i + 1);
-    Operation* init = loop->operand(3 + i).definingOp();
+    Value arg = forOp.iterArg(i);
+    Operation* init = forOp.init(i).definingOp();
     if (!arg.type().isBlockPointer() || !init || !init->is(OpCode::MakeTensorPtr) ||
-        !yieldsItselfAdvanced(arg, body.terminator()->operand(i)))
+        !yieldsItselfAdvanced(arg, forOp.yielded(i)))
       continue;
     int rank = rankOf(init);
     // The offsets as iteration arguments; p remade from them in the body.

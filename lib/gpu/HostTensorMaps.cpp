@@ -13,6 +13,7 @@
 #include <climits>
 
 #include "tessera/ir/Matchers.h"
+#include "tessera/ir/OpViews.h"
 
 namespace tessera::gpu {
 
@@ -237,8 +238,9 @@ std::optional<HostTensorMap> hostTensorMapOf(Operation* create, Value& outer) {
   std::optional<OuterBase> ob;
   if (!s && (rank > 4 || !(ob = outerBase(func, create->operand(0), map.elementBytes)))) return std::nullopt;
   map.base = s ? *s : ob->base;
+  TensormapCreateOp made(create);
   for (size_t i = 0; i < 2 * rank; ++i) {
-    if (!(s = hostScalar(create->operand(1 + i)))) return std::nullopt;
+    if (!(s = hostScalar(i < rank ? made.shape(i) : made.stride(i - rank)))) return std::nullopt;
     (i < rank ? map.shape : map.strides).push_back(*s);
   }
   if (ob) {  // an outermost dim as long as a non-negative i32 can be

@@ -6,6 +6,8 @@
 
 #include "gpu/LoopIterations.h"
 
+#include "tessera/ir/OpViews.h"
+
 namespace tessera::gpu {
 
 using namespace ir;
@@ -69,9 +71,10 @@ IRMapping LoopIterations::step(const IRMapping& m, const std::set<unsigned>& arg
   IRMapping before = m;  // recompute memoizes into its mapping
   IRMapping next;
   Value iv = body_.argument(0);
-  next.map(iv, b.create(OpCode::AddI, {iv.type()}, {m.lookupOrDefault(iv), loop_->operand(2)})->result());
-  for (unsigned i : args)
-    if (i > 0) next.map(body_.argument(i), recompute(yield->operand(i - 1), before, b));
+  ForOp loop(loop_);
+  next.map(iv, b.create(OpCode::AddI, {iv.type()}, {m.lookupOrDefault(iv), loop.step()})->result());
+  for (unsigned i : args)  // block argument i > 0 is iteration argument i - 1
+    if (i > 0) next.map(loop.iterArg(i - 1), recompute(loop.yielded(i - 1), before, b));
   return next;
 }
 
@@ -88,9 +91,10 @@ IRMapping LoopIterations::ahead(int k, const std::set<unsigned>& args, OpBuilder
 
 IRMapping LoopIterations::fromStart(int j, const std::set<unsigned>& args, OpBuilder& b) {
   IRMapping m;
-  m.map(body_.argument(0), loop_->operand(0));
+  ForOp loop(loop_);
+  m.map(loop.inductionVar(), loop.lowerBound());
   for (unsigned i : args)
-    if (i > 0) m.map(body_.argument(i), loop_->operand(2 + i));
+    if (i > 0) m.map(loop.iterArg(i - 1), loop.init(i - 1));
   for (int s = 0; s < j; ++s) m = step(m, args, b);
   return m;
 }

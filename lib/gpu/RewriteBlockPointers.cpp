@@ -28,6 +28,7 @@
 #include <cmath>
 
 #include "gpu/GpuPasses.h"
+#include "tessera/ir/OpViews.h"
 #include "tessera/ir/Builder.h"
 
 namespace tessera::gpu {
@@ -64,17 +65,18 @@ PointerTile pointerTile(OpBuilder& b, Operation* make, const std::vector<int64_t
     }
     Type lineI64 = Type::tensor(lineShape, Type::i64());
     Value wideRange = b.create(OpCode::ExtSI, {lineI64}, {range})->result();
-    Value start = b.create(OpCode::ExtSI, {Type::i64()}, {make->operand(1 + 2 * rank + d)})->result();
+    MakeTensorPtrOp block(make);
+    Value start = b.create(OpCode::ExtSI, {Type::i64()}, {block.offset(d)})->result();
     Value index = b.create(OpCode::AddI, {lineI64}, {b.create(OpCode::Splat, {lineI64}, {start})->result(), wideRange})
                       ->result();
-    Value stride = b.create(OpCode::Splat, {lineI64}, {make->operand(1 + rank + d)})->result();
+    Value stride = b.create(OpCode::Splat, {lineI64}, {block.stride(d)})->result();
     Value term = b.create(OpCode::MulI, {lineI64}, {index, stride})->result();
     term = b.create(OpCode::Broadcast, {i64Tile}, {term})->result();
     offset = offset ? b.create(OpCode::AddI, {i64Tile}, {offset, term})->result() : term;
     if (std::find(checked.begin(), checked.end(), d) == checked.end()) continue;
     Type lineI1 = Type::tensor(lineShape, Type::i1());
     Value zero = b.constantInt(lineI64, 0);
-    Value bound = b.create(OpCode::Splat, {lineI64}, {make->operand(1 + d)})->result();
+    Value bound = b.create(OpCode::Splat, {lineI64}, {block.shape(d)})->result();
     Value low = b.create(OpCode::CmpI, {lineI1}, {index, zero}, {{"predicate", std::string("sge")}})->result();
     Value high = b.create(OpCode::CmpI, {lineI1}, {index, bound}, {{"predicate", std::string("slt")}})->result();
     Value inside = b.create(OpCode::AndI, {lineI1}, {low, high})->result();

@@ -43,6 +43,7 @@
 #include <tuple>
 
 #include "gpu/GpuPasses.h"
+#include "tessera/ir/OpViews.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "tessera/ir/Builder.h"
 
@@ -82,7 +83,7 @@ class TmaLoadRewriter {
     b.setInsertionPoint(load);
     b.setLoc(load->loc());
     std::vector<Value> coords = {desc};
-    for (int d = 0; d < rank; ++d) coords.push_back(make->operand(1 + 2 * rank + d));
+    for (int d = 0; d < rank; ++d) coords.push_back(MakeTensorPtrOp(make).offset(d));
     Value loaded = b.create(OpCode::DescriptorLoad, {tile}, coords)->result();
     load->result().replaceAllUsesWith(loaded);
     load->erase();
@@ -95,11 +96,12 @@ class TmaLoadRewriter {
     int rank = static_cast<int>(tile.rank());
     if (!tmaCanCopyTile(tile, padding)) return false;
     int64_t bytes = tile.elementType().bitWidth() / 8;
-    if (axis_.get(make->operand(0)).divisibility[0] % 16 != 0) return false;
-    const AxisInfo& last = axis_.get(make->operand(2 * rank));
+    MakeTensorPtrOp block(make);
+    if (axis_.get(block.base()).divisibility[0] % 16 != 0) return false;
+    const AxisInfo& last = axis_.get(block.stride(rank - 1));
     if (!last.constantValue || *last.constantValue != 1) return false;
     for (int d = 0; d + 1 < rank; ++d)
-      if (axis_.get(make->operand(1 + rank + d)).divisibility[0] * bytes % 16 != 0) return false;
+      if (axis_.get(block.stride(d)).divisibility[0] * bytes % 16 != 0) return false;
     return true;
   }
 

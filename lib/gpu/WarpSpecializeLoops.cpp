@@ -63,12 +63,13 @@ bool LoopPipeliner::producerCanRun(const std::vector<Staged>& staged, const std:
   for (Operation* op = top->block()->front(); op != top; op = op->nextOp())
     if (orderedAccess(op, {})) return false;
   if (outer_ && !persistentLoopAllows(staged)) return false;
-  std::vector<Value> needs = {loop_->operand(0), loop_->operand(1), loop_->operand(2)};
+  ForOp loop(loop_);
+  std::vector<Value> needs = {loop.lowerBound(), loop.upperBound(), loop.step()};
   std::set<Operation*> inBody;
-  for (unsigned i : args) {
+  for (unsigned i : args) {  // block argument i > 0 is iteration argument i - 1
     if (i == 0) continue;
-    needs.push_back(loop_->operand(2 + i));
-    outsideValues(body_.terminator()->operand(i - 1), needs, inBody);
+    needs.push_back(loop.init(i - 1));
+    outsideValues(loop.yielded(i - 1), needs, inBody);
   }
   for (const Staged& s : staged)
     for (Value v : s.load->operands()) outsideValues(v, needs, inBody);
@@ -225,11 +226,12 @@ void LoopPipeliner::buildProducer(std::vector<Staged>& staged, const std::set<un
       p.setInsertionPoint(body->terminator());
     }
   }
-  std::vector<Value> operands = {loop_->operand(0), loop_->operand(1), loop_->operand(2)};
-  std::vector<unsigned> carried;
+  ForOp consumerLoop(loop_);
+  std::vector<Value> operands = {consumerLoop.lowerBound(), consumerLoop.upperBound(), consumerLoop.step()};
+  std::vector<unsigned> carried;  // block arguments; argument i > 0 is iteration argument i - 1
   for (unsigned i : args)
     if (i > 0) carried.push_back(i);
-  for (unsigned i : carried) operands.push_back(loop_->operand(2 + i));
+  for (unsigned i : carried) operands.push_back(consumerLoop.init(i - 1));
   operands.push_back(ringStage);
   operands.push_back(ringParity);
   std::vector<Type> types;
@@ -245,7 +247,7 @@ void LoopPipeliner::buildProducer(std::vector<Staged>& staged, const std::set<un
   buildWaitBarrier(q, empty_, stage, parity);
   copyTiles(staged, stage, m, q.constantInt(Type::i1(), 1), q);
   std::vector<Value> yielded;
-  for (unsigned i : carried) yielded.push_back(iterations_.recompute(body_.terminator()->operand(i - 1), m, q));
+  for (unsigned i : carried) yielded.push_back(iterations_.recompute(consumerLoop.yielded(i - 1), m, q));
   Value next = nextStage(q, stage);
   yielded.push_back(next);
   yielded.push_back(flipOnWrap(q, next, parity));

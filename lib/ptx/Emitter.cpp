@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "tessera/Error.h"
+#include "tessera/ir/OpViews.h"
 
 // emitOp's switch names every opcode: a new op is a build error until it
 // has a lowering.
@@ -685,18 +686,18 @@ static std::vector<Type> typesOf(const std::vector<Value>& values) {
 
 void Emitter::emitFor(Operation* op) {
   Block& body = op->region(0).front();
-  Value lb = op->operand(0), ub = op->operand(1), step = op->operand(2);
+  ForOp loop(op);
+  Value lb = loop.lowerBound(), ub = loop.upperBound(), step = loop.step();
   Type ivType = lb.type();
   std::string sfx = ivType.bitWidth() == 64 ? "s64" : ivType.bitWidth() == 16 ? "s16" : "s32";
   std::string iv = reg(ivType);
   ins(movFor(iv) + " " + iv + ", " + regs(lb)[0]);
   bind(body.argument(0), {iv});
-  std::vector<Value> inits;
-  for (unsigned i = 3; i < op->numOperands(); ++i) inits.push_back(op->operand(i));
+  std::vector<Value> inits = loop.inits();
   std::vector<Regs> carried;
-  for (unsigned i = 0; i < inits.size(); ++i) carried.push_back(freshLike(*this, body.argument(i + 1).type()));
+  for (unsigned i = 0; i < inits.size(); ++i) carried.push_back(freshLike(*this, loop.iterArg(i).type()));
   moveAll(*this, carried, regsOf(*this, inits), typesOf(inits), false);
-  for (unsigned i = 0; i < inits.size(); ++i) bind(body.argument(i + 1), carried[i]);
+  for (unsigned i = 0; i < inits.size(); ++i) bind(loop.iterArg(i), carried[i]);
 
   // Loops run while iv < ub for positive steps (iv > ub for negative ones).
   std::optional<int64_t> stepValue;

@@ -65,6 +65,8 @@ class OpView {
   std::vector<int64_t> acc() const { return op_->hasAttr(name) ? op_->intArrayAttr(name) : std::vector<int64_t>{}; }
 #define TESSERA_DERIVED(type, acc, expr) \
   type acc() const { return expr; }
+#define TESSERA_NTH(type, acc, expr) \
+  type acc(size_t k) const { return expr; }
 #define TESSERA_BODY(acc) \
   Block& acc() const { return op_->region(0).front(); }
 #define TESSERA_END_VIEW \
@@ -83,6 +85,7 @@ class OpView {
 #undef TESSERA_STR_ATTR
 #undef TESSERA_INTS_ATTR
 #undef TESSERA_DERIVED
+#undef TESSERA_NTH
 #undef TESSERA_BODY
 #undef TESSERA_END_VIEW
 
