@@ -284,11 +284,20 @@ Val CodeGen::evalNode(const py::Expr& e) {
       return acc;
     }
     case ExprKind::Compare: {
+      // a < b < c is (a < b) and (b < c), b evaluated once (Python, and
+      // Triton from 3.9): a constexpr false stops the chain; tensors are
+      // combined as `and` combines them.
       auto& c = *e.as<py::Compare>();
-      if (c.ops.size() != 1) fail("simultaneous multiple comparison is not supported");
       Val l = eval(*c.left);
-      Val r = eval(*c.comparators[0]);
-      return compare(c.ops[0], l, r);
+      Val acc;
+      for (size_t k = 0; k < c.ops.size(); ++k) {
+        if (k > 0 && acc.isConstexpr() && !acc.truthy()) return acc;
+        Val r = eval(*c.comparators[k]);
+        Val cmp = compare(c.ops[k], l, r);
+        acc = k == 0 || acc.isConstexpr() ? cmp : logicalAndOr(true, acc, cmp);
+        l = r;
+      }
+      return acc;
     }
     case ExprKind::IfExp: {
       auto& ie = *e.as<py::IfExp>();

@@ -49,13 +49,6 @@ def uses_lambda(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def chained_compare(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    inside = 0 < offs < n
-    tl.store(y_ptr + offs, 1.0, mask=inside)
-
-
-@triton.jit
 def iterate_list(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     for i in [1, 2, 3]:
         tl.store(y_ptr + i, 1.0)

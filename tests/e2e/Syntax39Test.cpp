@@ -1,0 +1,41 @@
+//===- Syntax39Test.cpp - Syntax of Triton 3.9 -------------------------------===//
+//
+// kernels/syntax_39.py: chained comparisons (`0 <= offs < n`, `lo <= x <
+// hi`, a three-link chain, constexpr chains that pick a branch and stop
+// at a false link), against the same expressions computed here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "e2e/Harness.h"
+
+using namespace e2e;
+using tessera::DType;
+
+namespace {
+
+const char* kFile = "syntax_39.py";
+
+TEST(Syntax39, ChainedComparisons) {
+  E2E_RNG(rng);
+  const int64_t n = 1000, BLOCK = 256;
+  auto x = rng.ints<int32_t>(n, -60, 60);
+  for (auto [loC, hiC] : {std::pair<int64_t, int64_t>{1, 3}, {3, 5}}) {
+    SCOPED_TRACE("LO_C=" + std::to_string(loC) + " HI_C=" + std::to_string(hiC));
+    const int32_t lo = -17, hi = 23;
+    auto out = dev().zeros(DType::i32, {n});
+    kernel(kFile, "chained_compare")
+        .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), out, n, int64_t(lo), int64_t(hi)},
+                {{"LO_C", loC}, {"HI_C", hiC}, {"BLOCK", BLOCK}});
+    std::vector<int32_t> want(n);
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v = x[i];
+      bool inside = lo <= v && v < hi;
+      bool ordered = lo < v && v <= v + 1 && v + 1 < hi + 10;
+      int32_t y = (loC < 2 && 2 < hiC) ? (inside ? v * 2 : v) : (inside ? v : -v);
+      want[i] = ordered ? y + 1000 : y;
+    }
+    EXPECT_EQ(out.download<int32_t>(), want);
+  }
+}
+
+}  // namespace

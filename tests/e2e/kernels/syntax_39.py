@@ -1,0 +1,25 @@
+# Syntax Triton 3.9 added that kernels now use (issue #27): chained
+# comparisons on tensors, runtime scalars and constexprs.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def chained_compare(x_ptr, out_ptr, n, lo, hi, LO_C: tl.constexpr, HI_C: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    # A tensor chain as the mask: offs >= 0 and offs < n.
+    valid = 0 <= offs < n
+    x = tl.load(x_ptr + offs, mask=valid, other=0)
+    # Runtime scalars around a tensor, and a three-link chain.
+    inside = lo <= x < hi
+    ordered = lo < x <= x + 1 < hi + 10
+    # A constexpr chain picks the branch at compile time; its false link
+    # stops the chain (the third operand would not type-check as a bool).
+    if LO_C < 2 < HI_C:
+        y = tl.where(inside, x * 2, x)
+    else:
+        y = tl.where(inside, x, -x)
+    if HI_C < LO_C < undefined_name_never_evaluated:
+        y = y * 0
+    y = tl.where(ordered, y + 1000, y)
+    tl.store(out_ptr + offs, y, mask=valid)
