@@ -173,6 +173,9 @@ static Arg argFromValue(const Value& v) {
 std::vector<BoundParam> bindArguments(const frontend::JitFunction& fn, const std::vector<Arg>& args,
                                       const Meta& constexprs, const Meta& extra) {
   const auto& params = fn.params;
+  // The C++ API has no keyword syntax for tensors: its positional list fills
+  // the runtime parameters in declaration order, keyword-only ones included
+  // (the Python launcher applies Python's rule before it gets here).
   if (args.size() > params.size())
     throw Error("kernel '" + fn.name + "' takes " + std::to_string(params.size()) + " arguments but " +
                 std::to_string(args.size()) + " were given");

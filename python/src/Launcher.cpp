@@ -71,9 +71,13 @@ class Launcher {
       p.isConstexpr = t[1].cast<bool>();
       p.hasDefault = t[2].cast<bool>();
       p.defaultValue = py::reinterpret_borrow<py::object>(t[3]);
+      // (name, constexpr, has default, default[, keyword-only]): parameters
+      // after a bare `*` take no positional value.
+      if (t.size() > 4 && t[4].cast<bool>()) positional_ = std::min(positional_, params_.size());
       keywords_.add(p.name);
       params_.push_back(std::move(p));
     }
+    positional_ = std::min(positional_, params_.size());
     for (const char* o : kOptionNames) keywords_.add(py::str(o));
   }
 
@@ -82,9 +86,11 @@ class Launcher {
   void call(py::object grid, py::tuple args, py::dict kwargs, py::object options_) {
     const size_t nargs = args.size();
     const char* fname = kernel_.name().c_str();
-    if (nargs > params_.size())
-      throw py::type_error(std::string(fname) + "() takes " + std::to_string(params_.size()) + " arguments but " +
-                           std::to_string(nargs) + " were given");
+    if (nargs > positional_)
+      throw py::type_error(std::string(fname) + "() takes " + std::to_string(positional_) +
+                           (positional_ < params_.size() ? " positional" : "") + " arguments but " +
+                           std::to_string(nargs) + " were given" +
+                           (positional_ < params_.size() ? " (the parameters after '*' are keyword-only)" : ""));
     const bool haveKw = kwargs.size() > 0;
     if (haveKw) checkKeywords(kwargs);
 
@@ -409,6 +415,7 @@ class Launcher {
 
   Kernel kernel_;
   std::vector<Param> params_;
+  size_t positional_ = static_cast<size_t>(-1);  ///< parameters a positional value may fill
   bool metaDecorated_;
   py::object convert_, defaultDevice_, streamOf_, constexprType_;
   Interned names_;

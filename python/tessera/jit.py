@@ -273,9 +273,11 @@ class JITFunction(KernelInterface):
         layout = []
         for name, p in self.signature.parameters.items():
             has_default = p.default is not inspect.Parameter.empty
-            layout.append((name, declared.get(name, False), has_default, p.default if has_default else None))
+            layout.append((name, declared.get(name, False), has_default, p.default if has_default else None,
+                           p.kind == inspect.Parameter.KEYWORD_ONLY))
         self._layout = layout
-        self._names = {name for name, _, _, _ in layout}
+        self._names = {name for name, _, _, _, _ in layout}
+        self._positional = sum(1 for entry in layout if not entry[4])
         if not self._interpret:
             torch = sys.modules.get("torch")
             raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
@@ -297,7 +299,7 @@ class JITFunction(KernelInterface):
         if not calls:
             return {}  # not a launch of this package's: the host evaluator decides
         args, kwargs = calls[-1]
-        named = {name: default for name, _, has_default, default in self._layout if has_default}
+        named = {name: default for name, _, has_default, default, _ in self._layout if has_default}
         named.update(zip(self.arg_names, args))
         named.update(kwargs)
         named.update(meta)
@@ -355,8 +357,10 @@ class JITFunction(KernelInterface):
         """(runtime args, constexprs, converted state, bound values by name)."""
         layout = self._layout
         nargs = len(args)
-        if nargs > len(layout):
-            raise TypeError("%s() takes %d arguments but %d were given" % (self.__name__, len(layout), nargs))
+        if nargs > self._positional:
+            raise TypeError("%s() takes %d positional arguments but %d were given%s" % (
+                self.__name__, self._positional, nargs,
+                " (the parameters after '*' are keyword-only)" if self._positional < len(layout) else ""))
         names = self._names
         for k in kwargs:
             if k not in names and k not in _OPTIONS:
@@ -365,7 +369,7 @@ class JITFunction(KernelInterface):
         constexprs = {}
         conv = _args.Converted()
         missing = None
-        for i, (name, is_cx, has_default, default) in enumerate(layout):
+        for i, (name, is_cx, has_default, default, _) in enumerate(layout):
             if i < nargs:
                 v = args[i]
                 if name in kwargs:

@@ -2,9 +2,13 @@
 //
 // kernels/syntax_39.py: chained comparisons (`0 <= offs < n`, `lo <= x <
 // hi`, a three-link chain, constexpr chains that pick a branch and stop
-// at a false link), against the same expressions computed here.
+// at a false link), @jit helpers and kernels with keyword-only parameters
+// (after a bare `*`, with and without defaults; a kernel's are given by
+// name), against the same expressions computed here.
 //
 //===----------------------------------------------------------------------===//
+
+#include <algorithm>
 
 #include "e2e/Harness.h"
 
@@ -36,6 +40,48 @@ TEST(Syntax39, ChainedComparisons) {
     }
     EXPECT_EQ(out.download<int32_t>(), want);
   }
+}
+
+TEST(Syntax39, KeywordOnlyParameters) {
+  E2E_RNG(rng);
+  const int64_t n = 777, BLOCK = 128;
+  auto x = rng.ints<int32_t>(n, -90, 90);
+  const int32_t scale = -3;
+  auto out = dev().zeros(DType::i32, {n});
+  kernel(kFile, "keyword_only_helpers")
+      .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), out, n, int64_t(scale)}, {{"BLOCK", BLOCK}});
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t a = x[i] * scale;                   // shift 0, no clamp: the defaults
+    int32_t b = std::min(x[i] * 2 + 7, 100);    // every keyword given, in another order
+    want[i] = a * 1000 + b;
+  }
+  EXPECT_EQ(out.download<int32_t>(), want);
+}
+
+TEST(Syntax39, KeywordOnlyKernelParameters) {
+  E2E_RNG(rng);
+  const int64_t n = 300, BLOCK = 64;
+  auto x = rng.ints<int32_t>(n, -1000, 1000);
+  for (bool giveShift : {false, true}) {
+    SCOPED_TRACE(giveShift ? "SHIFT given" : "SHIFT default");
+    auto out = dev().zeros(DType::i32, {n});
+    tessera::Meta meta = {{"scale", int64_t(-4)}, {"BLOCK", BLOCK}};
+    if (giveShift) meta["SHIFT"] = int64_t(-11);
+    kernel(kFile, "keyword_only_kernel").launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), out, n}, meta);
+    std::vector<int32_t> want(n);
+    for (int64_t i = 0; i < n; ++i) want[i] = x[i] * -4 + (giveShift ? -11 : 5);
+    EXPECT_EQ(out.download<int32_t>(), want);
+  }
+  // The C++ API has no keyword syntax for tensors: its argument list fills
+  // the runtime parameters in order, keyword-only ones included (the Python
+  // launcher refuses that, as Python does: tests/python/test_launch.py).
+  auto out = dev().zeros(DType::i32, {n});
+  kernel(kFile, "keyword_only_kernel")
+      .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), out, n, int64_t(3)}, {{"BLOCK", BLOCK}});
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = x[i] * 3 + 5;
+  EXPECT_EQ(out.download<int32_t>(), want);
 }
 
 }  // namespace

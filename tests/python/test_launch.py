@@ -750,3 +750,25 @@ def test_none_is_a_constexpr_value(scale):
     out2 = np.zeros(n, dtype=np.float32)
     maybe_scaled[(1,)](x, out2, n, BLOCK=128, SCALE=scale)  # by keyword
     np.testing.assert_array_equal(out2, out)
+
+
+@tessera.jit
+def keyword_only_kernel(x_ptr, out_ptr, n, *, scale, BLOCK: tl.constexpr, SHIFT: tl.constexpr = 5):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * scale + SHIFT, mask=m)
+
+
+def test_keyword_only_parameters():
+    """Triton 3.9's keyword-only kernel parameters: given by name, with a
+    default; a positional value for one is refused."""
+    r = rng(39)
+    n = 333
+    x = r.integers(-1000, 1000, n).astype(np.int32)
+    out = np.zeros(n, np.int32)
+    keyword_only_kernel[(3,)](x, out, n, scale=-4, BLOCK=128)
+    np.testing.assert_array_equal(out, x * -4 + 5)
+    keyword_only_kernel[(3,)](x, out, n, scale=7, BLOCK=128, SHIFT=-2)
+    np.testing.assert_array_equal(out, x * 7 - 2)
+    with pytest.raises(Exception, match="keyword-only"):
+        keyword_only_kernel[(3,)](x, out, n, 3, BLOCK=128)

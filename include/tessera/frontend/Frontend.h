@@ -55,6 +55,7 @@ struct Parameter {
   std::optional<std::string> annotatedType;  ///< e.g. "tl.int32" / "fp32" pins the type
   std::optional<ConstValue> defaultValue;    ///< evaluated default, if any
   bool hasDefault = false;
+  bool keywordOnly = false;  ///< after a bare `*`: given by name only
   SourceLoc loc;
 };
 

@@ -248,6 +248,21 @@ struct Bridge {
       }
       fn->params.push_back(std::move(p));
     }
+    // Keyword-only parameters (after a bare `*`, Triton 3.9): by name only.
+    for (size_t k = 0; k < a.kwonlyargs.size(); ++k) {
+      const py::Arg& arg = a.kwonlyargs[k];
+      Parameter p;
+      p.name = arg.name;
+      p.loc = SourceLoc{fd.module->source.get(), arg.line, arg.col};
+      p.isConstexpr = mentionsConstexpr(arg.annotation.get());
+      p.annotatedType = annotationType(sh, fd, arg.annotation.get());
+      p.keywordOnly = true;
+      if (k < fd.kwDefaults.size() && fd.kwDefaults[k]) {
+        p.hasDefault = true;
+        p.defaultValue = toConst(*fd.kwDefaults[k]);
+      }
+      fn->params.push_back(std::move(p));
+    }
     fn->lazy = std::make_shared<JitLazy>();
     fn->lazy->value = v;
     fn->lazy->shared = &sh;

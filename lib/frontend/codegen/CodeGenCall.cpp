@@ -54,11 +54,25 @@ std::string specKey(const Val& v) {
   }
 }
 
+/// The parameters of `def` in order: positional ones, then keyword-only ones
+/// (after a bare `*`).
 std::vector<const py::Arg*> defArgs(const py::FunctionDef& def) {
   std::vector<const py::Arg*> args;
   for (const auto& a : def.args.posonlyargs) args.push_back(&a);
   for (const auto& a : def.args.args) args.push_back(&a);
+  for (const auto& a : def.args.kwonlyargs) args.push_back(&a);
   return args;
+}
+
+/// The default expression of parameter `k` of defArgs(def), or null.
+const py::Expr* defaultOf(const py::FunctionDef& def, size_t k) {
+  size_t positional = def.args.posonlyargs.size() + def.args.args.size();
+  if (k >= positional) {
+    size_t kw = k - positional;
+    return kw < def.args.kwDefaults.size() ? def.args.kwDefaults[kw].get() : nullptr;
+  }
+  size_t firstDefault = positional - std::min(positional, def.args.defaults.size());
+  return k >= firstDefault ? def.args.defaults[k - firstDefault].get() : nullptr;
 }
 
 }  // namespace
@@ -158,15 +172,17 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   const py::FunctionDef& def = *fn.def;
   if (hostMode()) fail("@jit function '" + fn.name + "' cannot be called on the host");
   if (depth() >= kMaxCallDepth) fail("maximum recursion depth exceeded while calling '" + fn.name + "'");
-  if (def.args.vararg || !def.args.kwonlyargs.empty() || def.args.kwarg)
-    fail(def, "@jit functions support only positional-or-keyword parameters (no *args, **kwargs or keyword-only)");
+  if (def.args.vararg || def.args.kwarg)
+    fail(def, "@jit functions support positional-or-keyword and keyword-only parameters (no *args or **kwargs)");
 
-  // Bind arguments to parameters.
+  // Bind arguments to parameters: the positional ones, then the
+  // keyword-only ones (after a bare `*`, Triton 3.9), given by name.
   auto params = defArgs(def);
+  size_t nPositional = def.args.posonlyargs.size() + def.args.args.size();
   size_t n = params.size();
-  if (args.size() > n)
-    fail(fn.name + "() takes " + std::to_string(n) + " positional argument" + (n == 1 ? "" : "s") + " but " +
-         std::to_string(args.size()) + " were given");
+  if (args.size() > nPositional)
+    fail(fn.name + "() takes " + std::to_string(nPositional) + " positional argument" + (nPositional == 1 ? "" : "s") +
+         " but " + std::to_string(args.size()) + " were given");
   std::vector<std::optional<Val>> bound(n);
   for (size_t k = 0; k < args.size(); ++k) bound[k] = std::move(args[k]);
   for (auto& [key, v] : kwargs) {
@@ -176,15 +192,17 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
     if (bound[k]) fail(fn.name + "() got multiple values for argument '" + key + "'");
     bound[k] = std::move(v);
   }
-  size_t firstDefault = n - std::min(n, def.args.defaults.size());
   bool isPrelude = f.program->globals().isPrelude;
   for (size_t k = 0; k < n; ++k) {
     if (bound[k]) continue;
-    if (k < firstDefault) fail(fn.name + "() missing required argument '" + params[k]->name + "'");
+    const py::Expr* dflt = defaultOf(def, k);
+    if (!dflt)
+      fail(fn.name + "() missing required " + std::string(k < nPositional ? "" : "keyword-only ") + "argument '" +
+           params[k]->name + "'");
     auto tmp = std::make_unique<Frame>();
     tmp->program = f.program;
     pushFrame(std::move(tmp));
-    Val d = eval(*def.args.defaults[k - firstDefault]);
+    Val d = eval(*dflt);
     popFrame();
     bound[k] = d;
   }
@@ -356,8 +374,8 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
   frame->fn = &fn;
   pushFrame(std::move(frame));
   CurrentNodeGuard guard(*this, &def);
-  if (def.args.vararg || !def.args.kwonlyargs.empty() || def.args.kwarg)
-    fail(def, "kernel '" + fn.name + "': *args, **kwargs and keyword-only parameters are not supported");
+  if (def.args.vararg || def.args.kwarg)
+    fail(def, "kernel '" + fn.name + "': *args and **kwargs parameters are not supported");
   if (specs.size() > fn.params.size())
     fail(def, "kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) + " argument" +
                   (fn.params.size() == 1 ? "" : "s") + " but " + std::to_string(specs.size()) + " were given");
@@ -374,7 +392,6 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
   b_.setInsertionPointToEnd(body);
 
   auto params = defArgs(def);
-  size_t firstDefault = params.size() - std::min(params.size(), def.args.defaults.size());
   for (size_t k = 0; k < fn.params.size(); ++k) {
     const Parameter& p = fn.params[k];
     Val v;
@@ -403,8 +420,8 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
         if (s.divisibleBy16) func->setAttr("arg" + std::to_string(idx) + ".divisibility", int64_t{16});
         v = Val::tensor(arg, *t, {});
       }
-    } else if (k >= firstDefault) {
-      v = eval(*def.args.defaults[k - firstDefault]);
+    } else if (const py::Expr* dflt = defaultOf(def, k)) {
+      v = eval(*dflt);
     } else {
       fail(*params[k], "kernel '" + fn.name + "' is missing a value for argument '" + p.name + "'");
     }

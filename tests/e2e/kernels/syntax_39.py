@@ -23,3 +23,27 @@ def chained_compare(x_ptr, out_ptr, n, lo, hi, LO_C: tl.constexpr, HI_C: tl.cons
         y = y * 0
     y = tl.where(ordered, y + 1000, y)
     tl.store(out_ptr + offs, y, mask=valid)
+
+
+@triton.jit
+def scale_shift(x, *, scale, shift: tl.constexpr = 0, clamp: tl.constexpr = False):
+    y = x * scale + shift
+    if clamp:
+        y = tl.minimum(y, 100)
+    return y
+
+
+@triton.jit
+def keyword_only_helpers(x_ptr, out_ptr, n, s, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    a = scale_shift(x, scale=s)
+    b = scale_shift(x, shift=7, scale=2, clamp=True)
+    tl.store(out_ptr + offs, a * 1000 + b, mask=offs < n)
+
+
+@triton.jit
+def keyword_only_kernel(x_ptr, out_ptr, n, *, scale, BLOCK: tl.constexpr, SHIFT: tl.constexpr = 5):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, scale_shift(x, scale=scale, shift=SHIFT), mask=offs < n)
