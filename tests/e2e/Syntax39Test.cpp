@@ -4,7 +4,9 @@
 // hi`, a three-link chain, constexpr chains that pick a branch and stop
 // at a false link), @jit helpers and kernels with keyword-only parameters
 // (after a bare `*`, with and without defaults; a kernel's are given by
-// name), against the same expressions computed here.
+// name) and list/tuple comprehensions (over constexpr ranges and tuples,
+// with filters, nested, with tuple targets, their names kept inside),
+// against the same expressions computed here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,6 +83,24 @@ TEST(Syntax39, KeywordOnlyKernelParameters) {
       .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), out, n, int64_t(3)}, {{"BLOCK", BLOCK}});
   std::vector<int32_t> want(n);
   for (int64_t i = 0; i < n; ++i) want[i] = x[i] * 3 + 5;
+  EXPECT_EQ(out.download<int32_t>(), want);
+}
+
+TEST(Syntax39, Comprehensions) {
+  E2E_RNG(rng);
+  const int64_t n = 500, BLOCK = 128, PARTS = 3;
+  auto x = rng.ints<int32_t>(n * PARTS, -50, 50);
+  auto out = dev().zeros(DType::i32, {n});
+  kernel(kFile, "comprehensions")
+      .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n * PARTS}), out, n}, {{"BLOCK", BLOCK}, {"PARTS", PARTS}});
+  const int32_t weights[] = {1, 3, 5};  // the odd ones of 1..8
+  const int32_t pairs = 12 + 34;        // [12, 12, 34, 34][0] + [3]
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t acc = 0;
+    for (int64_t p = 0; p < PARTS; ++p) acc += x[p * n + i] * weights[p];
+    want[i] = acc + pairs + int32_t(PARTS) * 100;
+  }
   EXPECT_EQ(out.download<int32_t>(), want);
 }
 

@@ -225,6 +225,8 @@ class CodeGen {
   // ---- helpers for builtins ------------------------------------------------
   /// The Val as an exact int constexpr (errors name `what`).
   int64_t constInt(const Val& v, const char* what);
+  /// The elements of a list or tuple comprehension (CodeGenExpr.cpp).
+  void comprehension(const py::Expr& elt, const std::vector<py::Comprehension>& gens, size_t i, std::vector<Val>& out);
   std::vector<int64_t> constIntList(const Val& v, const char* what);
   std::string constStr(const Val& v, const char* what);
   bool constBool(const Val& v, const char* what);

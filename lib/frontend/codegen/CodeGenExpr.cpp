@@ -369,8 +369,20 @@ Val CodeGen::evalNode(const py::Expr& e) {
     }
     case ExprKind::Starred: fail("starred expressions are only supported in calls and tuples");
     case ExprKind::Lambda: fail("lambda expressions are not supported in @jit functions");
-    case ExprKind::ListComp: case ExprKind::GeneratorExp: case ExprKind::SetComp: case ExprKind::DictComp:
-      fail("comprehensions are not supported in @jit functions");
+    case ExprKind::ListComp: case ExprKind::GeneratorExp: {
+      // Triton's tuple comprehension (3.9): unrolled at compile time into a
+      // tuple; its names do not leak out of it, as in Python.
+      const py::Expr& elt = e.kind == ExprKind::ListComp ? *e.as<py::ListComp>()->elt : *e.as<py::GeneratorExp>()->elt;
+      const auto& gens =
+          e.kind == ExprKind::ListComp ? e.as<py::ListComp>()->generators : e.as<py::GeneratorExp>()->generators;
+      auto saved = frame().locals;
+      std::vector<Val> out;
+      comprehension(elt, gens, 0, out);
+      frame().locals = std::move(saved);
+      return Val::tuple(std::move(out));
+    }
+    case ExprKind::SetComp: case ExprKind::DictComp:
+      fail("set and dict comprehensions are not supported in @jit functions (list and tuple ones are)");
     case ExprKind::NamedExpr: fail("assignment expressions (:=) are not supported in @jit functions");
     default: fail("unsupported expression in a @jit function");
   }
@@ -411,6 +423,56 @@ Val CodeGen::subscriptVal(const Val& base, const Val& idx) {
     return subscript(toTensor(base), parts);
   }
   fail("'" + base.typeName() + "' object is not subscriptable");
+}
+
+/// The elements of a comprehension from generator `i` on: each value its
+/// iterable gives (a tuple's elements, or a range with constexpr bounds,
+/// unrolled), bound to its target, kept when its `if`s (constexprs) hold.
+void CodeGen::comprehension(const py::Expr& elt, const std::vector<py::Comprehension>& gens, size_t i,
+                            std::vector<Val>& out) {
+  if (i == gens.size()) {
+    out.push_back(eval(elt));
+    return;
+  }
+  const py::Comprehension& gen = gens[i];
+  if (gen.isAsync) fail(*gen.iter, "async comprehensions are not supported");
+  std::vector<Val> items;
+  const auto* call = gen.iter->as<py::Call>();
+  Val fn = call ? eval(*call->func) : Val::none();
+  if (fn.kind == Val::Kind::Builtin && (fn.s == "py.range" || fn.s == "tl.range" || fn.s == "tl.static_range")) {
+    CurrentNodeGuard guard(*this, call);
+    if (call->args.empty() || call->args.size() > 3 || !call->keywords.empty())
+      fail("a comprehension's range takes 1 to 3 positional constexpr bounds");
+    std::vector<int64_t> b;
+    for (const auto& a : call->args) b.push_back(constInt(eval(*a), "a comprehension's range bound"));
+    int64_t start = b.size() > 1 ? b[0] : 0, stop = b.size() > 1 ? b[1] : b[0], step = b.size() > 2 ? b[2] : 1;
+    if (step == 0) fail("a comprehension's range step must not be zero");
+    // In 128 bits: the span of two int64 bounds may overflow int64.
+    __int128 span = step > 0 ? __int128{stop} - start : __int128{start} - stop;
+    __int128 stride = step > 0 ? __int128{step} : -__int128{step};
+    __int128 count = span > 0 ? (span + stride - 1) / stride : 0;
+    if (count > staticIterationsLeft) fail("a comprehension unrolls too many elements (more than 65536 in all)");
+    staticIterationsLeft -= static_cast<int64_t>(count);
+    for (__int128 k = 0; k < count; ++k) items.push_back(Val::integer(BigInt(static_cast<int64_t>(start + k * step))));
+  } else {
+    Val it = eval(*gen.iter);
+    if (!it.isTuple())
+      fail(*gen.iter, "a comprehension iterates over a tuple or a range with constexpr bounds, got " + it.typeName());
+    items = it.elems;
+  }
+  for (const Val& item : items) {
+    assign(*gen.target, item);
+    bool keep = true;
+    for (const auto& cond : gen.ifs) {
+      Val c = eval(*cond);
+      if (!c.isConstexpr()) fail(*cond, "a comprehension's `if` must be a constexpr condition");
+      if (!c.truthy()) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) comprehension(elt, gens, i + 1, out);
+  }
 }
 
 }  // namespace tessera::frontend

@@ -47,3 +47,21 @@ def keyword_only_kernel(x_ptr, out_ptr, n, *, scale, BLOCK: tl.constexpr, SHIFT:
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, mask=offs < n, other=0)
     tl.store(out_ptr + offs, scale_shift(x, scale=scale, shift=SHIFT), mask=offs < n)
+
+
+@triton.jit
+def comprehensions(x_ptr, out_ptr, n, BLOCK: tl.constexpr, PARTS: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    # A list comprehension over a constexpr range: PARTS tiles, each loaded
+    # once (names of the comprehension stay inside it).
+    tiles = [tl.load(x_ptr + i * n + offs, mask=offs < n, other=0) for i in range(PARTS)]
+    # A tuple comprehension over a tuple, with a constexpr filter.
+    weights: tl.constexpr = tuple(w for w in (1, 2, 3, 4, 5, 6, 7, 8) if w % 2 == 1)
+    acc = tl.zeros([BLOCK], dtype=tl.int32)
+    for i in tl.static_range(PARTS):
+        acc += tiles[i] * weights[i]
+    # Nested generators and tuple targets.
+    pairs = [a * 10 + b for a, b in ((1, 2), (3, 4)) for _ in range(2)]
+    acc += pairs[0] + pairs[3]
+    i = 100  # not the comprehension's `i`
+    tl.store(out_ptr + offs, acc + len(tiles) * i, mask=offs < n)
