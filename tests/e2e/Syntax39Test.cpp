@@ -6,11 +6,13 @@
 // (after a bare `*`, with and without defaults; a kernel's are given by
 // name) and list/tuple comprehensions (over constexpr ranges and tuples,
 // with filters, nested, with tuple targets, their names kept inside),
-// against the same expressions computed here.
+// and tl.squeeze / tl.unsqueeze (negative dims too), against the same
+// expressions computed here.
 //
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <climits>
 
 #include "e2e/Harness.h"
 
@@ -101,6 +103,23 @@ TEST(Syntax39, Comprehensions) {
     for (int64_t p = 0; p < PARTS; ++p) acc += x[p * n + i] * weights[p];
     want[i] = acc + pairs + int32_t(PARTS) * 100;
   }
+  EXPECT_EQ(out.download<int32_t>(), want);
+}
+
+TEST(Syntax39, SqueezeAndUnsqueeze) {
+  E2E_RNG(rng);
+  const int64_t M = 16, N = 32;
+  auto x = rng.ints<int32_t>(M * N, -1000, 1000);
+  auto out = dev().zeros(DType::i32, {M, N});
+  kernel(kFile, "squeeze_unsqueeze").launch(dev(), {1}, {dev().upload(x, {M, N}), out}, {{"M", M}, {"N", N}});
+  std::vector<int32_t> rowSum(M, 0), colMax(N, INT32_MIN), want(M * N);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      rowSum[i] += x[i * N + j];
+      colMax[j] = std::max(colMax[j], x[i * N + j]);
+    }
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) want[i * N + j] = x[i * N + j] + 2 * rowSum[i] + colMax[j];
   EXPECT_EQ(out.download<int32_t>(), want);
 }
 

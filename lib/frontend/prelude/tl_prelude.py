@@ -32,6 +32,21 @@ def ravel(x, can_reorder=False):
 
 
 @triton.jit
+def unsqueeze(x, dim: tl.constexpr):
+    # Triton 3.9: a length-1 dim inserted at `dim`, as expand_dims.
+    return tl.expand_dims(x, dim)
+
+
+@triton.jit
+def squeeze(x, dim: tl.constexpr):
+    # Triton 3.9: the length-1 dim `dim` removed (checked at compile time).
+    d: tl.constexpr = dim if dim >= 0 else dim + len(x.shape)
+    tl.static_assert(0 <= d < len(x.shape), "tl.squeeze: dim is out of range")
+    tl.static_assert(x.shape[d] == 1, "tl.squeeze: the dimension must have length 1")
+    return tl.reshape(x, [x.shape[i] for i in range(len(x.shape)) if i != d])
+
+
+@triton.jit
 def interleave(a, b):
     c = tl.join(a, b)
     if len(c.shape) == 1:

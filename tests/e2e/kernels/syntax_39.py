@@ -65,3 +65,14 @@ def comprehensions(x_ptr, out_ptr, n, BLOCK: tl.constexpr, PARTS: tl.constexpr):
     acc += pairs[0] + pairs[3]
     i = 100  # not the comprehension's `i`
     tl.store(out_ptr + offs, acc + len(tiles) * i, mask=offs < n)
+
+
+@triton.jit
+def squeeze_unsqueeze(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + tl.unsqueeze(rm, 1) * N + tl.unsqueeze(rn, 0))   # [M, N]
+    row = tl.sum(tl.unsqueeze(x, 1), axis=2)                           # [M, 1]
+    col = tl.squeeze(tl.max(tl.unsqueeze(x, 0), axis=1, keep_dims=True), 0)  # [1, 1, N] -> [1, N]
+    last = tl.squeeze(row, -1)                                          # [M]
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], x + row + col + tl.expand_dims(last, 1))

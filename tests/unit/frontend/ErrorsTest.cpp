@@ -75,6 +75,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "a comprehension iterates over a tuple or a range with constexpr bounds, got"},
         ErrCase{"set_comp", "a", "    x = {i for i in range(3)}\n", "i32", "5:9",
                 "set and dict comprehensions are not supported in @jit functions"},
+        ErrCase{"squeeze_length", "P", "    x = tl.squeeze(tl.arange(0, 4), 0)\n", "*fp32", "5:9",
+                "tl.squeeze: the dimension must have length 1"},
         ErrCase{"kwonly_missing", "a", "    x = h(a)\n@triton.jit\ndef h(v, *, s):\n    return v * s\n", "i32", "5:9",
                 "h() missing required keyword-only argument 's'"},
         ErrCase{"setitem", "P", "    x = tl.arange(0, 16)\n    x[0] = 1\n", "*fp32", "6:5", "item assignment is not supported"},
