@@ -6,8 +6,8 @@
 // (after a bare `*`, with and without defaults; a kernel's are given by
 // name) and list/tuple comprehensions (over constexpr ranges and tuples,
 // with filters, nested, with tuple targets, their names kept inside),
-// and tl.squeeze / tl.unsqueeze (negative dims too), against the same
-// expressions computed here.
+// tl.squeeze / tl.unsqueeze (negative dims too) and integer tl.clamp
+// (signed and unsigned), against the same expressions computed here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +121,27 @@ TEST(Syntax39, SqueezeAndUnsqueeze) {
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) want[i * N + j] = x[i * N + j] + 2 * rowSum[i] + colMax[j];
   EXPECT_EQ(out.download<int32_t>(), want);
+}
+
+TEST(Syntax39, IntegerClamp) {
+  E2E_RNG(rng);
+  const int64_t n = 700, BLOCK = 256;
+  auto x = rng.ints<int32_t>(n, -100, 100);
+  auto u = rng.ints<uint32_t>(n, 0, 4000000000LL);
+  const int32_t lo = -31, hi = 44;
+  auto out = dev().zeros(DType::i32, {n});
+  auto uout = dev().zeros(DType::u32, {n});
+  kernel(kFile, "integer_clamp")
+      .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), dev().upload(u, {n}), out, uout, n, int64_t(lo), int64_t(hi)},
+              {{"BLOCK", BLOCK}});
+  std::vector<int32_t> want(n);
+  std::vector<uint32_t> uwant(n);
+  for (int64_t i = 0; i < n; ++i) {
+    want[i] = std::clamp(x[i], lo, hi) * 1000 + std::clamp(x[i], -5, 7);
+    uwant[i] = std::clamp(u[i], 1000u, 3000000000u);
+  }
+  EXPECT_EQ(out.download<int32_t>(), want);
+  EXPECT_EQ(uout.download<uint32_t>(), uwant);
 }
 
 }  // namespace

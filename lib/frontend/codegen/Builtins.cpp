@@ -228,7 +228,14 @@ std::vector<Builtin> makeTable() {
          std::tie(lo, hi) = cg.arithOperands(lo, hi, false, false, "clamp");
          std::tie(x, lo) = cg.arithOperands(x, lo, false, false, "clamp");
          std::tie(x, hi) = cg.arithOperands(x, hi, false, false, "clamp");
-         if (!x.dtype.isFloat()) cg.fail("tl.clamp: only floating-point clamp is supported, got " + x.dtype.name());
+         // Integers (Triton 3.9): max then min in the promoted type's
+         // signedness; NaN propagation does not apply.
+         if (x.dtype.isInt() && !x.dtype.isInt1()) {
+           bool isSigned = x.dtype.isSigned();
+           Val raised = cg.elementwise(isSigned ? OpCode::MaxSI : OpCode::MaxUI, x, cg.cast(lo, x.dtype));
+           return cg.elementwise(isSigned ? OpCode::MinSI : OpCode::MinUI, raised, cg.cast(hi, x.dtype));
+         }
+         if (!x.dtype.isFloat()) cg.fail("tl.clamp: expected an integer or floating-point tensor, got " + x.dtype.name());
          Val x4 = x;
          Val lo3 = cg.broadcastTo(cg.cast(lo, x.dtype), x.shape);
          Val hi3 = cg.broadcastTo(hi, x.shape);

@@ -76,3 +76,16 @@ def squeeze_unsqueeze(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
     col = tl.squeeze(tl.max(tl.unsqueeze(x, 0), axis=1, keep_dims=True), 0)  # [1, 1, N] -> [1, N]
     last = tl.squeeze(row, -1)                                          # [M]
     tl.store(out_ptr + rm[:, None] * N + rn[None, :], x + row + col + tl.expand_dims(last, 1))
+
+
+@triton.jit
+def integer_clamp(x_ptr, u_ptr, out_ptr, uout_ptr, n, lo, hi, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    # Signed: runtime bounds, then literal bounds.
+    y = tl.clamp(x, lo, hi) * 1000 + tl.clamp(x, -5, 7)
+    tl.store(out_ptr + offs, y, mask=m)
+    # Unsigned: compared as unsigned (values past 2^31 are large, not negative).
+    u = tl.load(u_ptr + offs, mask=m, other=0)
+    tl.store(uout_ptr + offs, tl.clamp(u, tl.full([], 1000, tl.uint32), tl.full([], 3000000000, tl.uint32)), mask=m)
