@@ -6,8 +6,9 @@
 // (after a bare `*`, with and without defaults; a kernel's are given by
 // name) and list/tuple comprehensions (over constexpr ranges and tuples,
 // with filters, nested, with tuple targets, their names kept inside),
-// tl.squeeze / tl.unsqueeze (negative dims too) and integer tl.clamp
-// (signed and unsigned), against the same expressions computed here.
+// tl.squeeze / tl.unsqueeze (negative dims too), integer tl.clamp (signed
+// and unsigned) and tl.cat in order along a dim (broadcasting the others),
+// against the same expressions computed here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,6 +143,31 @@ TEST(Syntax39, IntegerClamp) {
   }
   EXPECT_EQ(out.download<int32_t>(), want);
   EXPECT_EQ(uout.download<uint32_t>(), uwant);
+}
+
+TEST(Syntax39, CatInOrderAlongADim) {
+  E2E_RNG(rng);
+  const int64_t M = 8, N = 16;
+  auto a = rng.ints<int32_t>(M * N, -500, 500), b = rng.ints<int32_t>(M * N, -500, 500);
+  auto out1 = dev().zeros(DType::i32, {2 * N}), out2 = dev().zeros(DType::i32, {2 * M, N}),
+       out3 = dev().zeros(DType::i32, {M, 2 * N});
+  kernel(kFile, "cat_in_order")
+      .launch(dev(), {1}, {dev().upload(a, {M, N}), dev().upload(b, {M, N}), out1, out2, out3}, {{"M", M}, {"N", N}});
+  std::vector<int32_t> w1(2 * N), w2(2 * M * N), w3(2 * M * N);
+  for (int64_t j = 0; j < N; ++j) {
+    w1[j] = a[j];
+    w1[N + j] = b[j];
+  }
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      w2[i * N + j] = a[i * N + j];
+      w2[(M + i) * N + j] = b[i * N + j];
+      w3[i * 2 * N + j] = a[i * N + j];
+      w3[i * 2 * N + N + j] = b[j];  // b's row 0, broadcast over the rows
+    }
+  EXPECT_EQ(out1.download<int32_t>(), w1) << "1-D";
+  EXPECT_EQ(out2.download<int32_t>(), w2) << "dim=0";
+  EXPECT_EQ(out3.download<int32_t>(), w3) << "dim=-1 with a broadcast row";
 }
 
 }  // namespace

@@ -316,10 +316,32 @@ std::vector<Builtin> makeTable() {
            cg.fail("tl.broadcast_to: cannot broadcast shape " + shapeToString(x.shape) + " to " + shapeToString(shape) + " (ranks differ)");
          return cg.broadcastTo(x, shape);
        }},
-      {"tl.cat", {R("input"), R("other"), O("can_reorder", False())}, [](CodeGen& cg, BoundArgs& a) {
-         if (!cg.constBool(a[2], "can_reorder"))
-           cg.fail("tl.cat: the current implementation may reorder elements; pass can_reorder=True");
-         return cg.cat(a[0], a[1]);
+      {"tl.cat", {R("input"), R("other"), O("can_reorder", False()), O("dim", Val::integer(BigInt(0)))},
+       [](CodeGen& cg, BoundArgs& a) {
+         if (cg.constBool(a[2], "can_reorder")) return cg.cat(a[0], a[1]);
+         // In order along `dim` (Triton 3.9): the other dims broadcast, the
+         // two joined on a new minor dim, that dim moved just before `dim`
+         // and merged with it: [x; y] along dim.
+         Val x = cg.tensorArg(a[0], "tl.cat"), y = cg.tensorArg(a[1], "tl.cat");
+         size_t rank = x.shape.size();
+         if (rank == 0 || y.shape.size() != rank)
+           cg.fail("tl.cat: the inputs must be tensors of the same rank, got " + x.typeName() + " and " + y.typeName());
+         int64_t dim = cg.constInt(a[3], "dim");
+         if (dim < 0) dim += static_cast<int64_t>(rank);
+         if (dim < 0 || dim >= static_cast<int64_t>(rank))
+           cg.fail("tl.cat: dim " + std::to_string(cg.constInt(a[3], "dim")) + " is out of range for rank " +
+                   std::to_string(rank));
+         if (x.shape[dim] != y.shape[dim])
+           cg.fail("tl.cat: the inputs must have the same length along dim " + std::to_string(dim) + ", got " +
+                   std::to_string(x.shape[dim]) + " and " + std::to_string(y.shape[dim]));
+         Val joined = cg.join(x, y);  // broadcasts the other dims
+         std::vector<int64_t> order, shape(joined.shape.begin(), joined.shape.end() - 1);
+         for (int64_t d = 0; d < static_cast<int64_t>(rank); ++d) {
+           if (d == dim) order.push_back(static_cast<int64_t>(rank));
+           order.push_back(d);
+         }
+         shape[dim] *= 2;
+         return cg.reshape(cg.permute(joined, order), shape, false);
        }},
       {"tl.join", {R("a"), R("b")}, [](CodeGen& cg, BoundArgs& a) { return cg.join(a[0], a[1]); }},
       {"tl.split", {R("a")}, [](CodeGen& cg, BoundArgs& a) {

@@ -89,3 +89,21 @@ def integer_clamp(x_ptr, u_ptr, out_ptr, uout_ptr, n, lo, hi, BLOCK: tl.constexp
     # Unsigned: compared as unsigned (values past 2^31 are large, not negative).
     u = tl.load(u_ptr + offs, mask=m, other=0)
     tl.store(uout_ptr + offs, tl.clamp(u, tl.full([], 1000, tl.uint32), tl.full([], 3000000000, tl.uint32)), mask=m)
+
+
+@triton.jit
+def cat_in_order(a_ptr, b_ptr, out1_ptr, out2_ptr, out3_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    a = tl.load(a_ptr + rm[:, None] * N + rn[None, :])    # [M, N]
+    b = tl.load(b_ptr + rm[:, None] * N + rn[None, :])    # [M, N]
+    # 1-D, in order: a's first row then b's.
+    a0 = tl.sum(a * (rm[:, None] == 0), axis=0)
+    b0 = tl.sum(b * (rm[:, None] == 0), axis=0)
+    tl.store(out1_ptr + tl.arange(0, 2 * N), tl.cat(a0, b0))
+    # Along dim 0: [2M, N].
+    c = tl.cat(a, b, dim=0)
+    tl.store(out2_ptr + tl.arange(0, 2 * M)[:, None] * N + rn[None, :], c)
+    # Along the last dim (-1), b's row 0 broadcast over the rows: [M, 2N].
+    d = tl.cat(a, b0[None, :], dim=-1)
+    tl.store(out3_ptr + rm[:, None] * (2 * N) + tl.arange(0, 2 * N)[None, :], d)

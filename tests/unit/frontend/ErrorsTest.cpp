@@ -115,8 +115,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrCase{"range_float", "P, f", "    for i in range(f):\n        pass\n", "*fp32, fp32", "5:5",
                 "range bounds must be integers, got fp32"},
         ErrCase{"fp8_int", "a, b", "    x = a + b\n", "fp8e5, i32", "5:9", "unexpected type"},
-        ErrCase{"cat_reorder", "P", "    x = tl.cat(tl.arange(0, 8), tl.arange(0, 8))\n", "*fp32", "5:9",
-                "pass can_reorder=True"},
+        ErrCase{"cat_lengths", "P", "    x = tl.cat(tl.arange(0, 8), tl.arange(0, 16))\n", "*fp32", "5:9",
+                "tl.cat: the inputs must have the same length along dim 0, got 8 and 16"},
+        ErrCase{"cat_dim", "P", "    x = tl.cat(tl.arange(0, 8), tl.arange(0, 8), dim=1)\n", "*fp32", "5:9",
+                "tl.cat: dim 1 is out of range for rank 1"},
         ErrCase{"for_iter", "P", "    for i in (1, 2):\n        pass\n", "*fp32", "5:14",
                 "only `range`, `tl.range` and `tl.static_range` iterators are supported"}));
 
