@@ -284,6 +284,13 @@ struct LaunchOptions {
   /// autotuned launch with no choice yet for its key throws (nothing can be
   /// timed there). Ignored by the interpreter.
   void* stream = nullptr;
+  /// Programmatic dependent launch (Triton's `launch_pdl=True`): the kernel
+  /// may start while the previous kernel on its stream still runs, up to
+  /// its tl.extra.cuda.gdc_wait(), which waits for that kernel's completion
+  /// and memory; the previous kernel's gdc_launch_dependents() lets it start
+  /// early. A launch attribute, not a specialization. sm_90+; ignored on
+  /// older GPUs and by the interpreter, whose launches never overlap.
+  bool launch_pdl = false;
 };
 
 /// What the assembler reports about a compiled kernel (CompiledKernel::metadata).

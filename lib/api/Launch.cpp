@@ -113,6 +113,13 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
     // interpreter, which has no timing model).
     const frontend::AutotuneConfig& cfg = spec->configs.at(configIndex);
     for (const auto& [name, value] : cfg.kwargs) {
+      if (name == "launch_pdl") {  // a launch option, as Triton passes a config's kwargs to the launch
+        if (!std::holds_alternative<bool>(value))
+          throw Error("kernel '" + fn.name + "': a config's launch_pdl must be True or False, got " +
+                      frontend::toString(value));
+        options.launch_pdl = std::get<bool>(value);
+        continue;
+      }
       if (constexprs.count(name))
         throw Error("kernel '" + fn.name + "': conflicting meta-parameters: '" + name +
                     "' is given at launch and also tuned by @triton.autotune");
@@ -245,7 +252,8 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
 
 static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernelImpl& compiled,
                         detail::DeviceKernel& dk, detail::DeviceImpl& device, const int64_t* grid,
-                        const std::vector<BoundParam>& bound, void* stream) {
+                        const std::vector<BoundParam>& bound, const LaunchOptions& options) {
+  void* stream = options.stream;
   size_t n = dk.binary->ptx.params.size();
   constexpr size_t kInline = 32;
   uint64_t inlineSlots[kInline];
@@ -263,7 +271,8 @@ static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernel
   std::vector<detail::TensorMapBytes> maps;
   packParams(kernel, compiled, dk, device, bound, slots, ptrs, maps);
   detail::profile::GpuMark mark = detail::profile::beginGpu(*dk.device, stream);
-  dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs);
+  dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs,
+                    runtime::LaunchAttributes{options.launch_pdl});
   if (mark.device)
     detail::profile::endGpu(mark, stream, kernel.fn->name, detail::profile::launchArgs(kernel.fn->name, grid, dk.blockThreads));
 }
@@ -419,7 +428,7 @@ static void launchWithConfig(detail::KernelImpl& impl, Device& device, const Gri
 
   if (!device.is_interpreter()) {
     detail::DeviceKernel& dk = detail::deviceKernel(*compiled, *device.impl());
-    launchOnGpu(*impl_, *compiled, dk, *device.impl(), dims.data(), bound, options.stream);
+    launchOnGpu(*impl_, *compiled, dk, *device.impl(), dims.data(), bound, options);
     detail::rememberLaunch(*impl_, *device.impl(), grid, args.data(), args.size(), constexprs, launchOptions,
                            compiled, dk, bound);
     return;
@@ -570,7 +579,8 @@ void PreparedLaunch::launch(void* stream) const {
   if (p.dims[0] * p.dims[1] * p.dims[2] == 0) return;
   void* s = stream ? stream : p.options.stream;
   detail::profile::GpuMark mark = detail::profile::beginGpu(*p.dk->device, s);
-  p.dk->device->launch(p.dk->loaded, p.dims, p.dk->blockThreads, p.dk->sharedBytes, s, p.ptrs.data());
+  p.dk->device->launch(p.dk->loaded, p.dims, p.dk->blockThreads, p.dk->sharedBytes, s, p.ptrs.data(),
+                       runtime::LaunchAttributes{p.options.launch_pdl});
   if (mark.device)
     detail::profile::endGpu(mark, s, p.kernel.name(), detail::profile::launchArgs(p.kernel.name(), p.dims, p.dk->blockThreads));
 }

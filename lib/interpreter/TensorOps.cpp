@@ -11,6 +11,7 @@
 #pragma GCC optimize("O3")
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 
 #include "interpreter/Codecs.h"
@@ -77,6 +78,14 @@ void makeRangeOp(const Instr& in, Frame& f) {
 }
 
 void noOp(const Instr&, Frame&) {}
+
+/// tl.extra.cuda.smid(): the interpreter is one SM. globaltimer(): a
+/// monotonic clock in nanoseconds, as %globaltimer counts.
+void smIdOp(const Instr& in, Frame& f) { *f.out<int32_t>(in.out[0], 1) = 0; }
+void globalTimerOp(const Instr& in, Frame& f) {
+  auto now = std::chrono::steady_clock::now().time_since_epoch();
+  *f.out<int64_t>(in.out[0], 1) = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+}
 
 template <class T> void catOp(const Instr& in, Frame& f) {
   Slot& a = f.slots[in.in[0]];
@@ -213,6 +222,11 @@ bool buildTensorOp(ir::Operation* op, Instr& in, PlanBuilder& b) {
     if (bytes == 0) planError(op, "tt.splat of a block pointer");
     in.fn = withBytes(bytes, []<class T>(T) -> ExecFn { return &splatOp<T>; });
     return true;
+  case OpCode::SmId: in.fn = &smIdOp; return true;
+  case OpCode::GlobalTimer: in.fn = &globalTimerOp; return true;
+  // One launch runs after the previous one has finished: nothing to wait for.
+  case OpCode::GridDepWait:
+  case OpCode::GridDepLaunchDependents:
   case OpCode::Assume:
   case OpCode::DebugBarrier:
   case OpCode::FenceAsyncGlobal: in.fn = &noOp; return true;

@@ -473,6 +473,14 @@ void Verifier::verifyOp(Operation* op) {
       VERIFY(op, op->result().type() == Type::i32(), "result must be i32");
       axisAttr(op, "axis", 3);
       return;
+    case OpCode::SmId:
+      verifyCounts(op, 0, 0, 1);
+      VERIFY(op, op->result().type() == Type::i32(), "result must be i32");
+      return;
+    case OpCode::GlobalTimer:
+      verifyCounts(op, 0, 0, 1);
+      VERIFY(op, op->result().type() == Type::i64(), "result must be i64");
+      return;
     case OpCode::Assume:
       verifyCounts(op, 1, 1, 0);
       VERIFY(op, op->operand(0).type() == Type::i1(), "needs a scalar i1 operand");
@@ -484,7 +492,8 @@ void Verifier::verifyOp(Operation* op) {
       verifyCounts(op, 1, 1, 0);
       VERIFY(op, op->operand(0).type().elementType().isInteger(1), "condition must be i1");
       return;
-    case OpCode::DebugBarrier: case OpCode::FenceAsyncGlobal:
+    case OpCode::DebugBarrier: case OpCode::FenceAsyncGlobal: case OpCode::GridDepWait:
+    case OpCode::GridDepLaunchDependents:
       return verifyCounts(op, 0, 0, 0);
     case OpCode::ConvertLayout:
       verifyCounts(op, 1, 1, 1);

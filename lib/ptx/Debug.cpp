@@ -1,4 +1,4 @@
-//===- Debug.cpp - device_assert, device_print, barriers -------------------===//
+//===- Debug.cpp - device_assert, device_print, barriers, griddepcontrol ---===//
 //
 // tt.assert (only with debug on, like Triton): a lane whose condition is
 // false calls CUDA's __assertfail with the message, file, line and function,
@@ -9,6 +9,7 @@
 // bare `trap`: a call anywhere in the kernel, even before its loops, makes
 // ptxas serialize every wgmma (C7510). The runtime names the check when
 // the kernel faults (PtxKernel::runtimeChecks). gpu.barrier is bar.sync; tt.assume emits nothing.
+// tt.gdc_wait / tt.gdc_launch_dependents are griddepcontrol on sm_90+ and nothing before.
 //
 //===----------------------------------------------------------------------===//
 
@@ -204,6 +205,14 @@ void emitDebugOp(Emitter& e, Operation* op) {
   switch (op->code()) {
     case OpCode::DebugBarrier: e.barrier(); return;
     case OpCode::FenceAsyncGlobal: e.ins("fence.proxy.async.global"); return;
+    // Programmatic dependent launch needs sm_90; earlier launches never
+    // overlap, so the wait has nothing to wait for and the signal no one to tell.
+    case OpCode::GridDepWait:
+      if (e.options().target.capability >= 90) e.ins("griddepcontrol.wait");
+      return;
+    case OpCode::GridDepLaunchDependents:
+      if (e.options().target.capability >= 90) e.ins("griddepcontrol.launch_dependents");
+      return;
     case OpCode::Assume: return;
     case OpCode::Assert: return emitAssert(e, op);
     case OpCode::Print: return emitPrint(e, op);

@@ -544,7 +544,7 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::Reduce: case OpCode::Scan:
       return emitReduction(*this, op);
     case OpCode::Print: case OpCode::Assert: case OpCode::DebugBarrier: case OpCode::Assume:
-    case OpCode::FenceAsyncGlobal:
+    case OpCode::FenceAsyncGlobal: case OpCode::GridDepWait: case OpCode::GridDepLaunchDependents:
       return emitDebugOp(*this, op);
     case OpCode::MakeRange: case OpCode::Splat: case OpCode::Broadcast: case OpCode::ExpandDims:
     case OpCode::Reshape: case OpCode::Trans: case OpCode::Cat: case OpCode::Join: case OpCode::Split:
@@ -585,7 +585,8 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::ExternElementwise: case OpCode::InlineAsm:
     case OpCode::AddPtr: case OpCode::IntToPtr: case OpCode::PtrToInt: case OpCode::PtrBitcast:
     // Values every thread computes alike.
-    case OpCode::Constant: case OpCode::GetProgramId: case OpCode::GetNumPrograms:
+    case OpCode::Constant: case OpCode::GetProgramId: case OpCode::GetNumPrograms: case OpCode::SmId:
+    case OpCode::GlobalTimer:
       return emitElementwise(*this, op);
   }
   // No default above: an opcode Ops.def gains is a build error here (-Wswitch

@@ -461,6 +461,16 @@ class Scalar {
                kAxis[axis]);
         return {d};
       }
+      case OpCode::SmId: {
+        std::string d = e_.reg(RegClass::B32);
+        e_.ins("mov.u32 " + d + ", %smid");
+        return {d};
+      }
+      case OpCode::GlobalTimer: {
+        std::string d = e_.reg(RegClass::B64);
+        e_.ins("mov.u64 " + d + ", %globaltimer");
+        return {d};
+      }
       default:
         e_.fail(op, "this op is not supported by the GPU backend yet");
     }

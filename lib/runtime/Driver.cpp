@@ -11,6 +11,7 @@
 #include "tessera/runtime/Driver.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -45,6 +46,23 @@ constexpr int kFuncAttrMaxDynamicShared = 8;
 // Event flags.
 constexpr unsigned kEventDefault = 0;
 
+// cuLaunchKernelEx's configuration (CUlaunchConfig, CUlaunchAttribute).
+constexpr unsigned kLaunchAttrProgrammaticStreamSerialization = 6;
+struct CUlaunchAttribute {
+  unsigned id;
+  char pad[4];
+  alignas(8) char value[64];  ///< CUlaunchAttributeValue
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute's ABI");
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+
 /// The entry points Tessera uses, resolved once.
 struct DriverApi {
   CUresult (*cuInit)(unsigned) = nullptr;
@@ -76,6 +94,8 @@ struct DriverApi {
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                              CUstream, void**, void**) = nullptr;
+  // Launches with attributes (CUDA 12.0+), optional.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig*, CUfunction, void**, void**) = nullptr;
   CUresult (*cuEventCreate)(CUevent*, unsigned) = nullptr;
   CUresult (*cuEventDestroy)(CUevent) = nullptr;
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
@@ -158,7 +178,8 @@ const DriverApi& driverApi() {
                            Entry{"cuMemPoolTrimTo", slot(a->cuMemPoolTrimTo)},
                            Entry{"cuStreamIsCapturing", slot(a->cuStreamIsCapturing)},
                            Entry{"cuThreadExchangeStreamCaptureMode", slot(a->cuThreadExchangeStreamCaptureMode)},
-                           Entry{"cuTensorMapEncodeTiled", slot(a->cuTensorMapEncodeTiled)}})
+                           Entry{"cuTensorMapEncodeTiled", slot(a->cuTensorMapEncodeTiled)},
+                           Entry{"cuLaunchKernelEx", slot(a->cuLaunchKernelEx)}})
       *e.slot = lib.symbol(e.name);
     // CUDA 12.8+ has cuEventElapsedTime_v2 (same signature); prefer it.
     if (void* v2 = lib.symbol("cuEventElapsedTime_v2")) *slot(a->cuEventElapsedTime) = v2;
@@ -546,7 +567,7 @@ void CudaDevice::loadKernel(LoadedKernel& out, const std::vector<char>& cubin, c
 }
 
 void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes,
-                        void* stream, void** params) {
+                        void* stream, void** params, LaunchAttributes attributes) {
   if (grid[0] > 0x7fffffff || grid[1] > 65535 || grid[2] > 65535)
     throw Error("kernel '" + *kernel.name + "': grid (" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
                 ", " + std::to_string(grid[2]) + ") exceeds the CUDA limits (2^31-1, 65535, 65535)");
@@ -578,9 +599,27 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
     withScratch.back() = &scratch;
     params = withScratch.data();
   }
-  CUresult r = api.cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-                                  static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
-                                  static_cast<unsigned>(sharedBytes), stream, params, nullptr);
+  // Programmatic dependent launch needs sm_90; before it a launch never
+  // overlaps its predecessor, which is what the attribute relaxes.
+  bool pdl = attributes.programmaticSerialization && target_.capability >= 90;
+  CUresult r;
+  if (!pdl) {
+    r = api.cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                           static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
+                           static_cast<unsigned>(sharedBytes), stream, params, nullptr);
+  } else {
+    if (!api.cuLaunchKernelEx)
+      throw Error("kernel '" + *kernel.name + "': launch_pdl needs cuLaunchKernelEx, which the CUDA driver lacks "
+                  "(driver older than CUDA 12.0)");
+    CUlaunchAttribute attr{};
+    attr.id = kLaunchAttrProgrammaticStreamSerialization;
+    int allowed = 1;  // CUlaunchAttributeValue::programmaticStreamSerializationAllowed
+    std::memcpy(attr.value, &allowed, sizeof allowed);
+    CUlaunchConfig config{static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                          static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
+                          static_cast<unsigned>(sharedBytes), stream, &attr, 1};
+    r = api.cuLaunchKernelEx(&config, kernel.function, params, nullptr);
+  }
   if (scratch) {
     if (pool_) api.cuMemFreeAsync(scratch, stream);
     else api.cuMemFree(scratch);  // waits for the kernel

@@ -126,8 +126,9 @@ Grid toGrid(py::object grid) {
   }));
 }
 
-LaunchOptions toOptions(int num_warps, int num_stages, int maxnreg, uintptr_t stream) {
+LaunchOptions toOptions(int num_warps, int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl = false) {
   LaunchOptions o;
+  o.launch_pdl = launch_pdl;
   o.num_warps = num_warps;
   o.num_stages = num_stages;
   o.maxnreg = maxnreg;
@@ -264,22 +265,22 @@ void bindKernels(py::module_& m) {
       .def(
           "run",
           [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
-             int num_stages, int maxnreg, uintptr_t stream) {
+             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl) {
             std::vector<Arg> a = toArgs(args);
             k.launch(device, toGrid(grid), a.data(), a.size(), toMeta(constexprs),
-                     toOptions(num_warps, num_stages, maxnreg, stream));
+                     toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl));
           },
           py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
-          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0)
+          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false)
       .def(
           "prepare",
           [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
-             int num_stages, int maxnreg, uintptr_t stream) {
+             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl) {
             return k.prepare(device, toGrid(grid), toArgs(args), toMeta(constexprs),
-                             toOptions(num_warps, num_stages, maxnreg, stream));
+                             toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl));
           },
           py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
-          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0)
+          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false)
       .def(
           "compile",
           [](Kernel& k, const std::string& signature, py::dict constexprs, int num_warps, int num_stages, int maxnreg,

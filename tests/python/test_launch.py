@@ -772,3 +772,33 @@ def test_keyword_only_parameters():
     np.testing.assert_array_equal(out, x * 7 - 2)
     with pytest.raises(Exception, match="keyword-only"):
         keyword_only_kernel[(3,)](x, out, n, 3, BLOCK=128)
+
+
+@tessera.jit
+def pdl_step(prev_ptr, out_ptr, n, k, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.extra.cuda.gdc_wait()
+    x = tl.load(prev_ptr + offs, mask=m)
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.store(out_ptr + offs, x * 3 + k, mask=m)
+
+
+def test_launch_pdl():
+    """launch_pdl=True and the gdc functions: a chain of dependent launches
+    (on the interpreter they run one after another, as the waits ask)."""
+    from tessera.language.extra.cuda import gdc_wait, gdc_launch_dependents  # noqa: F401
+    r = rng(27)
+    n = 1001
+    x = r.integers(-1000, 1000, n).astype(np.int64)
+    a, b = x.copy(), np.zeros(n, np.int64)
+    want = x.copy()
+    for k in range(1, 6):
+        pdl_step[(triton_cdiv(n, 256),)](a, b, n, k, BLOCK=256, launch_pdl=True)
+        want = want * 3 + k
+        a, b = b, a
+    np.testing.assert_array_equal(a, want)
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b

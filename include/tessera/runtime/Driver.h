@@ -76,6 +76,16 @@ struct LoadedKernel {
   ~LoadedKernel();
 };
 
+/// What a launch asks of the driver beyond grid, block and parameters
+/// (cuLaunchKernelEx's attributes).
+struct LaunchAttributes {
+  /// Programmatic dependent launch (LaunchOptions::launch_pdl): the launch
+  /// may start before the previous kernel on its stream has finished; the
+  /// kernel's griddepcontrol.wait (tl.extra.cuda.gdc_wait) waits for it.
+  /// Ignored before sm_90, where the hardware has no such overlap.
+  bool programmaticSerialization = false;
+};
+
 class CudaDevice {
  public:
   /// The device `ordinal` (its primary context retained on first use).
@@ -145,8 +155,9 @@ class CudaDevice {
   /// cuLaunchKernel. `params` points at one value per kernel parameter.
   /// A kernel with global scratch gets it allocated on `stream` for this
   /// launch (and freed behind it, stream-ordered); `params` is not written.
+  /// With attributes, cuLaunchKernelEx.
   void launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes, void* stream,
-              void** params);
+              void** params, LaunchAttributes attributes = {});
 
   /// CUDA events (for timing).
   void* createEvent();

@@ -1,7 +1,8 @@
 //===- Builtins.cpp - The table of builtin functions ------------------------===//
 //
 // Every builtin reachable from a kernel (tl.*, tl.math.*, Python builtins,
-// dtype methods, triton.cdiv/next_power_of_2; libdevice in Libdevice.cpp)
+// dtype methods, triton.cdiv/next_power_of_2; libdevice in Libdevice.cpp,
+// tl.extra.cuda's others in CudaExtras.cpp)
 // is one row: qualified name, parameters with defaults (a '*' parameter
 // collects extra positional arguments; later ones are keyword-only) and a
 // handler that forwards to the semantic layer.
@@ -19,6 +20,7 @@ namespace tessera::frontend {
 
 void emitDeviceAssert(CodeGen& cg, const Val& cond, const std::string& msg, const py::Node& at);
 void registerLibdevice(std::vector<Builtin>& table);
+void registerCudaExtras(std::vector<Builtin>& table);
 
 namespace {
 
@@ -618,6 +620,7 @@ std::vector<Builtin> makeTable() {
        }},
   };
   registerLibdevice(t);
+  registerCudaExtras(t);
   return t;
 }
 

@@ -27,7 +27,9 @@ std::optional<Val> resolveModule(const std::string& path) {
     return Val::ns("tl");
   if (path == "triton.language.math") return Val::ns("math");
   if (path == "triton.language.extra") return Val::ns("extra");
-  if (path == "triton.language.extra.cuda") return Val::ns("cuda");
+  if (path == "triton.language.extra.cuda" || path == "triton.language.extra.cuda.gdc" ||
+      path == "triton.language.extra.cuda.utils")
+    return Val::ns("cuda");
   if (path == "triton.language.extra.libdevice" || path == "triton.language.extra.cuda.libdevice" ||
       path == "triton.language.libdevice" || path == "triton.language.math.libdevice")
     return Val::ns("libdevice");

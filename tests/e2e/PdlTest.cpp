@@ -1,0 +1,106 @@
+//===- PdlTest.cpp - Programmatic dependent launch, tl.extra.cuda ------------===//
+//
+// kernels/pdl.py: a chain of dependent kernels launched with launch_pdl
+// (LaunchOptions, and a config's kwargs), each waiting for its predecessor
+// with tl.extra.cuda.gdc_wait in the three spellings real code uses (and
+// Triton's inline-PTX copy on the GPU), against the chain computed here;
+// num_warps()/num_threads() as constexprs, smid() and globaltimer().
+//
+//===----------------------------------------------------------------------===//
+
+#include "e2e/Harness.h"
+
+using namespace e2e;
+using tessera::DType;
+
+namespace {
+
+const char* kFile = "pdl.py";
+
+/// The chain on the host: x_k = (x_{k-1} ^ (w*3 + k)) + (x_{k-1} >> 3).
+std::vector<int32_t> chainReference(std::vector<int32_t> x, const std::vector<int32_t>& w, int steps) {
+  for (int k = 1; k <= steps; ++k)
+    for (size_t i = 0; i < x.size(); ++i) x[i] = (x[i] ^ (w[i] * 3 + k)) + (x[i] >> 3);
+  return x;
+}
+
+TEST(Pdl, DependentChain) {
+  E2E_RNG(rng);
+  const int64_t n = onGpu() ? 1000003 : 20011, BLOCK = 1024;
+  const int steps = 9;
+  auto x0 = rng.ints<int32_t>(n, -1000000, 1000000);
+  auto w = rng.ints<int32_t>(n, -5000, 5000);
+  auto tw = dev().upload(w, {n});
+  std::vector<int32_t> want = chainReference(x0, w, steps);
+  for (bool pdl : {true, false}) {
+    for (const char* name : {"chain_step", "chain_step_asm"}) {
+      bool asmForm = std::string(name) == "chain_step_asm";
+      if (asmForm && !onGpu()) continue;  // the interpreter refuses inline PTX
+      SCOPED_TRACE(std::string(name) + (pdl ? " with launch_pdl" : " without"));
+      std::vector<tessera::Tensor> bufs = {dev().upload(x0, {n}), dev().zeros(DType::i32, {n}),
+                                           dev().zeros(DType::i32, {n})};
+      tessera::LaunchOptions options;
+      options.launch_pdl = pdl;
+      for (int k = 1; k <= steps; ++k) {
+        tessera::Meta meta = {{"BLOCK", BLOCK}};
+        if (!asmForm) meta["FORM"] = int64_t(k % 3);
+        // Ping-pong between two outputs after the input: step k reads what step k-1 wrote.
+        const tessera::Tensor& prev = bufs[k == 1 ? 0 : 1 + (k - 1) % 2];
+        const tessera::Tensor& out = bufs[1 + k % 2];
+        kernel(kFile, name).launch(dev(), {cdiv(n, BLOCK)}, {prev, tw, out, n, int64_t(k)}, meta, options);
+      }
+      expectEqual(bufs[1 + steps % 2].download<int32_t>(), want, "the chain's last output");
+    }
+  }
+}
+
+TEST(Pdl, LaunchPdlFromAConfig) {
+  E2E_RNG(rng);
+  const int64_t n = 5003;
+  const int steps = 5;
+  auto x0 = rng.ints<int32_t>(n, -100000, 100000);
+  auto w = rng.ints<int32_t>(n, -500, 500);
+  auto tw = dev().upload(w, {n});
+  std::vector<tessera::Tensor> bufs = {dev().upload(x0, {n}), dev().zeros(DType::i32, {n}),
+                                       dev().zeros(DType::i32, {n})};
+  for (int k = 1; k <= steps; ++k) {
+    const tessera::Tensor& prev = bufs[k == 1 ? 0 : 1 + (k - 1) % 2];
+    const tessera::Tensor& out = bufs[1 + k % 2];
+    kernel(kFile, "chain_step_tuned")
+        .launch(dev(), gridFn([&](const tessera::Meta& m) { return std::vector<int64_t>{cdiv(n, metaInt(m, "BLOCK"))}; }),
+                {prev, tw, out, n, int64_t(k)}, {});
+  }
+  expectEqual(bufs[1 + steps % 2].download<int32_t>(), chainReference(x0, w, steps), "the tuned chain");
+
+  auto x = dev().zeros(DType::i32, {16});
+  std::string msg = errorOf([&] { kernel(kFile, "bad_pdl_config").launch(dev(), {1}, {x, int64_t(16)}, {}); });
+  EXPECT_NE(msg.find("launch_pdl must be True or False"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bad_pdl_config"), std::string::npos) << msg;
+}
+
+TEST(Pdl, CudaInfo) {
+  const int64_t programs = 3;
+  for (int warps : {4, 8}) {
+    SCOPED_TRACE("num_warps=" + std::to_string(warps));
+    auto out = dev().zeros(DType::i32, {3 + programs});
+    auto times = dev().zeros(DType::i64, {2 * programs});
+    tessera::LaunchOptions options;
+    options.num_warps = warps;
+    kernel(kFile, "cuda_info").launch(dev(), {programs}, {out, times}, {}, options);
+    auto o = out.download<int32_t>();
+    auto t = times.download<int64_t>();
+    int32_t threads = 32 * warps;
+    EXPECT_EQ(o[0], warps);
+    EXPECT_EQ(o[1], threads);
+    EXPECT_EQ(o[2], threads * (threads - 1) / 2);
+    int sms = onGpu() ? dev().multiprocessor_count() : 1;
+    for (int64_t p = 0; p < programs; ++p) {
+      EXPECT_GE(o[3 + p], 0);
+      EXPECT_LT(o[3 + p], sms);
+      EXPECT_GT(t[2 * p], 0);
+      EXPECT_GE(t[2 * p + 1], t[2 * p]) << "the timer runs forward";
+    }
+  }
+}
+
+}  // namespace
