@@ -251,6 +251,7 @@ bool buildArith(ir::Operation* op, Instr& in, PlanBuilder& b) {
   case OpCode::SubF: in.fn = pickFloat<SubF>(t); return true;
   case OpCode::MulF: in.fn = pickFloat<MulF>(t); return true;
   case OpCode::DivF:
+  case OpCode::ApproxDivF:  // exact here; the GPU's is within 2 ulp
   case OpCode::PreciseDivF: in.fn = pickFloat<DivF>(t); return true;
   case OpCode::RemF: in.fn = pickFloat<RemF>(t); return true;
   case OpCode::MaxNumF: in.fn = pickFloat<MaxNumF>(t); return true;

@@ -6,6 +6,10 @@
 
 #include "tessera/ir/Builder.h"
 
+#include <cmath>
+
+#include "ir/FloatFormats.h"
+
 namespace tessera::ir {
 
 Operation* OpBuilder::create(OpCode code, const std::vector<Type>& resultTypes,
@@ -35,6 +39,13 @@ Value OpBuilder::constantInt(Type type, int64_t value) {
 }
 
 Value OpBuilder::constantFloat(Type type, double value) {
+  // Canonical form: the value the type holds (rounded to nearest even;
+  // fp8 without infinities saturates), so that folds see what runs.
+  TypeKind kind = type.elementType().kind();
+  if (kind != TypeKind::F64 && type.elementType().isFloat() && !std::isnan(value)) {
+    const floats::FloatFormat& f = floats::floatFormat(kind);
+    value = floats::decodeFloat(floats::encodeFloat(value, f), f);
+  }
   AttrMap attrs;
   attrs.emplace("value", value);
   return create(OpCode::Constant, {type}, {}, std::move(attrs))->result();

@@ -407,6 +407,10 @@ void Verifier::verifyOp(Operation* op) {
       verifyCounts(op, 2, 2, 1);
       VERIFY(op, op->result().type().elementType().isFloat(), "needs float operands");
       return;
+    case OpCode::ApproxDivF:
+      verifyCounts(op, 2, 2, 1);
+      VERIFY(op, op->result().type().elementType() == Type::f32(), "needs f32 operands");
+      return;
     case OpCode::NegF: case OpCode::Exp: case OpCode::Exp2: case OpCode::Log: case OpCode::Log2:
     case OpCode::Sqrt: case OpCode::Rsqrt: case OpCode::Sin: case OpCode::Cos: case OpCode::Erf:
     case OpCode::Floor: case OpCode::Ceil: case OpCode::AbsF: case OpCode::PreciseSqrt:

@@ -576,6 +576,7 @@ void Emitter::emitOp(Operation* op) {
     case OpCode::AddF: case OpCode::SubF: case OpCode::MulF: case OpCode::DivF: case OpCode::RemF:
     case OpCode::NegF: case OpCode::MaxNumF: case OpCode::MinNumF: case OpCode::MaximumF: case OpCode::MinimumF:
     case OpCode::Fma: case OpCode::ClampF: case OpCode::PreciseSqrt: case OpCode::PreciseDivF:
+    case OpCode::ApproxDivF:
     case OpCode::CmpI: case OpCode::CmpF: case OpCode::Select:
     case OpCode::ExtSI: case OpCode::ExtUI: case OpCode::TruncI: case OpCode::SIToFP: case OpCode::UIToFP:
     case OpCode::FPToSI: case OpCode::FPToUI: case OpCode::ExtF: case OpCode::TruncF: case OpCode::Bitcast:

@@ -170,9 +170,13 @@ void emitTensorLoad(Emitter& e, Operation* op) {
   bool tensor = rt.isTensor();
   int64_t n = e.numRegs(rt);
   int64_t eb = elem.isInteger(1) ? 1 : elem.byteWidth();
-  int64_t vec = tensor ? vectorWidth(e, ptr, mask, e.layout(rt), eb) : 1;
+  // tl.atomic_load: one element per access, with its memory order.
+  std::string sem = op->strAttr("sem");
+  int64_t vec = tensor && sem.empty() ? vectorWidth(e, ptr, mask, e.layout(rt), eb) : 1;
   Access a = accessFor(vec, elem);
-  std::string ld = op->boolAttr("volatile") ? "ld.volatile.global." : "ld.global" + cacheSuffix(op, true) + ".";
+  std::string ld = !sem.empty() ? "ld." + sem + "." + op->strAttr("scope") + ".global."
+                   : op->boolAttr("volatile") ? "ld.volatile.global."
+                                              : "ld.global" + cacheSuffix(op, true) + ".";
   Regs out;
   std::vector<Regs> packed;
   for (int64_t i = 0; i < n; i += vec) {
@@ -252,8 +256,12 @@ void emitTensorStore(Emitter& e, Operation* op) {
   } else {
     owner = threadZeroPredicate(e);
   }
+  // tl.atomic_store: one element per access, with its memory order.
+  std::string sem = op->strAttr("sem");
+  if (!sem.empty()) vec = 1;
   Access a = accessFor(vec, elem);
-  std::string st = "st.global" + cacheSuffix(op, false) + ".";
+  std::string st = sem.empty() ? "st.global" + cacheSuffix(op, false) + "."
+                               : "st." + sem + "." + op->strAttr("scope") + ".global.";
   for (int64_t i = 0; i < n; i += vec) {
     if (i & regFree) continue;
     std::string pred = andPred(e, owner, mask ? e.at(mask, i) : "");

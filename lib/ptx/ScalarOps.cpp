@@ -217,6 +217,7 @@ class Scalar {
       case OpCode::DivF:
         return bin(t.kind() == TypeKind::F32 ? "div.full.f32" : "div.rn.f64", t, a, b);
       case OpCode::PreciseDivF: return bin("div.rn." + ft, t, a, b);
+      case OpCode::ApproxDivF: return bin("div.approx.f32", t, a, b);
       case OpCode::RemF: return libdevice(t.kind() == TypeKind::F32 ? "__nv_fmodf" : "__nv_fmod", t, {a, b}, {t, t});
       case OpCode::MaxNumF: return minMax("max", t, a, b, false);
       case OpCode::MinNumF: return minMax("min", t, a, b, false);
@@ -407,7 +408,7 @@ class Scalar {
         return {intBinary(op->code(), t, in[0], in[1])};
       case OpCode::AddF: case OpCode::SubF: case OpCode::MulF: case OpCode::DivF: case OpCode::RemF:
       case OpCode::MaxNumF: case OpCode::MinNumF: case OpCode::MaximumF: case OpCode::MinimumF:
-      case OpCode::PreciseDivF:
+      case OpCode::PreciseDivF: case OpCode::ApproxDivF:
         return {floatBinary(op->code(), t, in[0], in[1])};
       case OpCode::NegF:
         if (t.kind() == TypeKind::F32 || t.kind() == TypeKind::F64) return {math(OpCode::NegF, t, in)};

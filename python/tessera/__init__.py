@@ -58,3 +58,18 @@ def set_allocator(allocator):
 
 def must_use_result(x):
     return x
+
+
+def constexpr_function(fn):
+    """@triton.constexpr_function: a host function kernels may call at compile
+    time on constexpr arguments (the frontend runs it from the source). On the
+    host it is called as it is, with tl.constexpr arguments unwrapped."""
+    import functools
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        unwrap = language.core.constexpr
+        args = [a.value if isinstance(a, unwrap) else a for a in args]
+        kwargs = {k: (v.value if isinstance(v, unwrap) else v) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+    return call

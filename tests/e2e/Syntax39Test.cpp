@@ -170,4 +170,25 @@ TEST(Syntax39, CatInOrderAlongADim) {
   EXPECT_EQ(out3.download<int32_t>(), w3) << "dim=-1 with a broadcast row";
 }
 
+TEST(Syntax39, ConstexprFunctions) {
+  E2E_RNG(rng);
+  for (int64_t N : {int64_t(5), int64_t(100), int64_t(128)}) {
+    SCOPED_TRACE("N=" + std::to_string(N));
+    int64_t B = 1;
+    while (B < N) B *= 2;
+    const int64_t n = N - 1;
+    auto x = rng.ints<int32_t>(B, -1000, 1000);
+    auto out = dev().zeros(DType::i32, {B});
+    kernel(kFile, "uses_constexpr_functions").launch(dev(), {1}, {dev().upload(x, {B}), out, n}, {{"N", N}});
+    std::vector<int32_t> want(B, 0);
+    for (int64_t i = 0; i < n; ++i) want[i] = static_cast<int32_t>(x[i] * (N * 2) + (N + 2) + 2 * B);
+    EXPECT_EQ(out.download<int32_t>(), want);
+  }
+  auto t = dev().zeros(DType::i32, {1});
+  std::string msg = errorOf([&] { kernel(kFile, "constexpr_function_on_a_tensor").launch(dev(), {1}, {t}, {}); });
+  EXPECT_NE(msg.find("constexpr_function 'pow2_at_least'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("takes constexprs only"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("syntax_39.py:"), std::string::npos) << msg;
+}
+
 }  // namespace

@@ -802,3 +802,31 @@ def test_launch_pdl():
 
 def triton_cdiv(a, b):
     return (a + b - 1) // b
+
+
+@tessera.constexpr_function
+def _block_for(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+@tessera.jit
+def constexpr_function_kernel(x_ptr, out_ptr, n, N: tl.constexpr):
+    B: tl.constexpr = _block_for(N)
+    offs = tl.arange(0, B)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + B, mask=m)
+
+
+def test_constexpr_function():
+    """@triton.constexpr_function: run by the compiler on constexprs inside a
+    kernel, and on the host as a plain function (constexprs unwrapped)."""
+    assert _block_for(100) == 128
+    assert _block_for(tl.constexpr(5)) == 8
+    r = rng(5)
+    x = r.integers(-100, 100, 37).astype(np.int32)
+    out = np.zeros(37, np.int32)
+    constexpr_function_kernel[(1,)](x, out, 37, N=37)
+    np.testing.assert_array_equal(out, x + 64)

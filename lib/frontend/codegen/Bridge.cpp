@@ -47,6 +47,13 @@ struct SourceProgram::Shared : std::enable_shared_from_this<SourceProgram::Share
   std::map<const host::JitData*, std::pair<Ref, std::unique_ptr<JitFunction>>> jits;
 };
 
+/// A @triton.constexpr_function seen from a kernel (Val::host).
+struct HostConstexprFunction {
+  Ref fn;
+  SourceProgram::Shared* shared = nullptr;
+  std::string name;  ///< the name it was reached by
+};
+
 struct JitLazy {
   Ref value;  ///< the host JitFn
   SourceProgram::Shared* shared = nullptr;
@@ -173,6 +180,11 @@ struct Bridge {
         return message("'" + name + "' is " + v->s + ", which kernels cannot use");
       }
       case Kind::Function:
+        if (v->fn->constexprFunction) {
+          Val f = Val::builtin("host.constexpr_function");
+          f.host = std::make_shared<HostConstexprFunction>(HostConstexprFunction{v, &sh, name});
+          return f;
+        }
         return message("'" + name + "' is a host function (not @triton.jit)" + where(v->fn->def ? SourceLoc{
                            v->fn->module && v->fn->module->source ? v->fn->module->source.get() : nullptr,
                            v->fn->def->line, v->fn->def->col} : SourceLoc{}) + "; kernels can only call @triton.jit functions");
@@ -671,6 +683,61 @@ CompileResult SourceProgram::compile(std::string_view name, const std::vector<Pa
                 "' (the file defines: " + (names.empty() ? "none" : names) + ")");
   }
   return compile(*fn, params, options);
+}
+
+/// A constexpr Val as the host evaluator's value; null for a tensor (or a
+/// tuple holding one).
+static Ref hostValueOf(const Val& v) {
+  switch (v.kind) {
+    case Val::Kind::None: return host::none();
+    case Val::Kind::Bool: return host::boolean(v.b);
+    case Val::Kind::Int: return host::integer(v.i);
+    case Val::Kind::Float: return host::flt(v.f);
+    case Val::Kind::Str: return host::str(v.s);
+    case Val::Kind::DType: return host::dtype(v.dtype.name());
+    case Val::Kind::Tuple: {
+      std::vector<Ref> items;
+      for (const Val& e : v.elems) {
+        Ref r = hostValueOf(e);
+        if (!r) return nullptr;
+        items.push_back(std::move(r));
+      }
+      return host::tuple(std::move(items));
+    }
+    default: return nullptr;
+  }
+}
+
+Val callConstexprFunction(CodeGen& cg, const Val& callee, const std::vector<Val>& args, const CodeGen::KwArgs& kwargs) {
+  const auto& f = *static_cast<const HostConstexprFunction*>(callee.host.get());
+  std::string what = "constexpr_function '" + f.name + "'";
+  auto convert = [&](const Val& v, const std::string& arg) {
+    Ref r = hostValueOf(v);
+    if (!r)
+      cg.fail(what + ": argument " + arg + " is " + v.typeName() +
+              "; a constexpr_function runs at compile time and takes constexprs only");
+    return r;
+  };
+  std::vector<Ref> hostArgs;
+  for (size_t k = 0; k < args.size(); ++k) hostArgs.push_back(convert(args[k], std::to_string(k + 1)));
+  host::Kwargs hostKwargs;
+  for (const auto& [name, v] : kwargs) hostKwargs.emplace_back(name, convert(v, "'" + name + "'"));
+  SourceLoc at = cg.current() ? cg.locOf(*cg.current()) : SourceLoc{};
+  SourceProgram::Shared& sh = *f.shared;
+  std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+  sh.interp.beginSession();
+  Ref r;
+  try {
+    r = sh.interp.call(f.fn, std::move(hostArgs), std::move(hostKwargs), at);
+  } catch (const host::PyException& e) {
+    cg.fail(what + " raised " + host::repr(*e.exc) + Bridge::where(e.exc->where));
+  }
+  Val out = Bridge::toVal(sh, r, f.name + "(...)");
+  if (out.kind == Val::Kind::Opaque || out.kind == Val::Kind::Func || out.kind == Val::Kind::Module)
+    cg.fail(what + " returned " + host::typeName(*r) +
+            "; kernels can use what it returns when it is None, a bool, an int, a float, a string, a dtype or a "
+            "tuple of those");
+  return out;
 }
 
 ConstValue SourceProgram::evalHeuristic(const HeuristicSpec& h, const std::map<std::string, ConstValue>& args) const {

@@ -191,6 +191,15 @@ std::vector<Builtin> makeTable() {
          cg.store(a[0], a[1], a[2], a[3], cg.constStr(a[4], "cache_modifier"), cg.constStr(a[5], "eviction_policy"));
          return Val::none();
        }},
+      {"tl.atomic_load", {R("pointer"), O("mask", None()), O("sem", None()), O("scope", None())},
+       [](CodeGen& cg, BoundArgs& a) {
+         return cg.atomicLoad(a[0], a[1], cg.constStr(a[2], "sem"), cg.constStr(a[3], "scope"));
+       }},
+      {"tl.atomic_store", {R("pointer"), R("val"), O("mask", None()), O("sem", None()), O("scope", None())},
+       [](CodeGen& cg, BoundArgs& a) {
+         cg.atomicStore(a[0], a[1], a[2], cg.constStr(a[3], "sem"), cg.constStr(a[4], "scope"));
+         return Val::none();
+       }},
       ATOMIC(add), ATOMIC(max), ATOMIC(min), ATOMIC(and), ATOMIC(or), ATOMIC(xor), ATOMIC(xchg),
       {"tl.atomic_cas", {R("pointer"), R("cmp"), R("val"), O("sem", None()), O("scope", None())},
        [](CodeGen& cg, BoundArgs& a) {
@@ -253,8 +262,10 @@ std::vector<Builtin> makeTable() {
          if (!x.dtype.isFP32()) cg.fail("tl.div_rn: expected dtype fp32, got " + x.dtype.name());
          return cg.make(OpCode::PreciseDivF, x.dtype, x.shape, {x.value, y.value});
        }},
-      {"tl.fdiv", {R("x"), R("y"), O("ieee_rounding", False())},
-       [](CodeGen& cg, BoundArgs& a) { return cg.fdiv(a[0], a[1], cg.constBool(a[2], "ieee_rounding")); }},
+      {"tl.fdiv", {R("x"), R("y"), O("ieee_rounding", False()), O("approx", False())},
+       [](CodeGen& cg, BoundArgs& a) {
+         return cg.fdiv(a[0], a[1], cg.constBool(a[2], "ieee_rounding"), cg.constBool(a[3], "approx"));
+       }},
       {"tl.abs", {R("x")}, [](CodeGen& cg, BoundArgs& a) {
          Val x = cg.tensorArg(a[0], "tl.abs");
          if (x.dtype.isFloat()) return cg.make(OpCode::AbsF, x.dtype, x.shape, {x.value});
@@ -402,6 +413,12 @@ std::vector<Builtin> makeTable() {
          c = cg.condition(c);
          cg.builder().create(OpCode::Assume, {}, {c.value});
          return Val::none();
+       }},
+      // A while loop's condition with the loop's attributes (CodeGenStmt's
+      // whileStmt reads disable_licm); elsewhere, the condition itself.
+      {"tl.condition", {R("arg1"), O("disable_licm", False())}, [](CodeGen& cg, BoundArgs& a) {
+         cg.constBool(a[1], "disable_licm");
+         return a[0];
        }},
       {"tl.debug_barrier", {}, [](CodeGen& cg, BoundArgs&) {
          cg.builder().create(OpCode::DebugBarrier, {}, {});

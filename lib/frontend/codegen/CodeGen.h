@@ -186,7 +186,7 @@ class CodeGen {
   Val externElementwise(const std::string& name, const std::vector<Val>& args);
   Val fma(const Val& x, const Val& y, const Val& z);
   Val umulhi(const Val& x, const Val& y);
-  Val fdiv(const Val& x, const Val& y, bool ieee);
+  Val fdiv(const Val& x, const Val& y, bool ieee, bool approx = false);
 
   // shapes (SemanticShape.cpp)
   void checkShape(const std::vector<int64_t>& shape, const char* what);
@@ -200,9 +200,15 @@ class CodeGen {
 
   // memory (SemanticMemory.cpp)
   Val load(const Val& ptr, const Val& mask, const Val& other, const Val& boundaryCheck,
-           const std::string& padding, const std::string& cache, const std::string& evict, bool isVolatile);
+           const std::string& padding, const std::string& cache, const std::string& evict, bool isVolatile,
+           const ir::AttrMap& extra = {});
   void store(const Val& ptr, const Val& value, const Val& mask, const Val& boundaryCheck,
-             const std::string& cache, const std::string& evict);
+             const std::string& cache, const std::string& evict, const ir::AttrMap& extra = {});
+  /// tl.atomic_load / tl.atomic_store (Triton 3.9): a load / store with a
+  /// memory order (`sem`) and `scope`.
+  Val atomicLoad(const Val& ptr, const Val& mask, const std::string& sem, const std::string& scope);
+  void atomicStore(const Val& ptr, const Val& value, const Val& mask, const std::string& sem,
+                   const std::string& scope);
   Val atomicRMW(const std::string& op, const Val& ptr, const Val& val, const Val& mask,
                 const std::string& sem, const std::string& scope);
   Val atomicCAS(const Val& ptr, const Val& cmpv, const Val& val, const std::string& sem,

@@ -18,6 +18,7 @@
 namespace tessera::frontend {
 
 Val callLibdevice(CodeGen& cg, const std::string& qualified, BoundArgs& a);
+Val callConstexprFunction(CodeGen& cg, const Val& callee, const std::vector<Val>& args, const CodeGen::KwArgs& kwargs);
 
 namespace {
 
@@ -102,6 +103,7 @@ Val CodeGen::call(const Val& callee, std::vector<Val> args, KwArgs kwargs) {
   switch (callee.kind) {
     case Val::Kind::Func: return callJit(callee.fn, std::move(args), std::move(kwargs));
     case Val::Kind::Builtin: {
+      if (callee.host) return callConstexprFunction(*this, callee, args, kwargs);
       const Builtin* b = findBuiltin(callee.s);
       if (!b) {
         std::string shown = callee.s.rfind("py.", 0) == 0 ? callee.s.substr(3) : callee.s;

@@ -482,6 +482,18 @@ struct StmtGen {
     for (const auto& [name, v] : vars) cg.frame().locals[name] = rebuildTensors(v, results, pos);
   }
 
+  /// The evaluated arguments of a loop's `tl.range(...)` / `tl.condition(...)`.
+  std::pair<std::vector<Val>, CodeGen::KwArgs> loopCallArgs(const py::Call& call) {
+    std::vector<Val> args;
+    for (const auto& x : call.args) args.push_back(cg.eval(*x));
+    CodeGen::KwArgs kwargs;
+    for (const auto& kw : call.keywords) {
+      if (!kw.arg) cg.fail(kw, "**kwargs is not supported");
+      kwargs.emplace_back(*kw.arg, cg.eval(*kw.value));
+    }
+    return {std::move(args), std::move(kwargs)};
+  }
+
   void forStmt(const py::For& s) {
     if (!s.orelse.empty()) cg.fail(s, "for ... else is not supported");
     if (s.isAsync) cg.fail(s, "async for is not supported");
@@ -490,13 +502,7 @@ struct StmtGen {
     std::string name = fn.kind == Val::Kind::Builtin ? fn.s : "";
     if (name != "py.range" && name != "tl.range" && name != "tl.static_range")
       cg.fail(*s.iter, "only `range`, `tl.range` and `tl.static_range` iterators are supported in for loops");
-    std::vector<Val> args;
-    for (const auto& x : call->args) args.push_back(cg.eval(*x));
-    CodeGen::KwArgs kwargs;
-    for (const auto& kw : call->keywords) {
-      if (!kw.arg) cg.fail(kw, "**kwargs is not supported");
-      kwargs.emplace_back(*kw.arg, cg.eval(*kw.value));
-    }
+    auto [args, kwargs] = loopCallArgs(*call);
     CurrentNodeGuard guard(cg, call);
     const Builtin* b = findBuiltin(name == "py.range" ? "tl.range" : name);
     if (name == "py.range" && !kwargs.empty()) cg.fail(*call, "range() takes no keyword arguments");
@@ -527,7 +533,17 @@ struct StmtGen {
       Val cond;
       {
         CurrentNodeGuard g2(cg, s.test.get());
-        cond = cg.condition(cg.eval(*s.test));
+        // `while tl.condition(c, disable_licm=...)`: the loop's attributes.
+        auto* call = s.test->as<py::Call>();
+        Val fn = call ? cg.eval(*call->func) : Val::none();
+        if (fn.kind == Val::Kind::Builtin && fn.s == "tl.condition") {
+          auto [args, kwargs] = loopCallArgs(*call);
+          BoundArgs a = cg.bindBuiltin(*findBuiltin("tl.condition"), std::move(args), std::move(kwargs));
+          if (cg.constBool(a[1], "disable_licm")) whileOp->setAttr("disable_licm", true);
+          cond = cg.condition(a[0]);
+        } else {
+          cond = cg.condition(cg.eval(*s.test));
+        }
       }
       if (cond.isConstexpr()) cond = cg.constantInt(ScalarKind::I1, cond.truthy() ? 1 : 0);
       std::vector<ir::Value> ops = {cond.value};

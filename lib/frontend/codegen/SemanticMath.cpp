@@ -41,11 +41,16 @@ Val CodeGen::umulhi(const Val& x0, const Val& y0) {
   return make(OpCode::MulHiI, x.dtype, x.shape, {x.value, y.value});
 }
 
-Val CodeGen::fdiv(const Val& x0, const Val& y0, bool ieee) {
+Val CodeGen::fdiv(const Val& x0, const Val& y0, bool ieee, bool approx) {
   Val xt = tensorArg(x0, "tl.fdiv"), yt = tensorArg(y0, "tl.fdiv");
   if (!xt.dtype.isFloat() || !yt.dtype.isFloat())
     fail("tl.fdiv: both operands must be floating point, got " + xt.dtype.name() + " and " + yt.dtype.name());
   auto [x, y] = arithOperands(x0, y0, true, false, "fdiv");
+  if (approx) {  // Triton 3.9
+    if (ieee) fail("tl.fdiv: approx=True and ieee_rounding=True exclude each other");
+    if (!x.dtype.isFP32()) fail("tl.fdiv: approx=True needs fp32 operands, got " + x.dtype.name());
+    return make(OpCode::ApproxDivF, x.dtype, x.shape, {x.value, y.value});
+  }
   return make(ieee ? OpCode::PreciseDivF : OpCode::DivF, x.dtype, x.shape, {x.value, y.value});
 }
 

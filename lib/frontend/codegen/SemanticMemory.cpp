@@ -72,10 +72,11 @@ void setHints(CodeGen& cg, ir::AttrMap& attrs, const char* fn, const std::string
 }  // namespace
 
 Val CodeGen::load(const Val& ptr0, const Val& mask, const Val& other, const Val& boundaryCheck,
-                  const std::string& padding, const std::string& cache, const std::string& evict, bool isVolatile) {
+                  const std::string& padding, const std::string& cache, const std::string& evict, bool isVolatile,
+                  const ir::AttrMap& extra) {
   const char* fn = "tl.load";
   Val ptr = pointerArg(*this, fn, ptr0);
-  ir::AttrMap attrs;
+  ir::AttrMap attrs = extra;
   setHints(*this, attrs, fn, cache, evict, true);
   if (isVolatile) attrs["volatile"] = true;
   if (ptr.dtype.isBlockPtr()) {
@@ -116,11 +117,11 @@ Val CodeGen::load(const Val& ptr0, const Val& mask, const Val& other, const Val&
 }
 
 void CodeGen::store(const Val& ptr0, const Val& value, const Val& mask, const Val& boundaryCheck,
-                    const std::string& cache, const std::string& evict) {
+                    const std::string& cache, const std::string& evict, const ir::AttrMap& extra) {
   const char* fn = "tl.store";
   Val ptr = pointerArg(*this, fn, ptr0);
   if (ptr.dtype.isConstPtr()) fail("tl.store: cannot store to a constant pointer");
-  ir::AttrMap attrs;
+  ir::AttrMap attrs = extra;
   setHints(*this, attrs, fn, cache, evict, false);
   Val v = tensorArg(value, "the stored value");
   if (ptr.dtype.isBlockPtr()) {
@@ -152,6 +153,42 @@ static void checkSemScope(CodeGen& cg, const std::string& fn, const std::string&
     cg.fail(fn + ": sem must be 'acquire', 'release', 'acq_rel' or 'relaxed', got '" + sem + "'");
   if (scope != "gpu" && scope != "cta" && scope != "sys")
     cg.fail(fn + ": scope must be 'gpu', 'cta' or 'sys', got '" + scope + "'");
+}
+
+/// The attributes of an atomic load or store: `sem` among `allowed` (the
+/// first is the default), `scope` gpu (default), cta or sys; volatile, so
+/// that no pass caches, pipelines or turns it into a TMA copy.
+static ir::AttrMap memoryOrder(CodeGen& cg, const char* fn, const Val& ptr, const std::string& sem0,
+                               const std::string& scope0, const char* const (&allowed)[2]) {
+  if (ptr.dtype.isBlockPtr()) cg.fail(std::string(fn) + ": block pointers are not supported");
+  const DType& elem = ptr.dtype.pointee();
+  if (elem.isInt1() || elem.isPtr() || elem.bitwidth() < 8)
+    cg.fail(std::string(fn) + ": unsupported element type " + elem.name());
+  std::string sem = sem0.empty() ? allowed[0] : sem0, scope = scope0.empty() ? "gpu" : scope0;
+  if (sem != allowed[0] && sem != allowed[1])
+    cg.fail(std::string(fn) + ": sem must be '" + allowed[0] + "' or '" + allowed[1] + "', got '" + sem + "'");
+  if (scope != "gpu" && scope != "cta" && scope != "sys")
+    cg.fail(std::string(fn) + ": scope must be 'gpu', 'cta' or 'sys', got '" + scope + "'");
+  ir::AttrMap attrs;
+  attrs["sem"] = sem;
+  attrs["scope"] = scope;
+  attrs["volatile"] = true;
+  return attrs;
+}
+
+Val CodeGen::atomicLoad(const Val& ptr0, const Val& mask, const std::string& sem, const std::string& scope) {
+  static const char* const kSems[2] = {"acquire", "relaxed"};
+  Val ptr = pointerArg(*this, "tl.atomic_load", ptr0);
+  return load(ptr, mask, Val::none(), Val::tuple({}), "", "", "", false,
+              memoryOrder(*this, "tl.atomic_load", ptr, sem, scope, kSems));
+}
+
+void CodeGen::atomicStore(const Val& ptr0, const Val& value, const Val& mask, const std::string& sem,
+                          const std::string& scope) {
+  static const char* const kSems[2] = {"release", "relaxed"};
+  Val ptr = pointerArg(*this, "tl.atomic_store", ptr0);
+  if (ptr.dtype.isConstPtr()) fail("tl.atomic_store: cannot store to a constant pointer");
+  store(ptr, value, mask, Val::tuple({}), "", "", memoryOrder(*this, "tl.atomic_store", ptr, sem, scope, kSems));
 }
 
 Val CodeGen::atomicRMW(const std::string& op, const Val& ptr0, const Val& val, const Val& mask,

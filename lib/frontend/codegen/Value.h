@@ -65,6 +65,9 @@ class Val {
   std::vector<std::string> keys;  ///< Dict keys
   FuncRef fn;                   ///< Func
   std::shared_ptr<Val> self;    ///< bound receiver of a method (Builtin / Func)
+  /// Builtin "host.constexpr_function": the host function and its program
+  /// (Bridge.cpp's HostConstexprFunction).
+  std::shared_ptr<const void> host;
 
   static Val none() { return Val(); }
   static Val boolean(bool v) { Val r; r.kind = Kind::Bool; r.b = v; return r; }

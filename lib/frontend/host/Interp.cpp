@@ -734,6 +734,10 @@ struct Exec {
       if (r->kind == Kind::JitFn) r->jit->loc = loc(d, *s);
       return r;
     }
+    if (!call && name == "triton.constexpr_function" && target->kind == Kind::Function) {
+      target->fn->constexprFunction = true;  // kernels call it at compile time (Bridge.cpp)
+      return target;
+    }
     if (callee->kind == Kind::Function) {
       // A decorator of the project's own runs: a factory that returns
       // triton.autotune(...) or a function that applies triton.jit gives a

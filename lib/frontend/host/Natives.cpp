@@ -514,6 +514,15 @@ Ref ftIdentityDecorator(Interp& in, const Object& fn, std::vector<Ref>& a, Kwarg
 
 Ref ftIdentity(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return a.empty() ? none() : a[0]; }
 
+/// `@triton.constexpr_function`: the function itself, marked so that kernels
+/// may call it (at compile time, on constexprs); on the host it runs as is.
+Ref constexprFunctionDecorator(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  if (a.size() != 1 || !kw.empty() || a[0]->kind != Kind::Function)
+    in.raise("TypeError", "triton.constexpr_function expects one function", in.here());
+  a[0]->fn->constexprFunction = true;
+  return a[0];
+}
+
 Ref opFn(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   static const std::unordered_map<std::string, py::CmpOpKind> cmp = {
       {"operator.lt", py::CmpOpKind::Lt}, {"operator.le", py::CmpOpKind::LtE}, {"operator.gt", py::CmpOpKind::Gt},
@@ -627,6 +636,7 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
   for (const char* f : {"functools.cache", "functools.lru_cache", "functools.wraps", "functools.cached_property"})
     t[f] = ftIdentityDecorator;
   t["functools.identity"] = ftIdentity;
+  t["triton.constexpr_function"] = constexprFunctionDecorator;
   for (const char* f : {"lt", "le", "gt", "ge", "eq", "ne", "add", "sub", "mul", "floordiv", "truediv", "mod"})
     t[std::string("operator.") + f] = opFn;
   t["packaging.version.parse"] = pkgVersion;
@@ -675,7 +685,8 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
         attr == "next_power_of_2")
       return builtin(full);
     if (attr == "__version__") return str(tritonVersion());
-    if (attr == "constexpr_function" || attr == "must_use_result") return builtin("functools.identity");
+    if (attr == "constexpr_function") return builtin("triton.constexpr_function");
+    if (attr == "must_use_result") return builtin("functools.identity");
     if (tritonModules().count(full) || attr == "language") return native(full);
     if (attr == "TritonError" || attr == "CompilationError" || attr == "OutOfResources" || attr == "KernelInterface" ||
         attr == "JITFunction")

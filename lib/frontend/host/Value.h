@@ -57,6 +57,9 @@ struct FunctionData {
   std::vector<Ref> defaults;             ///< for the last defaults.size() positional parameters
   std::vector<Ref> kwDefaults;           ///< parallel to kwonlyargs (null: none)
   std::string name;
+  /// Decorated with @triton.constexpr_function: kernels call it at compile
+  /// time on constexpr arguments (Bridge.cpp).
+  bool constexprFunction = false;
   const py::Arguments& args() const { return def ? def->args : lambda->args; }
 };
 

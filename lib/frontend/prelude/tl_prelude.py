@@ -409,3 +409,94 @@ def randn4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     n1, n2 = pair_uniform_to_normal(u1, u2)
     n3, n4 = pair_uniform_to_normal(u3, u4)
     return n1, n2, n3, n4
+
+
+# ---------------------------------------------------------------------------
+# Sorting networks (Triton 3.7-3.9): topk, bitonic_merge
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def _minor_dim(x, dim, what: tl.constexpr):
+    # The dim these functions work along: only the last one, as in Triton.
+    n_dims: tl.constexpr = len(x.shape)
+    d: tl.constexpr = n_dims - 1 if dim is None else (dim if dim >= 0 else dim + n_dims)
+    tl.static_assert(d == n_dims - 1, what + ": only the last dimension is supported")
+    n: tl.constexpr = x.shape[d]
+    tl.static_assert(n > 0 and (n & (n - 1)) == 0, what + ": the dimension's length must be a power of 2")
+    return n
+
+
+@triton.jit
+def _compare_swap(x2, half: tl.constexpr, descending: tl.constexpr):
+    # One layer of a sorting network over the rows of x2 [M, N]: element i of
+    # each block of 2 * half is compared with element i + half and the pair
+    # ordered (the larger first when descending). A comparison that is false
+    # (NaN) leaves the pair as it is.
+    M: tl.constexpr = x2.shape[0]
+    N: tl.constexpr = x2.shape[1]
+    y = tl.permute(tl.reshape(x2, (M, N // (2 * half), 2, half)), (0, 1, 3, 2))
+    a, b = tl.split(y)
+    if descending:
+        swap = a < b
+    else:
+        swap = a > b
+    lo = tl.where(swap, b, a)
+    hi = tl.where(swap, a, b)
+    return tl.reshape(tl.permute(tl.join(lo, hi), (0, 1, 3, 2)), (M, N))
+
+
+@triton.jit
+def bitonic_merge(x, dim: tl.constexpr = None, descending: tl.constexpr = 0):
+    """Sorts rows that are bitonic (ascending then descending, or the
+    reverse) along the last dim: log2(n) compare-and-swap layers of halving
+    distance. Other rows come out reordered but not sorted, as in Triton."""
+    n: tl.constexpr = _minor_dim(x, dim, "tl.bitonic_merge")
+    x2 = tl.reshape(x, (x.numel // n, n))
+    for i in tl.static_range(20):
+        if (n >> (i + 1)) >= 1:
+            x2 = _compare_swap(x2, n >> (i + 1), descending)
+    return tl.reshape(x2, x.shape)
+
+
+@triton.jit
+def topk(x, k: tl.constexpr, dim: tl.constexpr = None, descending: tl.constexpr = True):
+    """The k largest values along the last dim (the k smallest when not
+    descending), sorted, as shape x.shape[:-1] + (k,). Values only."""
+    n: tl.constexpr = _minor_dim(x, dim, "tl.topk")
+    tl.static_assert(k > 0 and (k & (k - 1)) == 0 and k <= n,
+                     "tl.topk: k must be a power of 2 between 1 and the dimension's length")
+    s = tl.reshape(tl.sort(x, descending=descending), (x.numel // n, n))
+    first = tl.broadcast_to(tl.arange(0, k)[None, :], (x.numel // n, k))
+    return tl.reshape(tl.gather(s, first, 1), x.shape[:-1] + (k,))
+
+
+# ---------------------------------------------------------------------------
+# Atomic polling (Triton 3.9)
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def _all_true(ok):
+    if len(ok.shape) == 0:
+        return ok
+    return tl.min(tl.ravel(ok.to(tl.int32)), axis=0) != 0
+
+
+@triton.jit
+def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
+    """Waits until *pointer == expected_value (every element of a tensor of
+    pointers) or, with timeout_ns, until that many nanoseconds of the GPU's
+    timer have passed. The first load always happens. Returns, per element,
+    whether the value was seen (int1); after a timeout nothing is acquired."""
+    tl.static_assert(pointer.dtype.element_ty.is_int() and pointer.dtype.element_ty.primitive_bitwidth >= 16,
+                     "tl.atomic_poll: the pointer must point to 16-, 32- or 64-bit integers")
+    ok = tl.atomic_load(pointer, sem=sem, scope=scope) == expected_value
+    if timeout_ns is None:
+        while not _all_true(ok):
+            ok = ok | (tl.atomic_load(pointer, mask=ok == 0, sem=sem, scope=scope) == expected_value)
+    else:
+        start = tl.extra.cuda.globaltimer()
+        while (not _all_true(ok)) and tl.extra.cuda.globaltimer() - start < timeout_ns:
+            ok = ok | (tl.atomic_load(pointer, mask=ok == 0, sem=sem, scope=scope) == expected_value)
+    return ok

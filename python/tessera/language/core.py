@@ -299,14 +299,14 @@ def str_to_ty(name, c=None):
 
 
 FUNCTIONS = """
-abs add advance arange argmax argmin associative_scan assume atomic_add atomic_and atomic_cas atomic_max
-atomic_min atomic_or atomic_xchg atomic_xor bitonic_merge broadcast broadcast_to cast cat cdiv ceil clamp cos
+abs add advance arange argmax argmin associative_scan assume atomic_add atomic_and atomic_cas atomic_load atomic_max
+atomic_min atomic_or atomic_poll atomic_store atomic_xchg atomic_xor bitonic_merge broadcast broadcast_to cast cat cdiv ceil clamp cos
 cumprod cumsum debug_barrier device_assert device_print div_rn dot dot_scaled erf exp exp2 expand_dims fdiv flip
 floor fma full gather histogram inline_asm_elementwise interleave join load load_tensor_descriptor log log2
 make_block_ptr make_tensor_descriptor map_elementwise max max_constancy max_contiguous maximum min minimum mul
 multiple_of num_programs pair_uniform_to_normal permute philox philox_impl program_id rand rand4x randint
-randint4x randn randn4x ravel reduce reduce_or reshape rsqrt sigmoid sin softmax sort split sqrt sqrt_rn
-static_assert static_print store store_tensor_descriptor sub sum swizzle2d topk trans umulhi
+randint4x randn randn4x ravel reduce reduce_or reshape rsqrt sigmoid sin softmax sort split sqrt sqrt_rn squeeze
+static_assert static_print store store_tensor_descriptor sub sum swizzle2d topk trans umulhi unsqueeze
 uint_to_uniform_float view where xor_sum zeros zeros_like
 """.split()
 

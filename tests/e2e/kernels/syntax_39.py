@@ -107,3 +107,45 @@ def cat_in_order(a_ptr, b_ptr, out1_ptr, out2_ptr, out3_ptr, M: tl.constexpr, N:
     # Along the last dim (-1), b's row 0 broadcast over the rows: [M, 2N].
     d = tl.cat(a, b0[None, :], dim=-1)
     tl.store(out3_ptr + rm[:, None] * (2 * N) + tl.arange(0, 2 * N)[None, :], d)
+
+
+# @triton.constexpr_function (structured values, issue #27): host functions
+# kernels call at compile time on constexprs; jit functions returning
+# constexprs.
+@triton.constexpr_function
+def pow2_at_least(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+@triton.constexpr_function
+def scale_pair(a, b=3):
+    return (a * b, a + b)
+
+
+MODULE_BLOCK = pow2_at_least(100)  # called on the host too: 128
+
+
+@triton.jit
+def doubled(N: tl.constexpr):
+    return N * 2
+
+
+@triton.jit
+def uses_constexpr_functions(x_ptr, out_ptr, n, N: tl.constexpr):
+    B: tl.constexpr = pow2_at_least(N)
+    S, T = scale_pair(N, b=2)
+    tl.static_assert(MODULE_BLOCK == 128)
+    D: tl.constexpr = doubled(B)  # a jit function's constexpr result stays constexpr
+    offs = tl.arange(0, B)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.store(out_ptr + offs, x * S + T + D, mask=m)
+
+
+@triton.jit
+def constexpr_function_on_a_tensor(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, pow2_at_least(x))

@@ -1,0 +1,175 @@
+//===- Ops39Test.cpp - Ops of Triton 3.7-3.9 ---------------------------------===//
+//
+// kernels/ops_39.py against references computed here: tl.topk (both
+// orders, 1-D rows and a 2-D tile, k = 1 to n) against std::sort,
+// tl.bitonic_merge against std::sort on bitonic rows and against the
+// network run here on any rows, a release/acquire hand-off between two
+// programs (atomic_store, atomic_poll), atomic_poll's timeout and forms,
+// tl.fdiv(approx=True) within 2 ulp of the quotient, `while
+// tl.condition(...)` and inexact fp8 constants rounded to nearest.
+//
+//===----------------------------------------------------------------------===//
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "e2e/Harness.h"
+
+using namespace e2e;
+using tessera::DType;
+
+namespace {
+
+const char* kFile = "ops_39.py";
+
+std::vector<float> rowTopk(const std::vector<float>& x, int64_t rows, int64_t n, int64_t k, bool desc) {
+  std::vector<float> out;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<float> row(x.begin() + r * n, x.begin() + (r + 1) * n);
+    if (desc) std::sort(row.begin(), row.end(), std::greater<float>());
+    else std::sort(row.begin(), row.end());
+    out.insert(out.end(), row.begin(), row.begin() + k);
+  }
+  return out;
+}
+
+/// Values with repeats (ties) in [-50, 50].
+std::vector<float> tiedFloats(Rng& rng, int64_t n) {
+  auto v = rng.ints<int32_t>(n, -200, 200);
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(v[i]) * 0.25f;
+  return x;
+}
+
+TEST(Ops39, Topk) {
+  E2E_RNG(rng);
+  const int64_t rows = 7, N = 64;
+  auto x = tiedFloats(rng, rows * N);
+  auto tx = dev().upload(x, {rows, N});
+  for (int64_t K : {int64_t(1), int64_t(4), int64_t(16), N}) {
+    for (bool desc : {true, false}) {
+      SCOPED_TRACE("K=" + std::to_string(K) + (desc ? " descending" : " ascending"));
+      auto out = dev().zeros(DType::fp32, {rows, K});
+      kernel(kFile, "topk_rows").launch(dev(), {rows}, {tx, out}, {{"N", N}, {"K", K}, {"DESC", int64_t(desc)}});
+      expectEqual(out.download<float>(), rowTopk(x, rows, N, K, desc));
+    }
+  }
+  const int64_t R = 8, N2 = 32, K2 = 8;
+  auto y = tiedFloats(rng, R * N2);
+  auto out = dev().zeros(DType::fp32, {R, K2});
+  kernel(kFile, "topk_2d").launch(dev(), {1}, {dev().upload(y, {R, N2}), out}, {{"R", R}, {"N", N2}, {"K", K2}});
+  expectEqual(out.download<float>(), rowTopk(y, R, N2, K2, true), "2-D tile");
+
+  std::string msg = errorOf([&] {
+    kernel(kFile, "topk_rows").launch(dev(), {1}, {tx, out}, {{"N", N}, {"K", int64_t(3)}, {"DESC", int64_t(1)}});
+  });
+  EXPECT_NE(msg.find("k must be a power of 2"), std::string::npos) << msg;
+}
+
+/// The bitonic merge network (halving distances) on one row.
+void networkMerge(float* row, int64_t n, bool desc) {
+  for (int64_t half = n / 2; half >= 1; half /= 2)
+    for (int64_t base = 0; base < n; base += 2 * half)
+      for (int64_t i = base; i < base + half; ++i) {
+        float a = row[i], b = row[i + half];
+        bool swap = desc ? a < b : a > b;
+        if (swap) row[i] = b, row[i + half] = a;
+      }
+}
+
+TEST(Ops39, BitonicMerge) {
+  E2E_RNG(rng);
+  const int64_t rows = 5, N = 128;
+  for (bool desc : {false, true}) {
+    SCOPED_TRACE(desc ? "descending" : "ascending");
+    // Bitonic rows: an ascending run then a descending one, of random split.
+    auto x = tiedFloats(rng, rows * N);
+    auto split = rng.ints<int32_t>(rows, 0, N);
+    std::vector<float> sorted = x;
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = x.data() + r * N;
+      std::sort(row, row + split[r]);
+      std::sort(row + split[r], row + N, std::greater<float>());
+      std::vector<float> s(row, row + N);
+      if (desc) std::sort(s.begin(), s.end(), std::greater<float>());
+      else std::sort(s.begin(), s.end());
+      std::copy(s.begin(), s.end(), sorted.begin() + r * N);
+    }
+    auto out = dev().zeros(DType::fp32, {rows, N});
+    kernel(kFile, "bitonic_rows").launch(dev(), {rows}, {dev().upload(x, {rows, N}), out}, {{"N", N}, {"DESC", int64_t(desc)}});
+    expectEqual(out.download<float>(), sorted, "bitonic rows come out sorted");
+
+    // Any rows: the network's own result.
+    auto y = tiedFloats(rng, rows * N);
+    std::vector<float> want = y;
+    for (int64_t r = 0; r < rows; ++r) networkMerge(want.data() + r * N, N, desc);
+    kernel(kFile, "bitonic_rows").launch(dev(), {rows}, {dev().upload(y, {rows, N}), out}, {{"N", N}, {"DESC", int64_t(desc)}});
+    expectEqual(out.download<float>(), want, "arbitrary rows: one merge network");
+  }
+}
+
+TEST(Ops39, AtomicHandoff) {
+  const int64_t n = 1000;
+  auto data = dev().zeros(DType::i32, {n}), flag = dev().zeros(DType::i32, {1}), seen = dev().zeros(DType::i32, {n});
+  kernel(kFile, "handoff").launch(dev(), {2}, {data, flag, seen, n}, {{"BLOCK", int64_t(1024)}});
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = static_cast<int32_t>(i * 7 + 3);
+  expectEqual(seen.download<int32_t>(), want, "what the poller sees after the flag");
+  EXPECT_EQ(flag.download<int32_t>()[0], 1);
+}
+
+TEST(Ops39, AtomicPollForms) {
+  const int64_t B = 16;
+  std::vector<int32_t> flags(B);
+  for (int64_t i = 0; i < B; ++i) flags[i] = i % 3 != 2 ? 1 : 0;
+  auto out = dev().zeros(DType::i32, {2 * B});
+  kernel(kFile, "poll_forms").launch(dev(), {1}, {dev().upload(flags, {B}), out}, {{"B", B}});
+  std::vector<int32_t> want(2 * B);
+  for (int64_t i = 0; i < B; ++i) {
+    want[i] = flags[i] == 1;  // timed out where the flag never became 1
+    want[B + i] = (i % 2 == 1 ? flags[i] : 5) * 10 + 1;
+  }
+  expectEqual(out.download<int32_t>(), want);
+}
+
+TEST(Ops39, ApproxDivision) {
+  E2E_RNG(rng);
+  const int64_t n = 1001, BLOCK = 256;
+  auto x = rng.floats(n, -100.0f, 100.0f);
+  auto y = rng.floats(n, 0.5f, 100.0f);
+  auto sign = rng.ints<int32_t>(n, 0, 1);
+  for (int64_t i = 0; i < n; ++i) if (sign[i]) y[i] = -y[i];
+  auto out = dev().zeros(DType::fp32, {n});
+  kernel(kFile, "approx_div").launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), dev().upload(y, {n}), out, n},
+                                      {{"BLOCK", BLOCK}});
+  std::vector<float> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = x[i] / y[i];
+  expectClose(out.download<float>(), want, 2.5e-7, 0.0, "div.approx.f32: at most 2 ulp");
+
+  std::string msg = errorOf([&] {
+    tessera::Program p = tessera::Program::from_source(
+        "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr):\n"
+        "    x = tl.load(x_ptr)\n    tl.store(x_ptr, tl.fdiv(x, x, approx=True))\n");
+    p.kernel("k").launch(dev(), {1}, {dev().zeros(DType::fp64, {1})}, {});
+  });
+  EXPECT_NE(msg.find("approx=True needs fp32"), std::string::npos) << msg;
+}
+
+TEST(Ops39, ConditionLoop) {
+  for (bool licm : {false, true}) {
+    auto out = dev().zeros(DType::i32, {1});
+    kernel(kFile, "condition_loop").launch(dev(), {1}, {out, int64_t(37)}, {{"LICM", int64_t(licm)}});
+    EXPECT_EQ(out.download<int32_t>()[0], 3 * 36 * 37 / 2);
+  }
+}
+
+TEST(Ops39, Fp8Constants) {
+  const int64_t B = 32;
+  auto out = dev().zeros(DType::fp32, {B});
+  kernel(kFile, "fp8_constants").launch(dev(), {1}, {out}, {{"B", B}});
+  // 1.1 -> 1.125 (e4m3), -3.3 -> -3.5 (e5m2), 0.3 -> 0.3125 (e4m3).
+  expectEqual(out.download<float>(), std::vector<float>(B, 1.125f - 35.0f + 31.25f));
+}
+
+}  // namespace

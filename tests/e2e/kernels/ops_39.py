@@ -1,0 +1,89 @@
+# Ops Triton 3.7-3.9 added or changed (issue #27): tl.topk (descending or
+# not), tl.bitonic_merge, tl.atomic_load / atomic_store / atomic_poll,
+# tl.fdiv(approx=True), `while tl.condition(...)`, fp8 constants.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def topk_rows(x_ptr, out_ptr, N: tl.constexpr, K: tl.constexpr, DESC: tl.constexpr):
+    row = tl.program_id(0)
+    x = tl.load(x_ptr + row * N + tl.arange(0, N))
+    if DESC:
+        y = tl.topk(x, K)
+    else:
+        y = tl.topk(x, K, dim=-1, descending=False)
+    tl.store(out_ptr + row * K + tl.arange(0, K), y)
+
+
+@triton.jit
+def topk_2d(x_ptr, out_ptr, R: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # One program, a 2-D tile: top-k of each row at once.
+    rows = tl.arange(0, R)[:, None]
+    x = tl.load(x_ptr + rows * N + tl.arange(0, N)[None, :])
+    y = tl.topk(x, K, dim=1)
+    tl.store(out_ptr + rows * K + tl.arange(0, K)[None, :], y)
+
+
+@triton.jit
+def bitonic_rows(x_ptr, out_ptr, N: tl.constexpr, DESC: tl.constexpr):
+    row = tl.program_id(0)
+    offs = row * N + tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.bitonic_merge(tl.load(x_ptr + offs), descending=DESC))
+
+
+@triton.jit
+def handoff(data_ptr, flag_ptr, seen_ptr, n, BLOCK: tl.constexpr):
+    # Program 0 writes the data, then releases the flag; program 1 polls the
+    # flag (acquire) and copies what it then sees. On the interpreter the
+    # programs run in order; on a GPU both are resident at once.
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    if tl.program_id(0) == 0:
+        tl.store(data_ptr + offs, offs * 7 + 3, mask=m)
+        tl.atomic_store(flag_ptr, 1)
+    else:
+        ok = tl.atomic_poll(flag_ptr, 1)
+        d = tl.load(data_ptr + offs, mask=m, volatile=True)
+        tl.store(seen_ptr + offs, tl.where(ok, d, -1), mask=m)
+
+
+@triton.jit
+def poll_forms(flags_ptr, out_ptr, B: tl.constexpr):
+    # A tensor of flags polled with a timeout (some never become 1), a
+    # scalar flag already set, relaxed and cta-scope loads, a masked
+    # atomic_load and a relaxed atomic_store.
+    offs = tl.arange(0, B)
+    ok = tl.atomic_poll(flags_ptr + offs, 1, timeout_ns=20000)
+    tl.store(out_ptr + offs, ok.to(tl.int32))
+    one = tl.atomic_poll(flags_ptr + 1, 1, sem="relaxed", scope="cta", timeout_ns=0)
+    v = tl.atomic_load(flags_ptr + offs, mask=offs % 2 == 1, sem="relaxed", scope="sys")
+    tl.atomic_store(out_ptr + B + offs, tl.where(offs % 2 == 1, v, 5) * 10 + one.to(tl.int32), sem="relaxed")
+
+
+@triton.jit
+def approx_div(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=1.0)
+    y = tl.load(y_ptr + offs, mask=m, other=1.0)
+    tl.store(out_ptr + offs, tl.fdiv(x, y, approx=True), mask=m)
+
+
+@triton.jit
+def condition_loop(out_ptr, n, LICM: tl.constexpr):
+    i = 0
+    acc = 0
+    while tl.condition(i < n, disable_licm=LICM):
+        acc += i * 3
+        i += 1
+    tl.store(out_ptr, acc)
+
+
+@triton.jit
+def fp8_constants(out_ptr, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    a = tl.full((B,), 1.1, tl.float8e4nv)  # inexact: rounds to nearest (1.125)
+    b = tl.full((B,), -3.3, tl.float8e5)   # -3.5
+    c = tl.full((B,), 0.3, tl.float8e4nv)  # 0.3125
+    tl.store(out_ptr + offs, a.to(tl.float32) + b.to(tl.float32) * 10.0 + c.to(tl.float32) * 100.0)
