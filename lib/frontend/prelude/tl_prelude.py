@@ -500,3 +500,128 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
         while (not _all_true(ok)) and tl.extra.cuda.globaltimer() - start < timeout_ns:
             ok = ok | (tl.atomic_load(pointer, mask=ok == 0, sem=sem, scope=scope) == expected_value)
     return ok
+
+
+# ---------------------------------------------------------------------------
+# Block-scaled dot (tl.dot_scaled): microscaling formats upcast, then tl.dot
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def _e2m1_decode(code, dtype: tl.constexpr):
+    # One e2m1 code (0..15: sign, 2 exponent bits of bias 1, 1 mantissa bit)
+    # as `dtype`: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives (all exact).
+    e = (code >> 1) & 3
+    m = (code & 1).to(tl.float32)
+    mag = tl.where(e == 0, m * 0.5, tl.where(e == 1, 1.0 + m * 0.5, tl.where(e == 2, 2.0 + m, 4.0 + 2.0 * m)))
+    return tl.where((code & 8) != 0, -mag, mag).to(dtype)
+
+
+@triton.jit
+def _e2m1_unpack(packed, along_last: tl.constexpr, dtype: tl.constexpr):
+    # Two e2m1 values per uint8, the first in the low nibble, along the last
+    # dim or the one before it.
+    tl.static_assert(packed.dtype == tl.uint8, "tl.dot_scaled: e2m1 operands are uint8 tensors (two values per byte)")
+    p = packed.to(tl.int32)
+    both = tl.join(_e2m1_decode(p & 15, dtype), _e2m1_decode(p >> 4, dtype))
+    s = packed.shape
+    if along_last:
+        return tl.reshape(both, s[:-1] + (2 * s[len(s) - 1],))
+    if len(s) == 2:
+        return tl.reshape(tl.permute(both, (0, 2, 1)), (2 * s[0], s[1]))
+    return tl.reshape(tl.permute(both, (0, 1, 3, 2)), (s[0], 2 * s[1], s[2]))
+
+
+@triton.jit
+def _mx_values(x, fmt: tl.constexpr, k_pack: tl.constexpr, is_lhs: tl.constexpr, dtype: tl.constexpr):
+    # An operand in its format, as `dtype` (exact for every format but fp16
+    # <-> bf16 between the two 16-bit ones).
+    if fmt == "e2m1":
+        return _e2m1_unpack(x, k_pack == is_lhs, dtype)
+    tl.static_assert(k_pack, "tl.dot_scaled: only e2m1 operands may be packed along M or N (k_pack=False)")
+    if fmt == "e4m3":
+        if x.dtype == tl.uint8:
+            x = x.to(tl.float8e4nv, bitcast=True)
+        tl.static_assert(x.dtype == tl.float8e4nv, "tl.dot_scaled: e4m3 operands are float8e4nv or uint8 tensors")
+    elif fmt == "e5m2":
+        if x.dtype == tl.uint8:
+            x = x.to(tl.float8e5, bitcast=True)
+        tl.static_assert(x.dtype == tl.float8e5, "tl.dot_scaled: e5m2 operands are float8e5 or uint8 tensors")
+    elif fmt == "bf16":
+        if x.dtype == tl.uint16:
+            x = x.to(tl.bfloat16, bitcast=True)
+        tl.static_assert(x.dtype == tl.bfloat16, "tl.dot_scaled: bf16 operands are bfloat16 or uint16 tensors")
+    else:
+        tl.static_assert(fmt == "fp16", "tl.dot_scaled: formats are 'e2m1', 'e4m3', 'e5m2', 'bf16' and 'fp16'")
+        if x.dtype == tl.uint16:
+            x = x.to(tl.float16, bitcast=True)
+        tl.static_assert(x.dtype == tl.float16, "tl.dot_scaled: fp16 operands are float16 or uint16 tensors")
+    return x.to(dtype)
+
+
+@triton.jit
+def _mx_scaled(v, scale, is_lhs: tl.constexpr, fast_math: tl.constexpr, dtype: tl.constexpr):
+    # v * 2^(scale - 127) per group of K, rounded to `dtype` as the product of
+    # two `dtype` values (Triton's decomposition on GPUs without block-scaled
+    # MMA). Scale 0 is 2^-127; 255 is NaN unless fast_math (then inf).
+    if scale is None:
+        return v
+    tl.static_assert(scale.dtype == tl.uint8, "tl.dot_scaled: scales are uint8 tensors (e8m0)")
+    s = scale.to(tl.int32)
+    f = tl.where(s == 0, 5.877471754111438e-39, (s << 23).to(tl.float32, bitcast=True)).to(dtype)
+    vs = v.shape
+    ss = scale.shape
+    rank: tl.constexpr = len(vs)
+    K: tl.constexpr = vs[rank - 1] if is_lhs else vs[rank - 2]
+    G: tl.constexpr = ss[rank - 1]
+    tl.static_assert(G > 0 and K % G == 0 and (K // G == 16 or K // G == 32),
+                     "tl.dot_scaled: a scale must cover a group of 16 or 32 values of K")
+    if is_lhs:
+        out = tl.reshape(tl.reshape(v, vs[:-1] + (G, K // G)) * tl.expand_dims(f, rank), vs)
+    else:
+        # The rhs scale is [N, K/g] (N-major): its groups run down the columns.
+        if rank == 2:
+            ft = tl.permute(f, (1, 0))
+        else:
+            ft = tl.permute(f, (0, 2, 1))
+        out = tl.reshape(tl.reshape(v, vs[:-2] + (G, K // G, vs[rank - 1])) * tl.expand_dims(ft, rank - 1), vs)
+    if not fast_math:
+        nan = tl.full(out.shape, float("nan"), dtype)
+        if is_lhs:
+            bad = tl.reshape(tl.broadcast_to(tl.expand_dims(s == 255, rank), vs[:-1] + (G, K // G)), vs)
+        else:
+            st = (s == 255).to(tl.int32)
+            if rank == 2:
+                st = tl.permute(st, (1, 0))
+            else:
+                st = tl.permute(st, (0, 2, 1))
+            bad = tl.reshape(tl.broadcast_to(tl.expand_dims(st != 0, rank - 1), vs[:-2] + (G, K // G, vs[rank - 1])), vs)
+        out = tl.where(bad, nan, out)
+    return out
+
+
+@triton.jit
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,
+               rhs_k_pack=True, out_dtype=tl.float32):
+    """lhs @ rhs with microscaling operands (OCP MX): each operand in its
+    format (e2m1 packed two per uint8, e4m3, e5m2, bf16, fp16), each group of
+    K values times 2^(e8m0 scale - 127), then a dot with fp32 accumulation,
+    plus acc. As Triton does without block-scaled MMA (Hopper, Ampere): the
+    operands are upcast to bf16 (fp16 when either format is fp16), scaled in
+    that type, and multiplied by tl.dot. 2-D and batched 3-D."""
+    tl.static_assert(out_dtype == tl.float32, "tl.dot_scaled: only out_dtype=tl.float32 is supported")
+    tl.static_assert(len(lhs.shape) == len(rhs.shape) and (len(lhs.shape) == 2 or len(lhs.shape) == 3),
+                     "tl.dot_scaled: the operands must both be 2-D or both 3-D")
+    if lhs_format == "fp16" or rhs_format == "fp16":
+        a = _mx_values(lhs, lhs_format, lhs_k_pack, True, tl.float16)
+        b = _mx_values(rhs, rhs_format, rhs_k_pack, False, tl.float16)
+        a = _mx_scaled(a, lhs_scale, True, fast_math, tl.float16)
+        b = _mx_scaled(b, rhs_scale, False, fast_math, tl.float16)
+    else:
+        a = _mx_values(lhs, lhs_format, lhs_k_pack, True, tl.bfloat16)
+        b = _mx_values(rhs, rhs_format, rhs_k_pack, False, tl.bfloat16)
+        a = _mx_scaled(a, lhs_scale, True, fast_math, tl.bfloat16)
+        b = _mx_scaled(b, rhs_scale, False, fast_math, tl.bfloat16)
+    tl.static_assert(a.shape[len(a.shape) - 1] == b.shape[len(b.shape) - 2],
+                     "tl.dot_scaled: the operands' K (after unpacking) must agree")
+    return tl.dot(a, b, acc, out_dtype=tl.float32)
