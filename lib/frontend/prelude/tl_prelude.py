@@ -510,11 +510,18 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
 @triton.jit
 def _e2m1_decode(code, dtype: tl.constexpr):
     # One e2m1 code (0..15: sign, 2 exponent bits of bias 1, 1 mantissa bit)
-    # as `dtype`: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives (all exact).
+    # as `dtype` (bf16 or fp16): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their
+    # negatives, built as the 16-bit pattern (exact, and one integer per
+    # value instead of float arithmetic).
     e = (code >> 1) & 3
-    m = (code & 1).to(tl.float32)
-    mag = tl.where(e == 0, m * 0.5, tl.where(e == 1, 1.0 + m * 0.5, tl.where(e == 2, 2.0 + m, 4.0 + 2.0 * m)))
-    return tl.where((code & 8) != 0, -mag, mag).to(dtype)
+    m = code & 1
+    if dtype == tl.bfloat16:
+        bits = tl.where(e == 0, m * 0x3F00, ((e + 126) << 7) | (m << 6))
+    else:
+        tl.static_assert(dtype == tl.float16, "e2m1 values are decoded to bf16 or fp16")
+        bits = tl.where(e == 0, m * 0x3800, ((e + 14) << 10) | (m << 9))
+    bits = bits | ((code & 8) << 12)
+    return bits.to(tl.int16).to(dtype, bitcast=True)
 
 
 @triton.jit
@@ -563,12 +570,16 @@ def _mx_values(x, fmt: tl.constexpr, k_pack: tl.constexpr, is_lhs: tl.constexpr,
 def _mx_scaled(v, scale, is_lhs: tl.constexpr, fast_math: tl.constexpr, dtype: tl.constexpr):
     # v * 2^(scale - 127) per group of K, rounded to `dtype` as the product of
     # two `dtype` values (Triton's decomposition on GPUs without block-scaled
-    # MMA). Scale 0 is 2^-127; 255 is NaN unless fast_math (then inf).
+    # MMA). Scale 0 is 2^-127; 255 is NaN unless fast_math (then inf): the
+    # factor itself, so that NaN * 0 is NaN as Triton's select gives.
     if scale is None:
         return v
     tl.static_assert(scale.dtype == tl.uint8, "tl.dot_scaled: scales are uint8 tensors (e8m0)")
     s = scale.to(tl.int32)
-    f = tl.where(s == 0, 5.877471754111438e-39, (s << 23).to(tl.float32, bitcast=True)).to(dtype)
+    f = tl.where(s == 0, 5.877471754111438e-39, (s << 23).to(tl.float32, bitcast=True))
+    if not fast_math:
+        f = tl.where(s == 255, float("nan"), f)  # every value of the group becomes NaN
+    f = f.to(dtype)
     vs = v.shape
     ss = scale.shape
     rank: tl.constexpr = len(vs)
@@ -585,18 +596,6 @@ def _mx_scaled(v, scale, is_lhs: tl.constexpr, fast_math: tl.constexpr, dtype: t
         else:
             ft = tl.permute(f, (0, 2, 1))
         out = tl.reshape(tl.reshape(v, vs[:-2] + (G, K // G, vs[rank - 1])) * tl.expand_dims(ft, rank - 1), vs)
-    if not fast_math:
-        nan = tl.full(out.shape, float("nan"), dtype)
-        if is_lhs:
-            bad = tl.reshape(tl.broadcast_to(tl.expand_dims(s == 255, rank), vs[:-1] + (G, K // G)), vs)
-        else:
-            st = (s == 255).to(tl.int32)
-            if rank == 2:
-                st = tl.permute(st, (1, 0))
-            else:
-                st = tl.permute(st, (0, 2, 1))
-            bad = tl.reshape(tl.broadcast_to(tl.expand_dims(st != 0, rank - 1), vs[:-2] + (G, K // G, vs[rank - 1])), vs)
-        out = tl.where(bad, nan, out)
     return out
 
 
