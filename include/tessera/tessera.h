@@ -291,6 +291,12 @@ struct LaunchOptions {
   /// early. A launch attribute, not a specialization. sm_90+; ignored on
   /// older GPUs and by the interpreter, whose launches never overlap.
   bool launch_pdl = false;
+  /// A cooperative launch (Triton's `launch_cooperative_grid=True`): all
+  /// programs are resident at once, so they may wait for one another (a
+  /// grid-wide barrier); a grid larger than the GPU holds at once fails to
+  /// launch. A launch attribute, not a specialization; the interpreter runs
+  /// programs concurrently on its threads but does not promise it.
+  bool launch_cooperative_grid = false;
 };
 
 /// What the assembler reports about a compiled kernel (CompiledKernel::metadata).

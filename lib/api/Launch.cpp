@@ -113,11 +113,12 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
     // interpreter, which has no timing model).
     const frontend::AutotuneConfig& cfg = spec->configs.at(configIndex);
     for (const auto& [name, value] : cfg.kwargs) {
-      if (name == "launch_pdl") {  // a launch option, as Triton passes a config's kwargs to the launch
+      if (name == "launch_pdl" || name == "launch_cooperative_grid") {
+        // A launch option, as Triton passes a config's kwargs to the launch.
         if (!std::holds_alternative<bool>(value))
-          throw Error("kernel '" + fn.name + "': a config's launch_pdl must be True or False, got " +
+          throw Error("kernel '" + fn.name + "': a config's " + name + " must be True or False, got " +
                       frontend::toString(value));
-        options.launch_pdl = std::get<bool>(value);
+        (name == "launch_pdl" ? options.launch_pdl : options.launch_cooperative_grid) = std::get<bool>(value);
         continue;
       }
       if (constexprs.count(name))
@@ -272,7 +273,7 @@ static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernel
   packParams(kernel, compiled, dk, device, bound, slots, ptrs, maps);
   detail::profile::GpuMark mark = detail::profile::beginGpu(*dk.device, stream);
   dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs,
-                    runtime::LaunchAttributes{options.launch_pdl});
+                    runtime::LaunchAttributes{options.launch_pdl, options.launch_cooperative_grid});
   if (mark.device)
     detail::profile::endGpu(mark, stream, kernel.fn->name, detail::profile::launchArgs(kernel.fn->name, grid, dk.blockThreads));
 }
@@ -580,7 +581,7 @@ void PreparedLaunch::launch(void* stream) const {
   void* s = stream ? stream : p.options.stream;
   detail::profile::GpuMark mark = detail::profile::beginGpu(*p.dk->device, s);
   p.dk->device->launch(p.dk->loaded, p.dims, p.dk->blockThreads, p.dk->sharedBytes, s, p.ptrs.data(),
-                       runtime::LaunchAttributes{p.options.launch_pdl});
+                       runtime::LaunchAttributes{p.options.launch_pdl, p.options.launch_cooperative_grid});
   if (mark.device)
     detail::profile::endGpu(mark, s, p.kernel.name(), detail::profile::launchArgs(p.kernel.name(), p.dims, p.dk->blockThreads));
 }

@@ -201,7 +201,7 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     encodeHostTensorMaps(*kernel.fn, *entry->compiled, dk.binary->ptx, slots.data(), ptrs.data(), maps);
   profile::GpuMark mark = profile::beginGpu(*dk.device, options.stream);
   dk.device->launch(dk.loaded, dims, dk.blockThreads, dk.sharedBytes, options.stream, ptrs.data(),
-                    runtime::LaunchAttributes{options.launch_pdl});
+                    runtime::LaunchAttributes{options.launch_pdl, options.launch_cooperative_grid});
   if (mark.device)
     profile::endGpu(mark, options.stream, kernel.fn->name, profile::launchArgs(kernel.fn->name, dims, dk.blockThreads));
   return true;

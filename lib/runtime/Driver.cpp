@@ -47,6 +47,7 @@ constexpr int kFuncAttrMaxDynamicShared = 8;
 constexpr unsigned kEventDefault = 0;
 
 // cuLaunchKernelEx's configuration (CUlaunchConfig, CUlaunchAttribute).
+constexpr unsigned kLaunchAttrCooperative = 2;
 constexpr unsigned kLaunchAttrProgrammaticStreamSerialization = 6;
 struct CUlaunchAttribute {
   unsigned id;
@@ -603,21 +604,27 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
   // overlaps its predecessor, which is what the attribute relaxes.
   bool pdl = attributes.programmaticSerialization && target_.capability >= 90;
   CUresult r;
-  if (!pdl) {
+  if (!pdl && !attributes.cooperative) {
     r = api.cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                            static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
                            static_cast<unsigned>(sharedBytes), stream, params, nullptr);
   } else {
     if (!api.cuLaunchKernelEx)
-      throw Error("kernel '" + *kernel.name + "': launch_pdl needs cuLaunchKernelEx, which the CUDA driver lacks "
-                  "(driver older than CUDA 12.0)");
-    CUlaunchAttribute attr{};
-    attr.id = kLaunchAttrProgrammaticStreamSerialization;
-    int allowed = 1;  // CUlaunchAttributeValue::programmaticStreamSerializationAllowed
-    std::memcpy(attr.value, &allowed, sizeof allowed);
+      throw Error("kernel '" + *kernel.name + "': " + (pdl ? "launch_pdl" : "launch_cooperative_grid") +
+                  " needs cuLaunchKernelEx, which the CUDA driver lacks (driver older than CUDA 12.0)");
+    CUlaunchAttribute attrs[2]{};
+    unsigned numAttrs = 0;
+    const int on = 1;  // programmaticStreamSerializationAllowed / cooperative
+    for (auto [wanted, id] : {std::pair{pdl, kLaunchAttrProgrammaticStreamSerialization},
+                              std::pair{attributes.cooperative, kLaunchAttrCooperative}})
+      if (wanted) {
+        attrs[numAttrs].id = id;
+        std::memcpy(attrs[numAttrs].value, &on, sizeof on);
+        ++numAttrs;
+      }
     CUlaunchConfig config{static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                           static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
-                          static_cast<unsigned>(sharedBytes), stream, &attr, 1};
+                          static_cast<unsigned>(sharedBytes), stream, attrs, numAttrs};
     r = api.cuLaunchKernelEx(&config, kernel.function, params, nullptr);
   }
   if (scratch) {

@@ -51,7 +51,8 @@ struct Param {
 struct Interned {
   py::str data_ptr{"data_ptr"}, dtype{"dtype"}, shape{"shape"}, stride{"stride"},
       get_device{"get_device"}, value{"value"}, num_warps{"num_warps"}, num_stages{"num_stages"},
-      maxnreg{"maxnreg"}, num_ctas{"num_ctas"}, stream{"stream"}, launch_pdl{"launch_pdl"};
+      maxnreg{"maxnreg"}, num_ctas{"num_ctas"}, stream{"stream"}, launch_pdl{"launch_pdl"},
+      launch_cooperative_grid{"launch_cooperative_grid"};
 };
 
 const char* const kOptionNames[] = {"num_warps", "num_stages", "maxnreg", "num_ctas", "enable_fp_fusion",
@@ -104,6 +105,8 @@ class Launcher {
       if (given.contains("num_stages")) options.num_stages = given["num_stages"].cast<int>();
       if (given.contains("maxnreg")) options.maxnreg = given["maxnreg"].cast<int>();
       if (given.contains("launch_pdl")) options.launch_pdl = py::bool_(given["launch_pdl"]);
+      if (given.contains("launch_cooperative_grid"))
+        options.launch_cooperative_grid = py::bool_(given["launch_cooperative_grid"]);
     }
     if (haveKw) {
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_warps.ptr()); v && v != Py_None)
@@ -118,6 +121,8 @@ class Launcher {
                               ": Tessera launches one CTA per program (thread-block clusters are not supported)");
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.launch_pdl.ptr()); v && v != Py_None)
         options.launch_pdl = PyObject_IsTrue(v) == 1;
+      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.launch_cooperative_grid.ptr()); v && v != Py_None)
+        options.launch_cooperative_grid = PyObject_IsTrue(v) == 1;
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.stream.ptr()); v && v != Py_None) {
         stream = py::cast<uintptr_t>(v);
         streamGiven = true;

@@ -126,9 +126,11 @@ Grid toGrid(py::object grid) {
   }));
 }
 
-LaunchOptions toOptions(int num_warps, int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl = false) {
+LaunchOptions toOptions(int num_warps, int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl = false,
+                        bool cooperative = false) {
   LaunchOptions o;
   o.launch_pdl = launch_pdl;
+  o.launch_cooperative_grid = cooperative;
   o.num_warps = num_warps;
   o.num_stages = num_stages;
   o.maxnreg = maxnreg;
@@ -265,22 +267,24 @@ void bindKernels(py::module_& m) {
       .def(
           "run",
           [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
-             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl) {
+             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl, bool launch_cooperative_grid) {
             std::vector<Arg> a = toArgs(args);
             k.launch(device, toGrid(grid), a.data(), a.size(), toMeta(constexprs),
-                     toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl));
+                     toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid));
           },
           py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
-          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false)
+          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false,
+          py::arg("launch_cooperative_grid") = false)
       .def(
           "prepare",
           [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
-             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl) {
+             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl, bool launch_cooperative_grid) {
             return k.prepare(device, toGrid(grid), toArgs(args), toMeta(constexprs),
-                             toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl));
+                             toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid));
           },
           py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
-          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false)
+          py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false,
+          py::arg("launch_cooperative_grid") = false)
       .def(
           "compile",
           [](Kernel& k, const std::string& signature, py::dict constexprs, int num_warps, int num_stages, int maxnreg,

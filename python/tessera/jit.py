@@ -11,7 +11,7 @@ they did for Python. Programs are shared per file.
 defaults), passes the runtime parameters in order and the constexprs by name
 to Kernel::launch, on the device of the tensor arguments and, for PyTorch
 CUDA tensors, on torch's current stream. Launch options (num_warps,
-num_stages, maxnreg, num_ctas, launch_pdl) are taken from the keywords as Triton takes
+num_stages, maxnreg, num_ctas, launch_pdl, launch_cooperative_grid) are taken from the keywords as Triton takes
 them; a kernel parameter of the same name also receives the value.
 """
 
@@ -410,7 +410,7 @@ class JITFunction(KernelInterface):
             raise ValueError("%s: num_ctas=%r: Tessera launches one CTA per program (thread-block clusters are not "
                              "supported)" % (self.__name__, ctas))
         return (4 if nw is None else int(nw), 3 if ns is None else int(ns), 0 if mr is None else int(mr),
-                bool(kwargs.get("launch_pdl")))
+                bool(kwargs.get("launch_pdl")), bool(kwargs.get("launch_cooperative_grid")))
 
     def run(self, *args, grid, warmup=False, _options=None, **kwargs):
         kernel = self._kernel or self._load()
@@ -439,8 +439,8 @@ class JITFunction(KernelInterface):
             stream = _current_stream(conv.stream_device) if conv.stream_device is not None else 0
         if callable(grid):
             grid = self._grid_callable(grid, args, kwargs)
-        nw, ns, mr, pdl = self._options(kwargs) if kwargs else (4, 3, 0, False)
-        kernel.run(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl)
+        nw, ns, mr, pdl, coop = self._options(kwargs) if kwargs else (4, 3, 0, False, False)
+        kernel.run(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl, coop)
         if conv.write_back:
             _args.finish(conv)
 
@@ -471,7 +471,7 @@ class JITFunction(KernelInterface):
     def _warmup(self, kernel, args, kwargs):
         runtime, constexprs, conv = self._bind(args, kwargs)
         device = conv.device or _args.default_device()
-        nw, ns, mr, _ = self._options(kwargs)
+        nw, ns, mr, _, _ = self._options(kwargs)
         signature = ", ".join(_signature_type(v) for v in runtime)
         arch = "" if device.is_interpreter else device.arch
         key = (signature, tuple(sorted((k, str(v)) for k, v in constexprs.items())), nw, ns, mr, arch)
@@ -493,8 +493,8 @@ class JITFunction(KernelInterface):
         stream = _current_stream(conv.stream_device) if conv.stream_device is not None else 0
         if callable(grid):
             grid = self._grid_callable(grid, args, kwargs)
-        nw, ns, mr, pdl = self._options(kwargs)
-        return kernel.prepare(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl)
+        nw, ns, mr, pdl, coop = self._options(kwargs)
+        return kernel.prepare(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl, coop)
 
 
 # Per thread: the (args, kwargs) of the launches of kernels with @heuristics

@@ -5,6 +5,8 @@
 // with tl.extra.cuda.gdc_wait in the three spellings real code uses (and
 // Triton's inline-PTX copy on the GPU), against the chain computed here;
 // num_warps()/num_threads() as constexprs, smid() and globaltimer().
+// launch_cooperative_grid: a grid-wide barrier on the GPU, and the driver's
+// refusal of a cooperative grid larger than the GPU holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +103,41 @@ TEST(Pdl, CudaInfo) {
       EXPECT_GE(t[2 * p + 1], t[2 * p]) << "the timer runs forward";
     }
   }
+}
+
+TEST(LaunchAttributes, CooperativeGrid) {
+  tessera::LaunchOptions coop;
+  coop.launch_cooperative_grid = true;
+  // Accepted everywhere (the interpreter has nothing to change).
+  const int64_t small = 7;
+  auto ids = dev().zeros(DType::i32, {small});
+  kernel(kFile, "fill_program_ids").launch(dev(), {small}, {ids}, {}, coop);
+  std::vector<int32_t> want(small);
+  for (int64_t i = 0; i < small; ++i) want[i] = static_cast<int32_t>(i);
+  EXPECT_EQ(ids.download<int32_t>(), want);
+  if (!onGpu()) return;  // the barrier needs programs running at once; the interpreter does not promise it
+
+  E2E_RNG(rng);
+  const int64_t programs = dev().multiprocessor_count(), BLOCK = 256;
+  auto x = rng.ints<int32_t>(programs * BLOCK, -1000, 1000);
+  int32_t total = 0;
+  for (int32_t v : x) total += v;
+  auto partial = dev().zeros(DType::i32, {programs}), counter = dev().zeros(DType::i32, {1}),
+       out = dev().zeros(DType::i32, {programs});
+  kernel(kFile, "grid_barrier_sum")
+      .launch(dev(), {programs}, {dev().upload(x, {programs * BLOCK}), partial, counter, out},
+              {{"BLOCK", BLOCK}, {"MAXP", int64_t(1024)}}, coop);
+  EXPECT_EQ(out.download<int32_t>(), std::vector<int32_t>(programs, total)) << "every program saw every partial";
+
+  // The attribute reaches the driver: a cooperative grid far beyond what the
+  // GPU holds at once is refused, the same grid launched normally runs.
+  const int64_t huge = 1 << 20;
+  auto many = dev().zeros(DType::i32, {huge});
+  std::string msg = errorOf([&] { kernel(kFile, "fill_program_ids").launch(dev(), {huge}, {many}, {}, coop); });
+  EXPECT_NE(msg.find("COOPERATIVE_LAUNCH_TOO_LARGE"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("fill_program_ids"), std::string::npos) << msg;
+  kernel(kFile, "fill_program_ids").launch(dev(), {huge}, {many}, {});
+  EXPECT_EQ(many.download<int32_t>()[huge - 1], huge - 1);
 }
 
 }  // namespace

@@ -830,3 +830,11 @@ def test_constexpr_function():
     out = np.zeros(37, np.int32)
     constexpr_function_kernel[(1,)](x, out, 37, N=37)
     np.testing.assert_array_equal(out, x + 64)
+
+
+def test_launch_cooperative_grid_is_accepted():
+    """launch_cooperative_grid=True (a launch attribute) with the other options."""
+    x = np.arange(300, dtype=np.int64)
+    out = np.zeros(300, np.int64)
+    pdl_step[(2,)](x, out, 300, 4, BLOCK=256, launch_cooperative_grid=True, launch_pdl=True, num_warps=2)
+    np.testing.assert_array_equal(out, x * 3 + 4)

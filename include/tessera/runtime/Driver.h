@@ -84,6 +84,10 @@ struct LaunchAttributes {
   /// kernel's griddepcontrol.wait (tl.extra.cuda.gdc_wait) waits for it.
   /// Ignored before sm_90, where the hardware has no such overlap.
   bool programmaticSerialization = false;
+  /// A cooperative launch (LaunchOptions::launch_cooperative_grid): every
+  /// program is resident at once, so programs may wait for each other; the
+  /// driver refuses a grid that does not fit (COOPERATIVE_LAUNCH_TOO_LARGE).
+  bool cooperative = false;
 };
 
 class CudaDevice {

@@ -89,3 +89,24 @@ def chain_step_tuned(prev_ptr, w_ptr, out_ptr, n, k, BLOCK: tl.constexpr):
 @triton.jit
 def bad_pdl_config(x_ptr, n, BLOCK: tl.constexpr):
     gdc_wait()
+
+
+# A grid-wide barrier, which needs every program resident at once
+# (launch_cooperative_grid): partial sums, an arrival counter, then every
+# program reads all partials.
+@triton.jit
+def grid_barrier_sum(x_ptr, partial_ptr, counter_ptr, out_ptr, BLOCK: tl.constexpr, MAXP: tl.constexpr):
+    pid = tl.program_id(0)
+    n = tl.num_programs(0)
+    tl.store(partial_ptr + pid, tl.sum(tl.load(x_ptr + pid * BLOCK + tl.arange(0, BLOCK)), axis=0))
+    tl.debug_barrier()  # the partial is written before the arrival is released
+    tl.atomic_add(counter_ptr, 1, sem="release")
+    tl.atomic_poll(counter_ptr, n)
+    p = tl.arange(0, MAXP)
+    total = tl.sum(tl.load(partial_ptr + p, mask=p < n, other=0, volatile=True), axis=0)
+    tl.store(out_ptr + pid, total)
+
+
+@triton.jit
+def fill_program_ids(out_ptr):
+    tl.store(out_ptr + tl.program_id(0), tl.program_id(0))
