@@ -172,4 +172,47 @@ TEST(Ops39, Fp8Constants) {
   expectEqual(out.download<float>(), std::vector<float>(B, 1.125f - 35.0f + 31.25f));
 }
 
+TEST(Ops39, TensorDescriptorAtomics) {
+  E2E_RNG(rng);
+  const int64_t M = 37, N = 40, BM = 16, BN = 16;
+  auto x = rng.ints<int32_t>(M * N, -1000, 1000);
+  auto base = rng.ints<int32_t>(M * N, -1000, 1000);
+  auto tx = dev().upload(x, {M, N});
+  auto add = dev().upload(base, {M, N}), mx = dev().upload(base, {M, N}), xr = dev().upload(base, {M, N});
+  for (int round = 0; round < 2; ++round)
+    kernel(kFile, "desc_atomics").launch(dev(), {cdiv(M, BM), cdiv(N, BN)}, {tx, add, mx, xr, M, N},
+                                          {{"BM", BM}, {"BN", BN}});
+  std::vector<int32_t> wantAdd(M * N), wantMax(M * N), wantXor(M * N);
+  for (int64_t i = 0; i < M * N; ++i) {
+    wantAdd[i] = base[i] + 2 * x[i];
+    wantMax[i] = std::max(base[i], x[i]);
+    wantXor[i] = base[i];  // xor applied twice
+  }
+  expectEqual(add.download<int32_t>(), wantAdd, "atomic_add twice");
+  expectEqual(mx.download<int32_t>(), wantMax, "atomic_max");
+  expectEqual(xr.download<int32_t>(), wantXor, "atomic_xor twice");
+}
+
+TEST(Ops39, TensorDescriptorGatherScatter) {
+  E2E_RNG(rng);
+  const int64_t R = 50, C = 32, B = 8, BC = 16, yOff = 12;  // columns 12..27
+  auto x = rng.ints<int32_t>(R * C, -1000, 1000);
+  std::vector<int32_t> rows = {3, 49, 0, 17, 60, 8, 22, 41};  // 60 is beyond R
+  auto out = dev().zeros(DType::i32, {B, BC});
+  auto y = dev().zeros(DType::i32, {R, C});
+  kernel(kFile, "desc_gather_scatter")
+      .launch(dev(), {1}, {dev().upload(x, {R, C}), dev().upload(rows, {B}), out, y, R, C, yOff},
+              {{"B", B}, {"BC", BC}});
+  std::vector<int32_t> wantOut(B * BC, 0), wantY(R * C, 0);
+  for (int64_t i = 0; i < B; ++i)
+    for (int64_t j = 0; j < BC; ++j) {
+      int64_t r = rows[i], c = yOff + j;
+      if (r >= R || c >= C) continue;
+      wantOut[i * BC + j] = x[r * C + c];
+      wantY[r * C + c] = 2 * x[r * C + c];
+    }
+  expectEqual(out.download<int32_t>(), wantOut, "gathered rows");
+  expectEqual(y.download<int32_t>(), wantY, "scattered rows");
+}
+
 }  // namespace

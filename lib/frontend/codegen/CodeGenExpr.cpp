@@ -25,6 +25,14 @@ static std::string opaqueUse(const Val& v, const std::string& id) {
   return v.s + " cannot be used inside a @jit function";
 }
 
+/// A private prelude function (tl_prelude.py), as a method to bind.
+static Val preludeMethod(const std::string& name) {
+  const SourceProgram& p = preludeProgram();
+  const JitFunction* fn = p.find(name);
+  if (!fn) throw std::logic_error("the prelude lacks " + name);
+  return Val::func(FuncRef{&p, fn});
+}
+
 Val CodeGen::lookupName(const std::string& id, const py::Node& at) {
   if (!frames_.empty()) {
     auto& locals = frame().locals;
@@ -87,9 +95,13 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
         return attr == "shape" ? v.elems[1] : Val::tuple(std::move(dims));
       }
       if (attr == "strides") return v.elems[2];
+      if (attr == "base") return v.elems[0];
       Val m;
       if (attr == "load") m = Val::builtin("tl.load_tensor_descriptor");
       else if (attr == "store") m = Val::builtin("tl.store_tensor_descriptor");
+      else if (attr == "gather" || attr == "scatter" || attr == "atomic_add" || attr == "atomic_min" ||
+               attr == "atomic_max" || attr == "atomic_and" || attr == "atomic_or" || attr == "atomic_xor")
+        m = preludeMethod("_desc_" + attr);  // tl_prelude.py
       else fail(at, "tensor_descriptor has no attribute '" + attr + "'");
       m.self = std::make_shared<Val>(v);
       return m;

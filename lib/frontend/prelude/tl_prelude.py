@@ -624,3 +624,99 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     tl.static_assert(a.shape[len(a.shape) - 1] == b.shape[len(b.shape) - 2],
                      "tl.dot_scaled: the operands' K (after unpacking) must agree")
     return tl.dot(a, b, acc, out_dtype=tl.float32)
+
+
+# ---------------------------------------------------------------------------
+# Tensor descriptor methods beyond load/store (desc.atomic_*, gather,
+# scatter): element pointers and bounds masks from the descriptor's base,
+# shape and strides, then per-element memory ops (TMA's reduce, gather4 and
+# scatter4 copies are not used yet; the results are the same).
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def _desc_block(desc, offsets):
+    bs = desc.block_shape
+    r: tl.constexpr = len(bs)
+    tl.static_assert(len(offsets) == r, "tensor_descriptor: expected one offset per dim of the block")
+    ptrs = desc.base
+    mask = True
+    for d in tl.static_range(r):
+        idx = tl.reshape(offsets[d] + tl.arange(0, bs[d]), [bs[j] if j == d else 1 for j in range(r)])
+        ptrs = ptrs + idx.to(tl.int64) * desc.strides[d]
+        mask = mask & (idx >= 0) & (idx < desc.shape[d])
+    return tl.broadcast_to(ptrs, bs), tl.broadcast_to(mask, bs)
+
+
+@triton.jit
+def _desc_atomic(desc, offsets, value, op: tl.constexpr):
+    # Triton lowers these to TMA reductions, which order nothing: relaxed.
+    ptrs, mask = _desc_block(desc, offsets)
+    if op == "add":
+        tl.atomic_add(ptrs, value, mask=mask, sem="relaxed")
+    elif op == "min":
+        tl.atomic_min(ptrs, value, mask=mask, sem="relaxed")
+    elif op == "max":
+        tl.atomic_max(ptrs, value, mask=mask, sem="relaxed")
+    elif op == "and":
+        tl.atomic_and(ptrs, value, mask=mask, sem="relaxed")
+    elif op == "or":
+        tl.atomic_or(ptrs, value, mask=mask, sem="relaxed")
+    else:
+        tl.atomic_xor(ptrs, value, mask=mask, sem="relaxed")
+
+
+@triton.jit
+def _desc_rows(desc, x_offsets, y_offset):
+    # Rows x_offsets (a 1-D tensor) of a 2-D descriptor, block_shape[1]
+    # columns from y_offset.
+    bs = desc.block_shape
+    tl.static_assert(len(bs) == 2 and bs[0] == 1, "tensor_descriptor.gather/scatter: the block shape must be [1, C]")
+    tl.static_assert(len(x_offsets.shape) == 1, "tensor_descriptor.gather/scatter: x_offsets must be a 1-D tensor")
+    rows = x_offsets[:, None]
+    cols = y_offset + tl.arange(0, bs[1])[None, :]
+    ptrs = desc.base + rows.to(tl.int64) * desc.strides[0] + cols.to(tl.int64) * desc.strides[1]
+    mask = (rows >= 0) & (rows < desc.shape[0]) & (cols >= 0) & (cols < desc.shape[1])
+    return ptrs, mask
+
+
+@triton.jit
+def _desc_gather(desc, x_offsets, y_offset):
+    ptrs, mask = _desc_rows(desc, x_offsets, y_offset)
+    return tl.load(ptrs, mask=mask, other=0)
+
+
+@triton.jit
+def _desc_scatter(desc, value, x_offsets, y_offset):
+    ptrs, mask = _desc_rows(desc, x_offsets, y_offset)
+    tl.store(ptrs, value, mask=mask)
+
+
+@triton.jit
+def _desc_atomic_add(desc, offsets, value):
+    _desc_atomic(desc, offsets, value, "add")
+
+
+@triton.jit
+def _desc_atomic_min(desc, offsets, value):
+    _desc_atomic(desc, offsets, value, "min")
+
+
+@triton.jit
+def _desc_atomic_max(desc, offsets, value):
+    _desc_atomic(desc, offsets, value, "max")
+
+
+@triton.jit
+def _desc_atomic_and(desc, offsets, value):
+    _desc_atomic(desc, offsets, value, "and")
+
+
+@triton.jit
+def _desc_atomic_or(desc, offsets, value):
+    _desc_atomic(desc, offsets, value, "or")
+
+
+@triton.jit
+def _desc_atomic_xor(desc, offsets, value):
+    _desc_atomic(desc, offsets, value, "xor")

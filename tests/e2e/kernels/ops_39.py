@@ -87,3 +87,27 @@ def fp8_constants(out_ptr, B: tl.constexpr):
     b = tl.full((B,), -3.3, tl.float8e5)   # -3.5
     c = tl.full((B,), 0.3, tl.float8e4nv)  # 0.3125
     tl.store(out_ptr + offs, a.to(tl.float32) + b.to(tl.float32) * 10.0 + c.to(tl.float32) * 100.0)
+
+
+@triton.jit
+def desc_atomics(x_ptr, add_ptr, max_ptr, xor_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # Tile by tile through descriptors, the edges of an odd M masked by the
+    # descriptor's bounds: add, max and xor the tile of x into three arrays.
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    v = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN]).load([om, on])
+    tl.make_tensor_descriptor(add_ptr, [M, N], [N, 1], [BM, BN]).atomic_add([om, on], v)
+    tl.make_tensor_descriptor(max_ptr, [M, N], [N, 1], [BM, BN]).atomic_max([om, on], v)
+    tl.make_tensor_descriptor(xor_ptr, [M, N], [N, 1], [BM, BN]).atomic_xor([om, on], v)
+
+
+@triton.jit
+def desc_gather_scatter(x_ptr, rows_ptr, out_ptr, y_ptr, R, C, Y_OFF, B: tl.constexpr, BC: tl.constexpr):
+    # Rows `rows` (some beyond R: zeros) of x, BC columns from Y_OFF, gathered;
+    # then scattered, doubled, into y at the same places.
+    xd = tl.make_tensor_descriptor(x_ptr, [R, C], [C, 1], [1, BC])
+    yd = tl.make_tensor_descriptor(y_ptr, [R, C], [C, 1], [1, BC])
+    rows = tl.load(rows_ptr + tl.arange(0, B))
+    g = xd.gather(rows, Y_OFF)
+    tl.store(out_ptr + tl.arange(0, B)[:, None] * BC + tl.arange(0, BC)[None, :], g)
+    yd.scatter(g * 2, rows, Y_OFF)
