@@ -215,4 +215,24 @@ TEST(Ops39, TensorDescriptorGatherScatter) {
   expectEqual(y.download<int32_t>(), wantY, "scattered rows");
 }
 
+TEST(Ops39, TensorDescriptorsThroughFunctionsIfsAndLoops) {
+  E2E_RNG(rng);
+  const int64_t R = 45, C = 16, BR = 8, BC = 16;  // the last block is partial
+  auto a = rng.ints<int32_t>(R * C, -1000, 1000), b = rng.ints<int32_t>(R * C, -1000, 1000);
+  auto ta = dev().upload(a, {R, C}), tb = dev().upload(b, {R, C});
+  for (int64_t pick : {int64_t(1), int64_t(0)}) {
+    SCOPED_TRACE("PICK=" + std::to_string(pick));
+    auto out = dev().zeros(DType::i32, {R, C});
+    kernel(kFile, "desc_flow").launch(dev(), {1}, {ta, tb, out, R, C, pick}, {{"BR", BR}, {"BC", BC}});
+    std::vector<int32_t> want(R * C);
+    for (int64_t r = 0; r < R; ++r) {
+      int64_t block = r / BR;
+      bool fromA = (block % 2 == 0) == (pick > 0);
+      for (int64_t c = 0; c < C; ++c)
+        want[r * C + c] = (fromA ? a : b)[r * C + c] * 10 + static_cast<int32_t>(block);
+    }
+    expectEqual(out.download<int32_t>(), want);
+  }
+}
+
 }  // namespace

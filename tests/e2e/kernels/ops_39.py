@@ -111,3 +111,31 @@ def desc_gather_scatter(x_ptr, rows_ptr, out_ptr, y_ptr, R, C, Y_OFF, B: tl.cons
     g = xd.gather(rows, Y_OFF)
     tl.store(out_ptr + tl.arange(0, B)[:, None] * BC + tl.arange(0, BC)[None, :], g)
     yd.scatter(g * 2, rows, Y_OFF)
+
+
+@triton.jit
+def _make_rows_desc(ptr, R, C, BR: tl.constexpr, BC: tl.constexpr):
+    return tl.make_tensor_descriptor(ptr, [R, C], [C, 1], [BR, BC])
+
+
+@triton.jit
+def _load_block(desc, i, BR: tl.constexpr):
+    return desc.load([i * BR, 0])
+
+
+@triton.jit
+def desc_flow(a_ptr, b_ptr, out_ptr, R, C, PICK, BR: tl.constexpr, BC: tl.constexpr):
+    # Descriptors returned from a jit function, passed to one, chosen by a
+    # runtime `if`, and swapped through a loop (loop-carried).
+    a = _make_rows_desc(a_ptr, R, C, BR, BC)
+    b = _make_rows_desc(b_ptr, R, C, BR, BC)
+    o = _make_rows_desc(out_ptr, R, C, BR, BC)
+    if PICK > 0:
+        cur = a
+        other = b
+    else:
+        cur = b
+        other = a
+    for i in range(0, tl.cdiv(R, BR)):
+        o.store([i * BR, 0], _load_block(cur, i, BR) * 10 + i)
+        cur, other = other, cur
