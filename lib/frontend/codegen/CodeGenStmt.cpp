@@ -182,16 +182,32 @@ Val CodeGen::runtimeTernary(const Val& cond, const py::Expr& then, const py::Exp
   {
     ir::OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPointToEnd(thenB);
-    tv = tensorArg(eval(then), "the true value of a conditional expression");
+    tv = eval(then);
+    if (!tv.isTensorDesc()) tv = tensorArg(tv, "the true value of a conditional expression");
   }
   {
     ir::OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPointToEnd(elseB);
-    ev = tensorArg(eval(otherwise), "the false value of a conditional expression");
+    ev = eval(otherwise);
+    if (!ev.isTensorDesc()) ev = tensorArg(ev, "the false value of a conditional expression");
   }
   if (!sameType(tv, ev))
     fail("conditional expression with a runtime condition has inconsistent types " + tv.typeName() + " and " +
          ev.typeName());
+  if (tv.isTensorDesc()) {  // `a if c else b` between descriptors: their runtime parts merge
+    std::vector<Val> tl, el;
+    flattenTensors(tv, tl);
+    flattenTensors(ev, el);
+    ir::OpBuilder::InsertionGuard g(b_);
+    b_.setInsertionPointToEnd(thenB);
+    b_.create(ir::OpCode::Yield, {}, irValues(tl));
+    b_.setInsertionPointToEnd(elseB);
+    b_.create(ir::OpCode::Yield, {}, irValues(el));
+    std::vector<Val> results;
+    for (const auto& l : tl) results.push_back(Val::tensor(ifOp->appendResult(l.value.type()), l.dtype, l.shape));
+    size_t pos = 0;
+    return rebuildTensors(tv, results, pos);
+  }
   {
     ir::OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPointToEnd(thenB);

@@ -132,10 +132,9 @@ def desc_flow(a_ptr, b_ptr, out_ptr, R, C, PICK, BR: tl.constexpr, BC: tl.conste
     o = _make_rows_desc(out_ptr, R, C, BR, BC)
     if PICK > 0:
         cur = a
-        other = b
     else:
         cur = b
-        other = a
+    other = b if PICK > 0 else a  # a conditional expression between descriptors
     for i in range(0, tl.cdiv(R, BR)):
         o.store([i * BR, 0], _load_block(cur, i, BR) * 10 + i)
         cur, other = other, cur
