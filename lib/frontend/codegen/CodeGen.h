@@ -127,6 +127,9 @@ class CodeGen {
   Val evalCall(const py::Call& call);
   Val subscriptVal(const Val& base, const Val& index);
   Val runtimeTernary(const Val& cond, const py::Expr& then, const py::Expr& otherwise);
+  /// Ends both branches of `ifOp` by yielding the tensor leaves of `tv` /
+  /// `ev` (same structure) and returns `tv` rebuilt from the if's results.
+  Val yieldBranches(ir::Operation* ifOp, const Val& tv, const Val& ev);
   Val lookupName(const std::string& id, const py::Node& at);
   Val getAttr(const Val& v, const std::string& attr, const py::Node& at);
   Val binary(py::BinOpKind op, const Val& a, const Val& b);

@@ -194,20 +194,7 @@ Val CodeGen::runtimeTernary(const Val& cond, const py::Expr& then, const py::Exp
   if (!sameType(tv, ev))
     fail("conditional expression with a runtime condition has inconsistent types " + tv.typeName() + " and " +
          ev.typeName());
-  if (tv.isTensorDesc()) {  // `a if c else b` between descriptors: their runtime parts merge
-    std::vector<Val> tl, el;
-    flattenTensors(tv, tl);
-    flattenTensors(ev, el);
-    ir::OpBuilder::InsertionGuard g(b_);
-    b_.setInsertionPointToEnd(thenB);
-    b_.create(ir::OpCode::Yield, {}, irValues(tl));
-    b_.setInsertionPointToEnd(elseB);
-    b_.create(ir::OpCode::Yield, {}, irValues(el));
-    std::vector<Val> results;
-    for (const auto& l : tl) results.push_back(Val::tensor(ifOp->appendResult(l.value.type()), l.dtype, l.shape));
-    size_t pos = 0;
-    return rebuildTensors(tv, results, pos);
-  }
+  if (tv.isTensorDesc()) return yieldBranches(ifOp, tv, ev);  // descriptors: their runtime parts merge
   {
     ir::OpBuilder::InsertionGuard g(b_);
     b_.setInsertionPointToEnd(thenB);
@@ -216,6 +203,23 @@ Val CodeGen::runtimeTernary(const Val& cond, const py::Expr& then, const py::Exp
     b_.create(ir::OpCode::Yield, {}, {ev.value});
   }
   return Val::tensor(ifOp->appendResult(tv.value.type()), tv.dtype, tv.shape);
+}
+
+Val CodeGen::yieldBranches(ir::Operation* ifOp, const Val& tv, const Val& ev) {
+  std::vector<Val> tl, el;
+  flattenTensors(tv, tl);
+  flattenTensors(ev, el);
+  {
+    ir::OpBuilder::InsertionGuard g(b_);
+    b_.setInsertionPointToEnd(&ifOp->region(0).front());
+    b_.create(ir::OpCode::Yield, {}, irValues(tl));
+    b_.setInsertionPointToEnd(&ifOp->region(1).front());
+    b_.create(ir::OpCode::Yield, {}, irValues(el));
+  }
+  std::vector<Val> results;
+  for (const auto& l : tl) results.push_back(Val::tensor(ifOp->appendResult(l.value.type()), l.dtype, l.shape));
+  size_t pos = 0;
+  return rebuildTensors(tv, results, pos);
 }
 
 /// Pieces of genBlock that need private access, one per statement kind.
@@ -328,20 +332,7 @@ struct StmtGen {
     }
     if (!sameType(tv, ev) && !sameValue(tv, ev))
       cg.fail(s, "mismatched return types: " + tv.typeName() + " in one branch and " + ev.typeName() + " in the other");
-    std::vector<Val> tl, el;
-    flattenTensors(tv, tl);
-    flattenTensors(ev, el);
-    {
-      ir::OpBuilder::InsertionGuard g(cg.b_);
-      cg.b_.setInsertionPointToEnd(thenB);
-      cg.b_.create(ir::OpCode::Yield, {}, irValues(tl));
-      cg.b_.setInsertionPointToEnd(elseB);
-      cg.b_.create(ir::OpCode::Yield, {}, irValues(el));
-    }
-    std::vector<Val> results;
-    for (const auto& l : tl) results.push_back(Val::tensor(ifOp->appendResult(l.value.type()), l.dtype, l.shape));
-    size_t pos = 0;
-    return Flow{true, rebuildTensors(tv, results, pos)};
+    return Flow{true, cg.yieldBranches(ifOp, tv, ev)};
   }
 
   /// Loop-carried variables: assigned in the body and defined before.
