@@ -73,3 +73,12 @@ def constexpr_function(fn):
         kwargs = {k: (v.value if isinstance(v, unwrap) else v) for k, v in kwargs.items()}
         return fn(*args, **kwargs)
     return call
+
+
+def aggregate(cls):
+    """@triton.aggregate (Triton 3.8): a class whose objects kernels make and
+    pass around (fields from its annotations, @jit methods). The frontend
+    compiles it from the source; in Python it stays the class it is."""
+    cls.__triton_aggregate__ = True
+    return cls
+

@@ -4,7 +4,8 @@
 // rules (LANGUAGE_CHECKLIST.md §2-§3): weak literals out of range or negative
 // with unsigned results, mixed signedness in / // %, fp8 with ints,
 // comparisons without weak typing, `not` on ints, bad casts and roundings,
-// shape-op misuse, branches that merge a number with a float. Each must fail
+// shape-op misuse, branches that merge a number with a float; misused
+// aggregates. Each must fail
 // to compile with a tessera::Error naming `corner_cases.py:LINE:COL` (1-based,
 // the start of the offending expression or statement) and the reason.
 //
@@ -121,6 +122,21 @@ TEST(CornerCaseErrors, TensorDescriptors) {
   expectRejected("descriptor_offsets_count", {"162:9"}, {"expected 2 offsets"});
   expectRejected("descriptor_last_stride", {"167:9"}, {"last stride must be 1"});
   expectRejected("descriptor_unknown_method", {"173:5"}, {"tensor_descriptor has no attribute 'prefetch'"});
+}
+
+// @triton.aggregate (Triton 3.8-3.9): constructors must set every field,
+// objects are immutable once made (also inside a @jit method), constexpr
+// fields take constexprs, and names, operators and arguments are checked.
+TEST(CornerCaseErrors, Aggregates) {
+  expectRejected("aggregate_unset_field", {"204:9"}, {"did not initialize field 'hi'"});
+  expectRejected("aggregate_mutated", {"210:5"}, {"immutable once made"});
+  expectRejected("aggregate_mutated_in_method", {"198:9"}, {"immutable once made"});
+  expectRejected("aggregate_constexpr_field", {"215:9"}, {"field 'k' of duo is a tl.constexpr"});
+  expectRejected("aggregate_unknown_attribute", {"221:21"}, {"'duo' has no attribute 'c'"});
+  expectRejected("aggregate_no_operator", {"227:9"}, {"defines no __mul__"});
+  expectRejected("aggregate_missing_argument", {"232:9"}, {"missing required argument 'b'"});
+  expectRejected("aggregate_replace_unknown_field", {"237:9"}, {"duo has no field 'z'"});
+  expectRejected("aggregate_jit_init", {"256:9"}, {"cannot be a @triton.jit function"});
 }
 
 }  // namespace

@@ -3,6 +3,7 @@ interpreter): results against NumPy on fresh seeded inputs, strided views
 written in place, scalar kinds, keywords and defaults, dtypes, grids and
 constexpr values."""
 
+import collections
 import numpy as np
 import pytest
 
@@ -838,3 +839,42 @@ def test_launch_cooperative_grid_is_accepted():
     out = np.zeros(300, np.int64)
     pdl_step[(2,)](x, out, 300, 4, BLOCK=256, launch_cooperative_grid=True, launch_pdl=True, num_warps=2)
     np.testing.assert_array_equal(out, x * 3 + 4)
+
+
+@tessera.aggregate
+class _Window:
+    lo: tl.tensor
+    hi: tl.tensor
+    SCALE: tl.constexpr = 3
+
+    @tessera.jit
+    def width(self):
+        return (self.hi - self.lo) * self.SCALE
+
+    @tessera.jit
+    def __add__(self, other):
+        return tl.aggregate_replace(self, lo=self.lo + other.lo, hi=self.hi + other.hi)
+
+
+_Bounds = collections.namedtuple("_Bounds", "lo hi")
+
+
+@tessera.jit
+def aggregate_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    w = _Window(x, x * 4) + _Window(lo=x, hi=x)
+    b = _Bounds(w.lo, hi=w.width())
+    tl.store(out_ptr + offs, b.hi * 10 + b[0], mask=m)
+
+
+def test_aggregate_and_namedtuple():
+    """@triton.aggregate objects (a default constexpr field, a jit method, an
+    operator method, aggregate_replace) and a namedtuple, made in a kernel."""
+    assert _Window.__triton_aggregate__
+    r = rng(11)
+    x = r.integers(-100, 100, 45).astype(np.int32)
+    out = np.zeros(45, np.int32)
+    aggregate_kernel[(1,)](x, out, 45, BLOCK=64)
+    np.testing.assert_array_equal(out, (5 * x - 2 * x) * 3 * 10 + 2 * x)

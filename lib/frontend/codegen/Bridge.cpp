@@ -45,6 +45,11 @@ struct SourceProgram::Shared : std::enable_shared_from_this<SourceProgram::Share
   std::map<const host::ModuleObj*, std::unique_ptr<SourceProgram>> programs;
   /// One JitFunction per host JitFn value (kept alive here).
   std::map<const host::JitData*, std::pair<Ref, std::unique_ptr<JitFunction>>> jits;
+  /// Plain functions that kernels run as code: methods and __init__ of
+  /// aggregate classes.
+  std::map<const host::FunctionData*, std::pair<Ref, std::unique_ptr<JitFunction>>> plains;
+  /// One StructType per aggregate or namedtuple class.
+  std::map<const host::Object*, std::pair<Ref, std::shared_ptr<StructType>>> structs;
 };
 
 /// A @triton.constexpr_function seen from a kernel (Val::host).
@@ -149,7 +154,9 @@ struct Bridge {
           if (x.kind == Val::Kind::Opaque) return x;
           elems.push_back(std::move(x));
         }
-        return Val::tuple(std::move(elems));
+        Val t = Val::tuple(std::move(elems));
+        if (v->self) t.st = structFor(sh, v->self);  // a namedtuple
+        return t;
       }
       case Kind::Module: {
         Val m;
@@ -168,6 +175,7 @@ struct Bridge {
         if (auto b = pythonBuiltin(v->s)) return *b;
         return message("'" + name + "' is " + v->s + ", a host function, which kernels cannot call");
       case Kind::Native: {
+        if (v->s == "dataclasses.replace") return Val::builtin("tl.aggregate_replace");
         if (v->s.rfind("triton", 0) == 0)
           if (auto t = tritonVal(v->s)) return *t;
         std::string root = v->s.substr(0, v->s.find('.'));
@@ -193,6 +201,12 @@ struct Bridge {
                        "' from within a @jit function: it could not be evaluated on the host: " + v->s +
                        where(v->where) + "; kernels can use constexpr globals (ints, floats, bools, strings, dtypes)");
       case Kind::Instance:
+        if (v->s.rfind("class ", 0) == 0 && v->attrs.count("__fields__")) {
+          Val c;
+          c.kind = Val::Kind::Class;
+          c.st = structFor(sh, v);
+          return c;
+        }
         if (v->s.rfind("class ", 0) == 0) return Val::opaque("class '" + v->s.substr(6) + "'");
         [[fallthrough]];
       default: return Val::opaque("global variable '" + name + "'");
@@ -280,6 +294,64 @@ struct Bridge {
     fn->lazy->shared = &sh;
     slot = {v, std::move(fn)};
     return slot.second.get();
+  }
+
+  /// A plain function as code the generator runs (a method of an aggregate).
+  static const JitFunction* plainFor(SourceProgram::Shared& sh, const Ref& v) {
+    std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+    auto& slot = sh.plains[v->fn.get()];
+    if (slot.second) return slot.second.get();
+    const host::FunctionData& fd = *v->fn;
+    if (!fd.def || !fd.module) return nullptr;  // a lambda
+    auto fn = std::make_unique<JitFunction>();
+    fn->name = fd.def->name;
+    fn->def = fd.def;
+    fn->program = &programFor(sh, fd.module);
+    fn->loc = SourceLoc{fd.module->source.get(), fd.def->line, fd.def->col};
+    slot = {v, std::move(fn)};
+    return slot.second.get();
+  }
+
+  /// The class of aggregate or namedtuple objects (fields recorded by the
+  /// host evaluator's classDef / collections.namedtuple).
+  static std::shared_ptr<const StructType> structFor(SourceProgram::Shared& sh, const Ref& cls) {
+    std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+    auto& slot = sh.structs[cls.get()];
+    if (slot.second) return slot.second;
+    auto st = std::make_shared<StructType>();
+    slot = {cls, st};  // before the members: a method may name the class
+    st->name = cls->s.substr(6);
+    st->uid = static_cast<int>(sh.structs.size());
+    st->aggregate = cls->attrs.count("__aggregate__") > 0;
+    const auto& fields = cls->attrs.at("__fields__")->items;
+    const auto& constexprs = cls->attrs.at("__field_constexpr__")->items;
+    for (size_t k = 0; k < fields.size(); ++k) {
+      st->fields.push_back(fields[k]->s);
+      st->constexprField.push_back(k < constexprs.size() && constexprs[k]->b);
+      auto d = cls->attrs.find(fields[k]->s);
+      st->defaults.push_back(d == cls->attrs.end() ? std::nullopt
+                                                   : std::optional<Val>(toVal(sh, d->second, st->name + "." + fields[k]->s, 1)));
+    }
+    for (const auto& [name, a] : cls->attrs) {
+      if (st->field(name) >= 0 || (name.size() > 4 && name.rfind("__", 0) == 0 && name.substr(name.size() - 2) == "__" &&
+                                   a->kind != Kind::Function && a->kind != Kind::JitFn))
+        continue;
+      if (a->kind == Kind::Function) {
+        if (const JitFunction* f = plainFor(sh, a)) st->members[name] = Val::func(FuncRef{f->program, f});
+      } else if (a->kind == Kind::Instance && a->s == "staticmethod") {
+        const Ref& f = a->attrs.at("fn");
+        const JitFunction* plain = f->kind == Kind::Function ? plainFor(sh, f) : nullptr;
+        Val m = plain ? Val::func(FuncRef{plain->program, plain}) : toVal(sh, f, st->name + "." + name, 1);
+        m.b = true;  // a static method: objects do not bind it
+        st->members[name] = m;
+      } else {
+        st->members[name] = toVal(sh, a, st->name + "." + name, 1);
+      }
+    }
+    if (auto it = cls->attrs.find("__init__"); it != cls->attrs.end() && it->second->kind == Kind::JitFn)
+      st->members["__init__"] = message(st->name + ".__init__ cannot be a @triton.jit function (it runs when the "
+                                        "object is made; make it a plain def)");
+    return st;
   }
 
   static bool mentionsConstexpr(const py::Expr* e) {

@@ -146,6 +146,27 @@ class CodeGen {
   Val call(const Val& callee, std::vector<Val> args, KwArgs kwargs);
   Val callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs);
   BoundArgs bindBuiltin(const Builtin& b, std::vector<Val> args, KwArgs kwargs);
+  /// `f`'s parameters in order (positional, then keyword-only) bound to the
+  /// arguments, defaults evaluated in `f`'s module.
+  std::vector<Val> bindJitArgs(const FuncRef& f, std::vector<Val> args, KwArgs kwargs);
+  /// Generates `f`'s body inline at the insertion point (no callee): its
+  /// return value, or with resultParam >= 0 that parameter's final value
+  /// (a constructor's `self`).
+  Val inlineCall(const FuncRef& f, std::vector<Val> args, KwArgs kwargs, int resultParam = -1);
+
+  // ---- aggregates and namedtuples (Aggregates.cpp) -----------------------
+  /// `cls(args)`: an object of an aggregate or namedtuple class.
+  Val construct(const Val& cls, std::vector<Val> args, KwArgs kwargs);
+  /// An attribute of an aggregate/namedtuple object or class.
+  Val structAttr(const Val& v, const std::string& attr, const py::Node& at);
+  /// `a op b` by operator method `name` of `a` or `reflected` of `b`;
+  /// nullopt when neither operand's class has it.
+  std::optional<Val> structOperator(const char* name, const char* reflected, const Val& a, const Val& b);
+  std::optional<Val> structUnary(const char* name, const Val& a);
+  /// `obj.field = v` inside a constructor.
+  void assignAttribute(const py::Attribute& target, const Val& v);
+  /// tl.aggregate_replace(obj, **fields) / namedtuple._replace.
+  Val replaceFields(const Val& obj, KwArgs kwargs);
   /// Builds the combine region of tt.reduce/tt.scan: the block's 2n scalar
   /// args are passed to combine_fn, its n results are returned.
   std::vector<Val> inlineCombine(const Val& combineFn, const std::vector<Val>& scalarArgs);

@@ -38,7 +38,7 @@ std::string specKey(const Val& v) {
       return s;
     }
     case Val::Kind::Tuple: {
-      std::string s = "T";
+      std::string s = v.st ? "A" + v.st->name + std::to_string(v.st->uid) + "_" : "T";
       for (const auto& e : v.elems) s += specKey(e) + "_";
       return s + "E";
     }
@@ -102,8 +102,13 @@ Val CodeGen::call(const Val& callee, std::vector<Val> args, KwArgs kwargs) {
   if (callee.self) args.insert(args.begin(), *callee.self);
   switch (callee.kind) {
     case Val::Kind::Func: return callJit(callee.fn, std::move(args), std::move(kwargs));
+    case Val::Kind::Class: return construct(callee, std::move(args), std::move(kwargs));
     case Val::Kind::Builtin: {
       if (callee.host) return callConstexprFunction(*this, callee, args, kwargs);
+      if (callee.s == "tl.aggregate_replace") {
+        if (args.size() != 1) fail("aggregate_replace takes one object and the fields to replace by name");
+        return replaceFields(args[0], std::move(kwargs));
+      }
       const Builtin* b = findBuiltin(callee.s);
       if (!b) {
         std::string shown = callee.s.rfind("py.", 0) == 0 ? callee.s.substr(3) : callee.s;
@@ -174,40 +179,12 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   const py::FunctionDef& def = *fn.def;
   if (hostMode()) fail("@jit function '" + fn.name + "' cannot be called on the host");
   if (depth() >= kMaxCallDepth) fail("maximum recursion depth exceeded while calling '" + fn.name + "'");
-  if (def.args.vararg || def.args.kwarg)
-    fail(def, "@jit functions support positional-or-keyword and keyword-only parameters (no *args or **kwargs)");
 
-  // Bind arguments to parameters: the positional ones, then the
-  // keyword-only ones (after a bare `*`, Triton 3.9), given by name.
   auto params = defArgs(def);
-  size_t nPositional = def.args.posonlyargs.size() + def.args.args.size();
   size_t n = params.size();
-  if (args.size() > nPositional)
-    fail(fn.name + "() takes " + std::to_string(nPositional) + " positional argument" + (nPositional == 1 ? "" : "s") +
-         " but " + std::to_string(args.size()) + " were given");
-  std::vector<std::optional<Val>> bound(n);
-  for (size_t k = 0; k < args.size(); ++k) bound[k] = std::move(args[k]);
-  for (auto& [key, v] : kwargs) {
-    size_t k = 0;
-    while (k < n && params[k]->name != key) ++k;
-    if (k == n) fail(fn.name + "() got an unexpected keyword argument '" + key + "'");
-    if (bound[k]) fail(fn.name + "() got multiple values for argument '" + key + "'");
-    bound[k] = std::move(v);
-  }
+  std::vector<Val> boundVals = bindJitArgs(f, std::move(args), std::move(kwargs));
+  std::vector<std::optional<Val>> bound(boundVals.begin(), boundVals.end());
   bool isPrelude = f.program->globals().isPrelude;
-  for (size_t k = 0; k < n; ++k) {
-    if (bound[k]) continue;
-    const py::Expr* dflt = defaultOf(def, k);
-    if (!dflt)
-      fail(fn.name + "() missing required " + std::string(k < nPositional ? "" : "keyword-only ") + "argument '" +
-           params[k]->name + "'");
-    auto tmp = std::make_unique<Frame>();
-    tmp->program = f.program;
-    pushFrame(std::move(tmp));
-    Val d = eval(*dflt);
-    popFrame();
-    bound[k] = d;
-  }
   if (fn.noinline) {
     for (size_t k = 0; k < n; ++k)
       if (bound[k]->isBlock() || (bound[k]->isTuple() && !bound[k]->isConstexpr()))
@@ -278,6 +255,66 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
     results.push_back(Val::tensor(op->result(static_cast<unsigned>(k)), retLeaves[k].dtype, retLeaves[k].shape));
   size_t pos = 0;
   return rebuildTensors(it->second.returnTemplate, results, pos);
+}
+
+std::vector<Val> CodeGen::bindJitArgs(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
+  const JitFunction& fn = *f.fn;
+  const py::FunctionDef& def = *fn.def;
+  if (def.args.vararg || def.args.kwarg)
+    fail(def, "@jit functions support positional-or-keyword and keyword-only parameters (no *args or **kwargs)");
+  // The positional parameters, then the keyword-only ones (after a bare
+  // `*`, Triton 3.9), given by name.
+  auto params = defArgs(def);
+  size_t nPositional = def.args.posonlyargs.size() + def.args.args.size();
+  size_t n = params.size();
+  if (args.size() > nPositional)
+    fail(fn.name + "() takes " + std::to_string(nPositional) + " positional argument" + (nPositional == 1 ? "" : "s") +
+         " but " + std::to_string(args.size()) + " were given");
+  std::vector<std::optional<Val>> bound(n);
+  for (size_t k = 0; k < args.size(); ++k) bound[k] = std::move(args[k]);
+  for (auto& [key, v] : kwargs) {
+    size_t k = 0;
+    while (k < n && params[k]->name != key) ++k;
+    if (k == n) fail(fn.name + "() got an unexpected keyword argument '" + key + "'");
+    if (bound[k]) fail(fn.name + "() got multiple values for argument '" + key + "'");
+    bound[k] = std::move(v);
+  }
+  std::vector<Val> out;
+  for (size_t k = 0; k < n; ++k) {
+    if (!bound[k]) {
+      const py::Expr* dflt = defaultOf(def, k);
+      if (!dflt)
+        fail(fn.name + "() missing required " + std::string(k < nPositional ? "" : "keyword-only ") + "argument '" +
+             params[k]->name + "'");
+      auto tmp = std::make_unique<Frame>();
+      tmp->program = f.program;
+      pushFrame(std::move(tmp));
+      Val d = eval(*dflt);
+      popFrame();
+      bound[k] = d;
+    }
+    out.push_back(std::move(*bound[k]));
+  }
+  return out;
+}
+
+Val CodeGen::inlineCall(const FuncRef& f, std::vector<Val> args, KwArgs kwargs, int resultParam) {
+  if (!f.fn) fail("call of an unknown function");
+  const JitFunction& fn = *f.fn;
+  if (depth() >= kMaxCallDepth) fail("maximum recursion depth exceeded while calling '" + fn.name + "'");
+  std::vector<Val> bound = bindJitArgs(f, std::move(args), std::move(kwargs));
+  auto params = defArgs(*fn.def);
+  auto frame = std::make_unique<Frame>();
+  frame->program = f.program;
+  frame->fn = &fn;
+  frame->callSite = cur_ ? locOf(*cur_) : SourceLoc{};
+  frame->isPrelude = f.program->globals().isPrelude;
+  for (size_t k = 0; k < params.size(); ++k) frame->locals[params[k]->name] = bound[k];
+  pushFrame(std::move(frame));
+  Flow flow = genFunctionBody(*fn.def);
+  Val r = resultParam >= 0 ? this->frame().locals[params[static_cast<size_t>(resultParam)]->name] : flow.value;
+  popFrame();
+  return r;
 }
 
 std::vector<Val> CodeGen::inlineCombine(const Val& combineFn, const std::vector<Val>& scalarArgs) {

@@ -47,6 +47,7 @@ Val CodeGen::lookupName(const std::string& id, const py::Node& at) {
 }
 
 Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) {
+  if (v.st) return structAttr(v, attr, at);  // an aggregate or namedtuple object or class
   switch (v.kind) {
     case Val::Kind::Module: {
       std::optional<Val> r = v.fn.program->globals().lookup(attr);
@@ -149,7 +150,50 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
   fail(at, "'" + v.typeName() + "' object has no attribute '" + attr + "'");
 }
 
+/// Python's operator methods of `op` (and their reflected forms).
+static std::pair<const char*, const char*> operatorMethods(py::BinOpKind op) {
+  using B = py::BinOpKind;
+  switch (op) {
+    case B::Add: return {"__add__", "__radd__"};
+    case B::Sub: return {"__sub__", "__rsub__"};
+    case B::Mult: return {"__mul__", "__rmul__"};
+    case B::Div: return {"__truediv__", "__rtruediv__"};
+    case B::FloorDiv: return {"__floordiv__", "__rfloordiv__"};
+    case B::Mod: return {"__mod__", "__rmod__"};
+    case B::Pow: return {"__pow__", "__rpow__"};
+    case B::MatMult: return {"__matmul__", "__rmatmul__"};
+    case B::LShift: return {"__lshift__", "__rlshift__"};
+    case B::RShift: return {"__rshift__", "__rrshift__"};
+    case B::BitAnd: return {"__and__", "__rand__"};
+    case B::BitOr: return {"__or__", "__ror__"};
+    case B::BitXor: return {"__xor__", "__rxor__"};
+  }
+  return {nullptr, nullptr};
+}
+
+static std::pair<const char*, const char*> operatorMethods(py::CmpOpKind op) {
+  using C = py::CmpOpKind;
+  switch (op) {
+    case C::Eq: return {"__eq__", "__eq__"};
+    case C::NotEq: return {"__ne__", "__ne__"};
+    case C::Lt: return {"__lt__", "__gt__"};
+    case C::LtE: return {"__le__", "__ge__"};
+    case C::Gt: return {"__gt__", "__lt__"};
+    case C::GtE: return {"__ge__", "__le__"};
+    default: return {nullptr, nullptr};
+  }
+}
+
+static bool isAggregate(const Val& v) { return v.isTuple() && v.st && v.st->aggregate; }
+
 Val CodeGen::binary(py::BinOpKind op, const Val& a, const Val& b) {
+  if ((a.isTuple() && a.st) || (b.isTuple() && b.st)) {
+    auto [name, reflected] = operatorMethods(op);
+    if (auto r = structOperator(name, reflected, a, b)) return *r;
+    if (isAggregate(a) || isAggregate(b))
+      fail(std::string("unsupported operand types for ") + py::spelling(op) + ": " + a.typeName() + " and " +
+           b.typeName() + " (the class defines no " + name + ")");
+  }
   if (a.isConstexpr() && b.isConstexpr()) return foldBinary(op, a, b);
   if (op == py::BinOpKind::MatMult) fail("the @ operator is not supported; use tl.dot");
   if (op == py::BinOpKind::Pow) fail("the ** operator is only supported between constexprs; use libdevice.pow for tensors");
@@ -170,6 +214,13 @@ Val CodeGen::compare(py::CmpOpKind op, const Val& a, const Val& b) {
     }
     return foldCompare(op, a, b);
   }
+  if ((a.isTuple() && a.st) || (b.isTuple() && b.st)) {
+    auto [name, reflected] = operatorMethods(op);
+    if (auto r = structOperator(name, reflected, a, b)) return *r;
+    if ((isAggregate(a) || isAggregate(b)) && name)
+      fail(std::string("unsupported operand types for ") + py::spelling(op) + ": " + a.typeName() + " and " +
+           b.typeName() + " (the class defines no " + name + ")");
+  }
   if (a.isConstexpr() && b.isConstexpr()) return foldCompare(op, a, b);
   if (op == C::In || op == C::NotIn) fail("'in' is only supported between constexprs");
   return cmp(op, a, b);
@@ -177,6 +228,12 @@ Val CodeGen::compare(py::CmpOpKind op, const Val& a, const Val& b) {
 
 Val CodeGen::unary(py::UnaryOpKind op, const Val& a) {
   using U = py::UnaryOpKind;
+  if (a.isTuple() && a.st && op != U::Not) {
+    const char* name = op == U::USub ? "__neg__" : op == U::UAdd ? "__pos__" : "__invert__";
+    if (auto r = structUnary(name, a)) return *r;
+    fail(std::string("bad operand type for unary ") + py::spelling(op) + ": " + a.typeName() + " (the class defines no " +
+         name + ")");
+  }
   if (a.isConstexpr()) {
     if (op == U::Not) return Val::boolean(!a.truthy());
     if (a.kind == Val::Kind::Float) {
@@ -406,6 +463,11 @@ Val CodeGen::subscriptVal(const Val& base, const Val& idx) {
     for (size_t k = 0; k < base.keys.size(); ++k)
       if (base.keys[k] == idx.s) return base.elems[k];
     fail("key '" + idx.s + "' is not defined");
+  }
+  if (base.isTuple() && base.st) {  // an aggregate's __getitem__ (a namedtuple indexes as a tuple)
+    const Val* m = base.st->member("__getitem__");
+    if (m && m->kind == Val::Kind::Func) return callJit(m->fn, {base, idx}, {});
+    if (base.st->aggregate) fail("'" + base.st->name + "' object is not subscriptable (the class defines no __getitem__)");
   }
   if (base.isTuple()) {
     if (idx.kind == Val::Kind::Slice) {

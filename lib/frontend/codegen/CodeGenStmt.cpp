@@ -44,6 +44,7 @@ void collectTargets(const py::Expr& e, std::set<std::string>& out) {
   else if (auto* t = e.as<py::Tuple>()) for (const auto& x : t->elts) collectTargets(*x, out);
   else if (auto* l = e.as<py::List>()) for (const auto& x : l->elts) collectTargets(*x, out);
   else if (auto* s = e.as<py::Starred>()) collectTargets(*s->value, out);
+  else if (auto* a = e.as<py::Attribute>()) collectTargets(*a->value, out);  // obj.field = v changes obj
 }
 
 void collectAssigned(const py::StmtList& body, std::set<std::string>& out) {
@@ -90,7 +91,7 @@ bool sameValue(const Val& a, const Val& b) {
     return a.isTensorDesc() && b.isTensorDesc() && a.dtype == b.dtype && a.shape == b.shape && a.s == b.s &&
            sameValue(Val::tuple(a.elems), Val::tuple(b.elems));
   if (a.isTuple() && b.isTuple()) {
-    if (a.elems.size() != b.elems.size()) return false;
+    if (a.st != b.st || a.elems.size() != b.elems.size()) return false;
     for (size_t k = 0; k < a.elems.size(); ++k)
       if (!sameValue(a.elems[k], b.elems[k])) return false;
     return true;
@@ -106,7 +107,7 @@ bool sameType(const Val& a, const Val& b) {
     return a.isTensorDesc() && b.isTensorDesc() && a.dtype == b.dtype && a.shape == b.shape && a.s == b.s &&
            sameType(Val::tuple(a.elems), Val::tuple(b.elems));
   if (a.isTuple() && b.isTuple()) {
-    if (a.elems.size() != b.elems.size()) return false;
+    if (a.st != b.st || a.elems.size() != b.elems.size()) return false;
     for (size_t k = 0; k < a.elems.size(); ++k)
       if (!sameType(a.elems[k], b.elems[k])) return false;
     return true;
@@ -121,9 +122,10 @@ bool sameType(const Val& a, const Val& b) {
 Val materializeNumbers(CodeGen& cg, const Val& v) {
   if (v.isNumber()) return cg.toTensor(v);
   if (v.isTuple()) {
-    std::vector<Val> elems;
-    for (const auto& e : v.elems) elems.push_back(materializeNumbers(cg, e));
-    return Val::tuple(std::move(elems));
+    Val r = v;  // (an aggregate keeps its class and its constexpr fields)
+    for (size_t k = 0; k < r.elems.size(); ++k)
+      if (!(v.st && v.st->constexprField[k])) r.elems[k] = materializeNumbers(cg, v.elems[k]);
+    return r;
   }
   return v;
 }
@@ -137,9 +139,9 @@ Val matchCarriedNumbers(CodeGen& cg, const Val& now, const Val& init) {
     return t.dtype == init.dtype ? t : now;
   }
   if (now.isTuple() && init.isTuple() && now.elems.size() == init.elems.size()) {
-    std::vector<Val> elems;
-    for (size_t k = 0; k < now.elems.size(); ++k) elems.push_back(matchCarriedNumbers(cg, now.elems[k], init.elems[k]));
-    return Val::tuple(std::move(elems));
+    Val r = now;
+    for (size_t k = 0; k < now.elems.size(); ++k) r.elems[k] = matchCarriedNumbers(cg, now.elems[k], init.elems[k]);
+    return r;
   }
   return now;
 }
@@ -170,7 +172,7 @@ void CodeGen::assign(const py::Expr& target, const Val& v) {
   }
   if (target.kind == py::ExprKind::Subscript)
     fail(target, "item assignment is not supported (tensors are immutable; use tl.where or tl.store)");
-  if (target.kind == py::ExprKind::Attribute) fail(target, "attribute assignment is not supported");
+  if (auto* a = target.as<py::Attribute>()) return assignAttribute(*a, v);
   fail(target, "unsupported assignment target");
 }
 

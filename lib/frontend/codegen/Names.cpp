@@ -59,6 +59,7 @@ std::optional<Val> namespaceAttr(const std::string& ns, const std::string& attr)
     if (attr == "jit" || attr == "autotune" || attr == "heuristics" || attr == "Config" || attr == "cdiv" ||
         attr == "next_power_of_2" || attr == "constexpr_function" || attr == "must_use_result")
       return Val::builtin("triton." + attr);
+    if (attr == "aggregate_replace") return Val::builtin("tl.aggregate_replace");
     if (attr == "testing" || attr == "runtime" || attr == "compiler" || attr == "tools")
       return Val::opaque("module 'triton." + attr + "'");
     return std::nullopt;
@@ -68,6 +69,7 @@ std::optional<Val> namespaceAttr(const std::string& ns, const std::string& attr)
     if (attr == "extra") return Val::ns("extra");
     if (attr == "core" || attr == "standard" || attr == "semantic" || attr == "random") return Val::ns("tl");
     if (attr == "PropagateNan") return Val::ns("PropagateNan");
+    if (attr == "aggregate_replace") return Val::builtin("tl.aggregate_replace");
     if (attr == "TRITON_MAX_TENSOR_NUMEL") return Val::integer(BigInt(kMaxTensorNumel));
     if (attr == "pi32_t") return Val::dtypeOf(DType::pointer(ScalarKind::I32));
     if (attr == "void") return Val::dtypeOf(ScalarKind::Void);

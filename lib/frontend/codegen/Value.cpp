@@ -58,6 +58,12 @@ std::string Val::repr() const {
     case Kind::Str: return "'" + s + "'";
     case Kind::DType: return dtype.name();
     case Kind::Tuple: {
+      if (st) {
+        std::string r = st->name + "(";
+        for (size_t k = 0; k < elems.size() && k < st->fields.size(); ++k)
+          r += (k ? ", " : "") + st->fields[k] + "=" + elems[k].repr();
+        return r + ")";
+      }
       std::string r = "(";
       for (size_t k = 0; k < elems.size(); ++k) r += (k ? ", " : "") + elems[k].repr();
       if (elems.size() == 1) r += ",";
@@ -70,6 +76,7 @@ std::string Val::repr() const {
     case Kind::Builtin: return "<builtin " + s + ">";
     case Kind::Namespace: case Kind::Module: return "<module " + s + ">";
     case Kind::Opaque: return s;
+    case Kind::Class: return "<class " + st->name + ">";
     case Kind::Tensor: case Kind::TensorDesc: return typeName();
   }
   return "?";
@@ -82,7 +89,7 @@ std::string Val::typeName() const {
   }
   if (kind == Kind::TensorDesc) return "tensor_descriptor<" + dtype.name() + shapeToString(shape) + ">";
   if (kind == Kind::Tuple) {
-    std::string r = "tuple(";
+    std::string r = st ? st->name + "(" : "tuple(";
     for (size_t k = 0; k < elems.size(); ++k) r += (k ? ", " : "") + elems[k].typeName();
     return r + ")";
   }
@@ -112,8 +119,9 @@ bool Val::sameConst(const Val& o) const {
     case Kind::None: return true;
     case Kind::Str: case Kind::Builtin: case Kind::Namespace: case Kind::Opaque: case Kind::Module: return s == o.s;
     case Kind::DType: return dtype == o.dtype;
+    case Kind::Class: return st == o.st;
     case Kind::Tuple: case Kind::Slice:
-      if (elems.size() != o.elems.size()) return false;
+      if (st != o.st || elems.size() != o.elems.size()) return false;
       for (size_t k = 0; k < elems.size(); ++k)
         if (!elems[k].sameConst(o.elems[k])) return false;
       return true;

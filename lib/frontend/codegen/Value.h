@@ -17,18 +17,22 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "frontend/python/BigInt.h"
 #include "TritonType.h"
 #include "tessera/ir/IR.h"
+#include "tessera/support/Diagnostics.h"
 
 namespace tessera::frontend {
 
 class SourceProgram;
 struct JitFunction;
+struct StructType;
 
 /// A @jit function together with the file it belongs to (user file or prelude).
 struct FuncRef {
@@ -48,6 +52,9 @@ class Val {
     /// shape, elems = {base pointer, shape tuple, strides tuple}, s =
     /// padding option.
     TensorDesc,
+    /// An @triton.aggregate or namedtuple class (`st`): calling it makes an
+    /// object, its attributes are the class's.
+    Class,
   };
 
   Kind kind = Kind::None;
@@ -68,6 +75,9 @@ class Val {
   /// Builtin "host.constexpr_function": the host function and its program
   /// (Bridge.cpp's HostConstexprFunction).
   std::shared_ptr<const void> host;
+  /// Tuple: the object's class when it is an aggregate or a namedtuple
+  /// (elems are its fields in order); Class: the class.
+  std::shared_ptr<const StructType> st;
 
   static Val none() { return Val(); }
   static Val boolean(bool v) { Val r; r.kind = Kind::Bool; r.b = v; return r; }
@@ -108,6 +118,33 @@ class Val {
   std::string typeName() const;
   /// Structural identity of constexprs (Python ==, used for `is`, caching).
   bool sameConst(const Val& o) const;
+};
+
+/// The class of an aggregate or namedtuple object (Val::st). Objects are
+/// tuples of their fields, so they flatten, flow through control flow and
+/// calls, and specialize callees like tuples; the class adds names, methods
+/// and constexpr fields.
+struct StructType {
+  std::string name;
+  int uid = 0;             ///< tells apart classes of one name (specialization keys)
+  bool aggregate = false;  ///< @triton.aggregate (else a namedtuple)
+  std::vector<std::string> fields;
+  std::vector<bool> constexprField;       ///< annotated tl.constexpr
+  std::vector<std::optional<Val>> defaults;  ///< per field
+  /// Methods (@jit functions and plain ones, both generated as code) and
+  /// other class attributes; `__init__` when the class defines one.
+  std::map<std::string, Val> members;
+  SourceLoc loc;
+  /// The index of field `n`, or -1.
+  int field(const std::string& n) const {
+    for (size_t k = 0; k < fields.size(); ++k)
+      if (fields[k] == n) return static_cast<int>(k);
+    return -1;
+  }
+  const Val* member(const std::string& n) const {
+    auto it = members.find(n);
+    return it == members.end() ? nullptr : &it->second;
+  }
 };
 
 }  // namespace tessera::frontend

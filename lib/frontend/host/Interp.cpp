@@ -772,15 +772,67 @@ struct Exec {
     return target;
   }
 
+  /// The fields of an @triton.aggregate class or a typing.NamedTuple: its
+  /// annotated names after those of its aggregate bases (Python's order for
+  /// inherited dataclass fields), as `__fields__`; `__field_constexpr__`
+  /// says which are annotated tl.constexpr. A field with a default has it as
+  /// a class attribute (inherited ones through the bases' attributes).
+  void recordFields(const py::ClassDef& c, const std::shared_ptr<Scope>& s, const Ref& cls, bool aggregate) {
+    std::vector<Ref> names, constexprs;
+    auto add = [&](const std::string& n, bool isConstexpr) {
+      for (size_t k = 0; k < names.size(); ++k)
+        if (names[k]->s == n) {
+          constexprs[k] = boolean(isConstexpr);
+          return;
+        }
+      names.push_back(str(n));
+      constexprs.push_back(boolean(isConstexpr));
+    };
+    if (aggregate)
+      for (const auto& b : c.bases) {
+        Ref base;
+        try {
+          base = eval(*b, s);
+        } catch (const PyException&) {
+          continue;
+        } catch (const Undecided&) {
+          continue;
+        }
+        auto f = base->attrs.find("__fields__");
+        auto k = base->attrs.find("__field_constexpr__");
+        if (base->kind != Kind::Instance || f == base->attrs.end() || k == base->attrs.end()) continue;
+        for (size_t i = 0; i < f->second->items.size(); ++i) add(f->second->items[i]->s, k->second->items[i]->b);
+      }
+    for (const auto& st : c.body) {
+      auto* a = st->as<py::AnnAssign>();
+      auto* n = a ? a->target->as<py::Name>() : nullptr;
+      if (!n) continue;
+      bool isConstexpr = false;
+      try {
+        Ref t = eval(*a->annotation, s);
+        isConstexpr = (t->kind == Kind::Builtin && t->s == "triton.language.constexpr") ||
+                      (t->kind == Kind::Str && t->s.find("constexpr") != std::string::npos);
+      } catch (const PyException&) {
+      } catch (const Undecided&) {
+      }
+      add(n->id, isConstexpr);
+    }
+    cls->attrs["__fields__"] = tuple(names);
+    cls->attrs["__field_constexpr__"] = tuple(constexprs);
+    cls->attrs[aggregate ? "__aggregate__" : "__namedtuple__"] = boolean(true);
+  }
+
   /// A class: its body's names, over those of its user bases (Python's
   /// lookup order for single inheritance). A class deriving from an
   /// exception class makes exceptions of that kind when called.
   void classDef(const py::ClassDef& c, const std::shared_ptr<Scope>& s) {
     Ref cls = instance("class " + c.name);
     std::vector<Ref> classes{str(c.name)};
-    bool isEnum = false;
+    bool isEnum = false, namedTuple = false;
     for (const auto& b : c.bases) {
       Ref base = eval(*b, s);
+      namedTuple = namedTuple || (base->kind == Kind::Native && (base->s == "typing.NamedTuple" ||
+                                                                  base->s == "typing_extensions.NamedTuple"));
       isEnum = isEnum || (base->kind == Kind::Native && base->s.rfind("enum.", 0) == 0) ||
                (base->kind == Kind::Instance && base->attrs.count("__enum__"));
       if (base->kind == Kind::Instance && base->s.rfind("class ", 0) == 0) {
@@ -803,7 +855,18 @@ struct Exec {
     in.keepClass(cls);
     for (auto& [k, v] : body->vars) cls->attrs[k] = v;
     cls->attrs["__classes__"] = tuple(classes);
-    if (!c.decorators.empty()) cls->attrs["__decorated__"] = boolean(true);
+    bool aggregate = false;
+    for (const auto& d : c.decorators) {
+      Ref dec;
+      try {
+        dec = eval(*d, s);
+      } catch (const PyException&) {
+      } catch (const Undecided&) {
+      }
+      if (dec && dec->kind == Kind::Builtin && dec->s == "triton.aggregate") aggregate = true;
+      else cls->attrs["__decorated__"] = boolean(true);
+    }
+    if (aggregate || namedTuple) recordFields(c, s, cls, aggregate);
     if (isEnum) {
       // Enum members, in the order the body binds them: objects with a name
       // and a value (enum.auto() counts from 1), equal only to themselves.
@@ -1276,6 +1339,10 @@ Ref Interp::callUnchecked(const Ref& callee, std::vector<Ref> args, Kwargs kwarg
           e->attrs["__class__"] = str(callee->s.substr(6));
           return e;
         }
+        if (callee->attrs.count("__aggregate__"))
+          return opaque("an instance of @triton.aggregate class " + callee->s.substr(6) +
+                            " (aggregates are made inside kernels)", at);
+        if (callee->attrs.count("__namedtuple__")) return makeNamedTuple(callee, args, kwargs, at);
         // An object of a user class: __init__ runs on it. A class whose
         // objects are built otherwise (a decorator such as @dataclass, a
         // NamedTuple base: no __init__ of its own, yet arguments) is unknown.
@@ -1294,6 +1361,33 @@ Ref Interp::callUnchecked(const Ref& callee, std::vector<Ref> args, Kwargs kwarg
       [[fallthrough]];
     default: raise("TypeError", "'" + typeName(*callee) + "' object is not callable", at);
   }
+}
+
+/// An object of a namedtuple class: a tuple whose `self` is the class.
+Ref Interp::makeNamedTuple(const Ref& cls, const std::vector<Ref>& args, const Kwargs& kwargs, const SourceLoc& at) {
+  const std::vector<Ref>& fields = cls->attrs.at("__fields__")->items;
+  std::string name = cls->s.substr(6);
+  if (args.size() > fields.size())
+    raise("TypeError", name + "() takes " + std::to_string(fields.size()) + " positional arguments but " +
+                           std::to_string(args.size()) + " were given", at);
+  std::vector<Ref> items(fields.size());
+  for (size_t k = 0; k < args.size(); ++k) items[k] = args[k];
+  for (const auto& [key, v] : kwargs) {
+    size_t k = 0;
+    while (k < fields.size() && fields[k]->s != key) ++k;
+    if (k == fields.size()) raise("TypeError", name + "() got an unexpected keyword argument '" + key + "'", at);
+    if (items[k]) raise("TypeError", name + "() got multiple values for argument '" + key + "'", at);
+    items[k] = v;
+  }
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (items[k]) continue;
+    auto d = cls->attrs.find(fields[k]->s);
+    if (d == cls->attrs.end()) raise("TypeError", name + "() missing required argument '" + fields[k]->s + "'", at);
+    items[k] = d->second;
+  }
+  Ref t = tuple(std::move(items));
+  t->self = cls;
+  return t;
 }
 
 std::vector<Ref> Interp::iterate(const Ref& v, const SourceLoc& at) {
@@ -1334,6 +1428,15 @@ Ref Interp::getAttr(const Ref& v, const std::string& attr, const SourceLoc& at) 
   here_ = at;
   switch (v->kind) {
     case Kind::Opaque: return v;
+    case Kind::Tuple:
+      if (v->self) {  // a namedtuple: its fields, then its class's attributes
+        const std::vector<Ref>& fields = v->self->attrs.at("__fields__")->items;
+        for (size_t k = 0; k < fields.size() && k < v->items.size(); ++k)
+          if (fields[k]->s == attr) return v->items[k];
+        if (auto it = v->self->attrs.find(attr); it != v->self->attrs.end()) return it->second;
+      }
+      if (Ref m = methodOf(*this, v, attr)) return m;
+      raise("AttributeError", "'" + typeName(*v) + "' object has no attribute '" + attr + "'", at);
     case Kind::Module: {
       auto& g = v->module->globals->vars;
       if (auto it = g.find(attr); it != g.end()) return it->second;

@@ -153,6 +153,8 @@ class Interp {
     if (kept_.empty() || kept_.back().lock() != s) kept_.push_back(s);
   }
   void keepClass(const Ref& cls) { classes_.push_back(cls); }
+  /// An object of namedtuple class `cls` (fields bound like a call's).
+  Ref makeNamedTuple(const Ref& cls, const std::vector<Ref>& args, const Kwargs& kwargs, const SourceLoc& at);
 
  private:
   friend struct Exec;

@@ -514,6 +514,45 @@ Ref ftIdentityDecorator(Interp& in, const Object& fn, std::vector<Ref>& a, Kwarg
 
 Ref ftIdentity(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return a.empty() ? none() : a[0]; }
 
+/// `collections.namedtuple(name, fields, defaults=...)`: a class whose objects
+/// are tuples with named fields (Interp::makeNamedTuple).
+Ref namedTupleClass(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref defaults;
+  for (const auto& [k, v] : kw)
+    if (k == "defaults") defaults = v;
+  if (a.size() != 2 || a[0]->kind != Kind::Str)
+    in.raise("TypeError", "namedtuple() takes a type name and field names", in.here());
+  std::vector<Ref> names;
+  if (a[1]->kind == Kind::Str) {
+    std::string cur;
+    for (char c : a[1]->s + " ") {
+      if (c == ',' || c == ' ') {
+        if (!cur.empty()) names.push_back(str(cur));
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+  } else if (isSequence(*a[1])) {
+    for (const auto& x : a[1]->items) {
+      if (x->kind != Kind::Str) in.raise("TypeError", "namedtuple() field names must be strings", in.here());
+      names.push_back(x);
+    }
+  } else {
+    in.raise("TypeError", "namedtuple() field names must be a string or a list of strings", in.here());
+  }
+  Ref cls = instance("class " + a[0]->s);
+  cls->attrs["__classes__"] = tuple({str(a[0]->s)});
+  cls->attrs["__fields__"] = tuple(names);
+  cls->attrs["__field_constexpr__"] = tuple(std::vector<Ref>(names.size(), boolean(false)));
+  cls->attrs["__namedtuple__"] = boolean(true);
+  if (defaults && isSequence(*defaults) && defaults->items.size() <= names.size())
+    for (size_t k = 0; k < defaults->items.size(); ++k)
+      cls->attrs[names[names.size() - defaults->items.size() + k]->s] = defaults->items[k];
+  in.keepClass(cls);
+  return cls;
+}
+
 /// `@triton.constexpr_function`: the function itself, marked so that kernels
 /// may call it (at compile time, on constexprs); on the host it runs as is.
 Ref constexprFunctionDecorator(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
@@ -637,6 +676,7 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
     t[f] = ftIdentityDecorator;
   t["functools.identity"] = ftIdentity;
   t["triton.constexpr_function"] = constexprFunctionDecorator;
+  t["collections.namedtuple"] = namedTupleClass;
   for (const char* f : {"lt", "le", "gt", "ge", "eq", "ne", "add", "sub", "mul", "floordiv", "truediv", "mod"})
     t[std::string("operator.") + f] = opFn;
   t["packaging.version.parse"] = pkgVersion;
@@ -669,7 +709,8 @@ Ref importNative(Interp& in, const std::string& path) {
   if (stdlibRoots().count(root)) {
     static const std::unordered_set<std::string> modeled = {
         "math", "os", "sys", "itertools", "functools", "operator", "packaging", "packaging.version", "importlib",
-        "importlib.metadata", "importlib.util", "warnings", "typing", "typing_extensions", "__future__", "enum"};
+        "importlib.metadata", "importlib.util", "warnings", "typing", "typing_extensions", "__future__", "enum",
+        "collections"};
     if (modeled.count(path)) return native(path);
     if (modeled.count(root)) return nullptr;  // not a submodule of a module we model: ModuleNotFoundError
     return unknownModule(in, path);
@@ -686,6 +727,8 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
       return builtin(full);
     if (attr == "__version__") return str(tritonVersion());
     if (attr == "constexpr_function") return builtin("triton.constexpr_function");
+    if (attr == "aggregate") return builtin("triton.aggregate");
+    if (attr == "aggregate_replace") return native(full);
     if (attr == "must_use_result") return builtin("functools.identity");
     if (tritonModules().count(full) || attr == "language") return native(full);
     if (attr == "TritonError" || attr == "CompilationError" || attr == "OutOfResources" || attr == "KernelInterface" ||
@@ -695,6 +738,7 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   }
   if (isLanguagePath(path)) {
     if (attr == "constexpr") return builtin("triton.language.constexpr");
+    if (attr == "_aggregate" || attr == "aggregate") return builtin("triton.aggregate");
     if (const char* d = dtypeName(attr, false)) return dtype(d);
     if (attr == "dtype" || attr == "tensor" || attr == "tensor_descriptor" || attr == "pointer_type" ||
         attr == "block_type" || attr == "tuple" || attr == "constexpr_type")
@@ -767,6 +811,7 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
     if (attr == "unique") return builtin("functools.identity");
     return unknown();
   }
+  if (path == "collections") return attr == "namedtuple" ? builtin(full) : unknown();
   if (path == "packaging") return attr == "version" ? native(full) : unknown();
   if (path == "packaging.version") return attr == "parse" || attr == "Version" ? builtin(full) : unknown();
   if (path == "importlib") return attr == "metadata" || attr == "util" ? native(full) : unknown();

@@ -5,7 +5,7 @@ Tessera's frontend from their source.
 """
 
 from . import core
-from .core import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, bfloat16, block_type, builtin, condition, const,
+from .core import (PropagateNan, aggregate, TRITON_MAX_TENSOR_NUMEL, bfloat16, block_type, builtin, condition, const,
                    constexpr, dtype, float16, float32, float64, float8e4b8, float8e4b15, float8e4nv, float8e5,
                    float8e5b16, int1, int8, int16, int32, int64, pi32_t, pointer_type, range, slice,
                    static_range, str_to_ty, tensor, tensor_descriptor, tensor_descriptor_type, tuple_type, uint8, uint16, uint32,

@@ -290,6 +290,15 @@ class builtin:
         return "<triton.language function %s>" % self.__qualname__
 
 
+def _aggregate(cls):
+    """tl.core._aggregate: the spelling of triton.aggregate before 3.8."""
+    cls.__triton_aggregate__ = True
+    return cls
+
+
+aggregate = _aggregate
+
+
 def str_to_ty(name, c=None):
     if name.startswith("*"):
         return pointer_type(str_to_ty(name[1:]))
@@ -306,7 +315,7 @@ floor fma full gather histogram inline_asm_elementwise interleave join load load
 make_block_ptr make_tensor_descriptor map_elementwise max max_constancy max_contiguous maximum min minimum mul
 multiple_of num_programs pair_uniform_to_normal permute philox philox_impl program_id rand rand4x randint
 randint4x randn randn4x ravel reduce reduce_or reshape rsqrt sigmoid sin softmax sort split sqrt sqrt_rn squeeze
-static_assert static_print store store_tensor_descriptor sub sum swizzle2d topk trans umulhi unsqueeze
+aggregate_replace static_assert static_print store store_tensor_descriptor sub sum swizzle2d topk trans umulhi unsqueeze
 uint_to_uniform_float view where xor_sum zeros zeros_like
 """.split()
 

@@ -171,3 +171,86 @@ def descriptor_last_stride(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 def descriptor_unknown_method(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     d = tl.make_tensor_descriptor(x_ptr, [n, n], [n, 1], [16, 16])
     d.prefetch([0, 0])
+
+
+# ---- aggregates (Triton 3.8-3.9) --------------------------------------------
+
+
+@triton.aggregate
+class Half:
+    lo: tl.tensor
+    hi: tl.tensor
+    N: tl.constexpr
+
+    def __init__(self, lo, N):
+        self.lo = lo
+        self.N = N
+
+
+@triton.aggregate
+class Duo:
+    a: tl.tensor
+    b: tl.tensor
+    K: tl.constexpr = 4
+
+    @triton.jit
+    def bump(self):
+        self.a = self.a + 1
+        return self
+
+
+@triton.jit
+def aggregate_unset_field(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    h = Half(tl.load(x_ptr), 3)
+
+
+@triton.jit
+def aggregate_mutated(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = Duo(tl.load(x_ptr), tl.load(y_ptr))
+    d.a = d.b
+
+
+@triton.jit
+def aggregate_constexpr_field(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = Duo(tl.load(x_ptr), tl.load(y_ptr), K=tl.load(y_ptr))
+
+
+@triton.jit
+def aggregate_unknown_attribute(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = Duo(tl.load(x_ptr), tl.load(y_ptr))
+    tl.store(y_ptr, d.c)
+
+
+@triton.jit
+def aggregate_no_operator(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = Duo(tl.load(x_ptr), tl.load(y_ptr))
+    e = d * 2
+
+
+@triton.jit
+def aggregate_missing_argument(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = Duo(tl.load(x_ptr))
+
+
+@triton.jit
+def aggregate_replace_unknown_field(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = tl.aggregate_replace(Duo(tl.load(x_ptr), tl.load(y_ptr)), z=1)
+
+
+@triton.aggregate
+class JitInit:
+    v: tl.tensor
+
+    @triton.jit
+    def __init__(self, v):
+        self.v = v
+
+
+@triton.jit
+def aggregate_mutated_in_method(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    d = Duo(tl.load(x_ptr), tl.load(y_ptr)).bump()
+
+
+@triton.jit
+def aggregate_jit_init(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    j = JitInit(tl.load(x_ptr))

@@ -1,0 +1,146 @@
+# Structured values of Triton 3.8-3.9: @triton.aggregate classes (fields,
+# a constructor of their own or the generated one, inheritance, defaults,
+# @jit methods, operator methods, aggregate_replace) and namedtuples
+# (collections.namedtuple and typing.NamedTuple), made in kernels, passed to
+# and returned from @jit functions, carried through loops and runtime ifs.
+# Used by tests/e2e/AggregatesTest.cpp.
+import collections
+from typing import NamedTuple
+
+import triton
+import triton.language as tl
+from triton.language.core import _aggregate
+
+
+@triton.aggregate
+class Pair:
+    first: tl.tensor
+    second: tl.tensor
+
+    def __init__(self, first, second):
+        self.first = first
+        self.second = second
+
+    @triton.jit
+    def total(self):
+        return self.first + self.second
+
+    @triton.jit
+    def scaled(self, k):
+        return tl.aggregate_replace(self, first=self.first * k)
+
+    @triton.jit
+    def __add__(self, other):
+        return Pair(self.first + other.first, self.second + other.second)
+
+    @triton.jit
+    def __neg__(self):
+        return Pair(-self.first, -self.second)
+
+    @triton.jit
+    def __getitem__(self, i):
+        if i == 0:
+            return self.first
+        else:
+            return self.second
+
+    @triton.jit
+    def __lt__(self, other):
+        return self.total() < other.total()
+
+
+@triton.jit
+def swap(p):
+    return Pair(p.second, p.first)
+
+
+@triton.jit
+def aggregate_methods(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    y = tl.load(y_ptr + offs, mask=m, other=0)
+    p = Pair(x, y)
+    q = p + swap(Pair(y, x * 2))       # (x + 2x, y + y)
+    r = -q.scaled(3)                    # (-9x, -2y)
+    s = r[0] * 10 + r[1]
+    less = tl.where(p < q, 1, 0)        # x + y < 3x + 2y
+    tl.store(out_ptr + offs, s + r.total() * 1000 + less * 1000000, mask=m)
+
+
+@_aggregate
+class Accum:
+    acc: tl.tensor
+    count: tl.tensor
+    BLOCK: tl.constexpr
+
+    @triton.jit
+    def add(self, x, mask):
+        # (a copy of the same class: a ScaledAccum stays one)
+        return tl.aggregate_replace(self, acc=self.acc + tl.where(mask, x, 0),
+                                    count=self.count + tl.sum(mask.to(tl.int32), 0))
+
+    @triton.jit
+    def mean(self):
+        return tl.sum(self.acc, 0) / self.count
+
+
+@triton.aggregate
+class ScaledAccum(Accum):
+    scale: tl.constexpr = 2
+
+    @triton.jit
+    def result(self):
+        return self.mean() * self.scale
+
+
+@triton.jit
+def make_accum(BLOCK: tl.constexpr):
+    return ScaledAccum(tl.zeros((BLOCK,), tl.float32), 0, BLOCK)
+
+
+@triton.jit
+def aggregate_loop(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
+    # One program: means over the tiles of x, carried in an aggregate (with
+    # an inherited method, a default constexpr field and a constexpr BLOCK)
+    # through a loop and a runtime if.
+    st = make_accum(BLOCK)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        m = offs < n
+        x = tl.load(x_ptr + offs, mask=m, other=0.0)
+        st = st.add(x, m)
+        if flag > 0:
+            st = tl.aggregate_replace(st, acc=st.acc + tl.where(m, 1.0, 0.0))
+    tl.store(out_ptr, st.result())
+    tl.store(out_ptr + 1, st.count.to(tl.float32))
+    tl.store(out_ptr + 2, st.scale + st.BLOCK + 0.0)
+
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class Span(NamedTuple):
+    lo: tl.tensor
+    hi: tl.tensor
+    step: int = 1
+
+
+@triton.jit
+def widen(s, k):
+    return s._replace(lo=s.lo - k, hi=s.hi + k)
+
+
+@triton.jit
+def namedtuple_values(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    p = Point(x, y=x * 3)
+    a, b = p                         # unpacking
+    s = widen(Span(p.x, p[1]), 5)    # (x - 5, 3x + 5), step 1 (the default)
+    if flag > 0:                     # a runtime if merging namedtuples
+        s = Span(s.lo * 2, s.hi, 4)
+    else:
+        s = Span(s.lo, s.hi * 2, 4)
+    tl.store(out_ptr + offs, (a + b) * 100000 + s.lo * 1000 + s.hi + s.step * len(p) + len(Span._fields), mask=m)
