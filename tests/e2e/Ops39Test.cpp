@@ -6,7 +6,10 @@
 // network run here on any rows, a release/acquire hand-off between two
 // programs (atomic_store, atomic_poll), atomic_poll's timeout and forms,
 // tl.fdiv(approx=True) within 2 ulp of the quotient, `while
-// tl.condition(...)` and inexact fp8 constants rounded to nearest.
+// tl.condition(...)`, inexact fp8 constants rounded to nearest, and
+// tl.map_elementwise over a function with per-element branches (nested
+// ifs, returns on both sides, a conditional expression, a helper call,
+// tuple results) against the same function run here element by element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -233,6 +236,92 @@ TEST(Ops39, TensorDescriptorsThroughFunctionsIfsAndLoops) {
     }
     expectEqual(out.download<int32_t>(), want);
   }
+}
+
+TEST(Ops39, MapElementwise) {
+  E2E_RNG(rng);
+  const int64_t n = 999, BLOCK = 128;
+  auto x = rng.ints<int32_t>(n, -120, 200);
+  auto y = rng.ints<int32_t>(n, -150, 150);
+  auto out = dev().zeros(DType::i32, {n}), out2 = dev().zeros(DType::i32, {n});
+  kernel(kFile, "map_elementwise_kernel")
+      .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), dev().upload(y, {n}), out, out2, n}, {{"BLOCK", BLOCK}});
+  auto helper = [](int32_t v) { return v % 2 == 0 ? v / 2 : v * 3 + 1; };  // C division, as Triton's // and %
+  std::vector<int32_t> want(n), want2(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t r;
+    if (x[i] < 0) {
+      r = -x[i] * 2;
+      if (y[i] > x[i]) r += y[i];
+    } else {
+      r = x[i] + 1;
+    }
+    int32_t a, b;
+    if (r > 100) {
+      a = r - 100;
+      b = y[i];
+    } else {
+      a = r + (y[i] > 0 ? y[i] : 0);
+      b = helper(y[i]);
+    }
+    want[i] = a;
+    want2[i] = b * 1000 + helper(x[i]);
+  }
+  EXPECT_EQ(out.download<int32_t>(), want);
+  EXPECT_EQ(out2.download<int32_t>(), want2);
+}
+
+// pack=2 (a divmod taking two elements of each argument), pack=4 on a 2-D
+// tile (reversing each group of 4 consecutive elements: the grouping), and
+// a per-element while loop (Collatz steps, a different trip count per
+// element).
+TEST(Ops39, MapElementwisePackAndLoops) {
+  E2E_RNG(rng);
+  const int64_t n = 1000, BLOCK = 256;  // n a multiple of 4: whole groups
+  auto a = rng.ints<int32_t>(n, 1, 300);
+  auto b = rng.ints<int32_t>(n, 1, 40);
+  for (int64_t i = 0; i < n; i += 3) b[i] = -b[i];
+  auto q = dev().zeros(DType::i32, {n}), r = dev().zeros(DType::i32, {n}), s = dev().zeros(DType::i32, {n}),
+       w = dev().zeros(DType::i32, {n});
+  kernel(kFile, "map_elementwise_pack_kernel")
+      .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(a, {n}), dev().upload(b, {n}), q, r, s, w, n}, {{"BLOCK", BLOCK}});
+  std::vector<int32_t> wantQ(n), wantR(n), wantS(n), wantW(n);
+  for (int64_t i = 0; i < n; ++i) {
+    wantQ[i] = a[i] / b[i];  // C division and remainder, as Triton's // and % on integers
+    wantR[i] = a[i] % b[i];
+    int32_t x = a[i], steps = 0;
+    while (x > 1) {
+      x = x % 2 == 0 ? x / 2 : 3 * x + 1;
+      ++steps;
+    }
+    wantS[i] = steps;
+    wantW[i] = a[(i / 4) * 4 + 3 - i % 4];
+  }
+  EXPECT_EQ(q.download<int32_t>(), wantQ);
+  EXPECT_EQ(r.download<int32_t>(), wantR);
+  EXPECT_EQ(s.download<int32_t>(), wantS);
+  EXPECT_EQ(w.download<int32_t>(), wantW);
+}
+
+// Branches are predicated: a load through a pointer far out of bounds, a
+// division by zero and a store, all in the branch an element does not take,
+// have no effect (and no fault).
+TEST(Ops39, MapElementwiseBranchesArePredicated) {
+  E2E_RNG(rng);
+  const int64_t n = 700, BLOCK = 128;
+  auto x = rng.ints<int32_t>(n, -1000, 1000);
+  auto b = rng.ints<int32_t>(n, -3, 3);
+  auto out = dev().zeros(DType::i32, {n});
+  auto flags = dev().zeros(DType::i32, {cdiv(n, BLOCK) * BLOCK});
+  kernel(kFile, "map_elementwise_guarded_kernel")
+      .launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), dev().upload(b, {n}), out, flags, n}, {{"BLOCK", BLOCK}});
+  std::vector<int32_t> want(n), wantFlags(cdiv(n, BLOCK) * BLOCK, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    want[i] = b[i] != 0 ? x[i] / b[i] : -1;
+    wantFlags[i] = b[i] != 0;
+  }
+  EXPECT_EQ(out.download<int32_t>(), want);
+  EXPECT_EQ(flags.download<int32_t>(), wantFlags);
 }
 
 }  // namespace

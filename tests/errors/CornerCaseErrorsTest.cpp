@@ -139,4 +139,9 @@ TEST(CornerCaseErrors, Aggregates) {
   expectRejected("aggregate_jit_init", {"256:9"}, {"cannot be a @triton.jit function"});
 }
 
+TEST(CornerCaseErrors, MapElementwise) {
+  expectRejected("map_elementwise_bad_pack", {"270:9"}, {"pack must be a power of 2"});
+  expectRejected("map_elementwise_pack_results", {"276:9"}, {"returned 3 values, not a multiple of pack=2"});
+}
+
 }  // namespace

@@ -453,6 +453,8 @@ std::vector<Builtin> makeTable() {
          emitDeviceAssert(cg, c, a[1].kind == Val::Kind::Str ? a[1].s : a[1].repr(), *cg.current());
          return Val::none();
        }},
+      {"tl.map_elementwise", {R("scalar_fn"), P{"*args", std::nullopt}, O("pack", Val::integer(BigInt(1)))},
+       [](CodeGen& cg, BoundArgs& a) { return cg.mapElementwise(a[0], a.rest, a[2]); }},
       {"tl.inline_asm_elementwise", {R("asm"), R("constraints"), R("args"), R("dtype"), R("is_pure"), R("pack")},
        [](CodeGen& cg, BoundArgs& a) {
          std::vector<Val> args = a[2].isTuple() ? a[2].elems : std::vector<Val>{a[2]};

@@ -94,6 +94,15 @@ class CodeGen {
     SourceLoc callSite;               ///< the call that created this frame
     int loopDepth = 0;
     bool isPrelude = false;
+    /// Generating tl.map_elementwise's scalar function over whole tensors:
+    /// an `if` (or `x if c else y`) on a per-element condition runs both
+    /// branches and selects per element (MapElementwise.cpp).
+    bool elementwise = false;
+    /// In an elementwise frame, inside per-element branches: the elements
+    /// the branch is taken for. Loads, stores and atomics are masked by it
+    /// and integer divisors are 1 outside it, so a branch not taken has no
+    /// effect and cannot fault.
+    std::optional<Val> branchMask;
   };
   Frame& frame() { return *frames_.back(); }
   const Frame& frame() const { return *frames_.back(); }
@@ -152,7 +161,34 @@ class CodeGen {
   /// Generates `f`'s body inline at the insertion point (no callee): its
   /// return value, or with resultParam >= 0 that parameter's final value
   /// (a constructor's `self`).
-  Val inlineCall(const FuncRef& f, std::vector<Val> args, KwArgs kwargs, int resultParam = -1);
+  Val inlineCall(const FuncRef& f, std::vector<Val> args, KwArgs kwargs, int resultParam = -1,
+                 bool elementwise = false);
+  /// tl.map_elementwise(scalar_fn, *args, pack=1) (MapElementwise.cpp).
+  Val mapElementwise(const Val& fn, std::vector<Val> args, const Val& pack);
+  /// In an elementwise frame: `v` as a per-element condition when it is a
+  /// block (an i1 block), else nullopt.
+  std::optional<Val> elementwiseCondition(const Val& v);
+  /// Per-element select between the values two branches left (same
+  /// structure; numbers become tensors).
+  Val selectMerge(const Val& cond, const Val& tv, const Val& ev, const std::string& what);
+  /// Whether any element of i1 block `c` is set (an i1 scalar).
+  Val anyElement(const Val& c);
+  /// `mask` (None: no mask) restricted to the current branch mask.
+  Val branchMasked(const Val& mask);
+  /// Runs `gen` with the branch mask narrowed to `cond` (MapElementwise.cpp).
+  template <class F>
+  auto underBranch(const Val& cond, F&& gen) {
+    std::optional<Val> saved = frame().branchMask;
+    frame().branchMask = saved ? logicalAndOr(true, *saved, cond) : cond;
+    struct Restore {
+      CodeGen& cg;
+      std::optional<Val> saved;
+      ~Restore() {
+        if (!cg.frames_.empty()) cg.frame().branchMask = saved;
+      }
+    } restore{*this, saved};
+    return gen();
+  }
 
   // ---- aggregates and namedtuples (Aggregates.cpp) -----------------------
   /// `cls(args)`: an object of an aggregate or namedtuple class.

@@ -180,6 +180,10 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   if (hostMode()) fail("@jit function '" + fn.name + "' cannot be called on the host");
   if (depth() >= kMaxCallDepth) fail("maximum recursion depth exceeded while calling '" + fn.name + "'");
 
+  // Inside a per-element branch of tl.map_elementwise's function, callees
+  // are generated inline, under the branch's mask.
+  if (depth() && frame().branchMask) return inlineCall(f, std::move(args), std::move(kwargs));
+
   auto params = defArgs(def);
   size_t n = params.size();
   std::vector<Val> boundVals = bindJitArgs(f, std::move(args), std::move(kwargs));
@@ -195,6 +199,8 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   // Find or generate the specialization.
   std::string key;
   for (size_t k = 0; k < n; ++k) key += specKey(*bound[k]) + "__";
+  bool elementwise = frame().elementwise;  // (the callee's ifs select per element too)
+  if (elementwise) key += "E";
   std::string mangled = sanitize((isPrelude ? "tl_" : "") + fn.name + "__" + key);
   if (mangled.size() > 200) mangled = mangled.substr(0, 160) + "_" + std::to_string(std::hash<std::string>{}(key));
   SourceLoc callSite = cur_ ? locOf(*cur_) : SourceLoc{};
@@ -216,6 +222,7 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
     frame->fn = &fn;
     frame->callSite = callSite;
     frame->isPrelude = isPrelude;
+    frame->elementwise = elementwise;
     std::vector<Val> blockArgs;
     for (const auto& leaf : argLeaves)
       blockArgs.push_back(Val::tensor(body->addArgument(irType(leaf.dtype, leaf.shape)), leaf.dtype, leaf.shape));
@@ -298,7 +305,7 @@ std::vector<Val> CodeGen::bindJitArgs(const FuncRef& f, std::vector<Val> args, K
   return out;
 }
 
-Val CodeGen::inlineCall(const FuncRef& f, std::vector<Val> args, KwArgs kwargs, int resultParam) {
+Val CodeGen::inlineCall(const FuncRef& f, std::vector<Val> args, KwArgs kwargs, int resultParam, bool elementwise) {
   if (!f.fn) fail("call of an unknown function");
   const JitFunction& fn = *f.fn;
   if (depth() >= kMaxCallDepth) fail("maximum recursion depth exceeded while calling '" + fn.name + "'");
@@ -309,6 +316,8 @@ Val CodeGen::inlineCall(const FuncRef& f, std::vector<Val> args, KwArgs kwargs, 
   frame->fn = &fn;
   frame->callSite = cur_ ? locOf(*cur_) : SourceLoc{};
   frame->isPrelude = f.program->globals().isPrelude;
+  frame->elementwise = elementwise || this->frame().elementwise;
+  frame->branchMask = this->frame().branchMask;
   for (size_t k = 0; k < params.size(); ++k) frame->locals[params[k]->name] = bound[k];
   pushFrame(std::move(frame));
   Flow flow = genFunctionBody(*fn.def);

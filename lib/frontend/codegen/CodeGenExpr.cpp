@@ -373,7 +373,12 @@ Val CodeGen::evalNode(const py::Expr& e) {
       Val cond;
       {
         CurrentNodeGuard g2(*this, ie.test.get());
-        cond = condition(eval(*ie.test));
+        Val test = eval(*ie.test);
+        if (auto c = elementwiseCondition(test)) {  // map_elementwise: select per element
+          Val tv = eval(*ie.body), ev = eval(*ie.orelse);
+          return selectMerge(*c, tv, ev, "the conditional expression");
+        }
+        cond = condition(test);
       }
       if (cond.isConstexpr()) return eval(cond.truthy() ? *ie.body : *ie.orelse);
       return runtimeTernary(cond, *ie.body, *ie.orelse);

@@ -291,6 +291,33 @@ struct StmtGen {
     for (auto& [name, templ] : merged) cg.frame().locals[name] = rebuildTensors(templ, results, pos);
   }
 
+  /// An `if` on a per-element condition in tl.map_elementwise's scalar
+  /// function: both branches run on all elements (with `rest`, when they
+  /// return), then the values they leave (`merge`: the variables; else the
+  /// returned values) are selected per element.
+  Flow selectingIf(const py::If& s, const Val& cond, const std::vector<const py::Stmt*>& rest, bool merge = false) {
+    auto before = cg.frame().locals;
+    auto thenStmts = ptrs(s.body), elseStmts = ptrs(s.orelse);
+    thenStmts.insert(thenStmts.end(), rest.begin(), rest.end());
+    elseStmts.insert(elseStmts.end(), rest.begin(), rest.end());
+    Flow tf = cg.underBranch(cond, [&] { return cg.genBlock(thenStmts, !merge); });
+    auto thenLocals = cg.frame().locals;
+    cg.frame().locals = before;
+    Val notCond = cg.logicalNot(cond);
+    Flow ef = cg.underBranch(notCond, [&] { return cg.genBlock(elseStmts, !merge); });
+    auto elseLocals = cg.frame().locals;
+    cg.frame().locals = before;
+    if (!merge) return Flow{true, cg.selectMerge(cond, tf.value, ef.value, "the returned value")};
+    for (auto& [name, tv] : thenLocals) {
+      auto eit = elseLocals.find(name);
+      if (eit == elseLocals.end()) cg.frame().locals.erase(name);
+      else cg.frame().locals[name] = cg.selectMerge(cond, tv, eit->second, "'" + name + "'");
+    }
+    for (auto& [name, ev] : elseLocals)
+      if (!thenLocals.count(name)) cg.frame().locals.erase(name);
+    return Flow{};
+  }
+
   /// A runtime if containing a return: both branches take the rest of the
   /// function, both end in a return; the returned values become results.
   Flow returningIf(const py::If& s, const Val& cond, const std::vector<const py::Stmt*>& rest) {
@@ -523,6 +550,15 @@ struct StmtGen {
   void whileStmt(const py::While& s) {
     if (!s.orelse.empty()) cg.fail(s, "while ... else is not supported");
     auto vars = carried(s.body);
+    if (cg.frame().elementwise && !s.test->as<py::Call>()) {
+      // A per-element condition: the carried scalars become blocks of its
+      // shape, since each element may leave the loop with its own values.
+      // (The test evaluated here is dead code the cleanup removes.)
+      CurrentNodeGuard g2(cg, s.test.get());
+      if (auto c = cg.elementwiseCondition(cg.eval(*s.test)))
+        for (auto& [name, v] : vars)
+          if (v.isTensor() && !v.isBlock()) v = cg.broadcastTo(v, c->shape);
+    }
     std::vector<Val> initLeaves;
     for (const auto& [name, v] : vars) flattenTensors(v, initLeaves);
     std::vector<ir::Type> types;
@@ -535,6 +571,9 @@ struct StmtGen {
       afterB->addArgument(t);
     }
     auto saved = cg.frame().locals;
+    // map_elementwise: a per-element condition loops while any element's
+    // holds, and the body's updates apply to those elements only.
+    bool perElement = false;
     {
       ir::OpBuilder::InsertionGuard g(cg.b_);
       cg.b_.setInsertionPointToEnd(beforeB);
@@ -551,7 +590,9 @@ struct StmtGen {
           if (cg.constBool(a[1], "disable_licm")) whileOp->setAttr("disable_licm", true);
           cond = cg.condition(a[0]);
         } else {
-          cond = cg.condition(cg.eval(*s.test));
+          Val test = cg.eval(*s.test);
+          perElement = cg.elementwiseCondition(test).has_value();
+          cond = perElement ? cg.anyElement(*cg.elementwiseCondition(test)) : cg.condition(test);
         }
       }
       if (cond.isConstexpr()) cond = cg.constantInt(ScalarKind::I1, cond.truthy() ? 1 : 0);
@@ -562,9 +603,19 @@ struct StmtGen {
 
       cg.b_.setInsertionPointToEnd(afterB);
       bindCarried(vars, afterB, 0);
+      std::optional<Val> active;
+      auto entry = cg.frame().locals;
+      if (perElement) {
+        CurrentNodeGuard g2(cg, s.test.get());
+        active = cg.elementwiseCondition(cg.eval(*s.test));
+      }
       cg.frame().loopDepth++;
-      cg.genBlock(ptrs(s.body), false);
+      if (active) cg.underBranch(*active, [&] { return cg.genBlock(ptrs(s.body), false); });
+      else cg.genBlock(ptrs(s.body), false);
       cg.frame().loopDepth--;
+      if (active)
+        for (const auto& [name, v] : vars)
+          cg.frame().locals[name] = cg.selectMerge(*active, cg.frame().locals[name], entry[name], "'" + name + "'");
       auto yielded = yieldedCarried(vars, s);
       cg.b_.setLoc(cg.irLoc(s));
       cg.b_.create(ir::OpCode::Yield, {}, yielded);
@@ -657,11 +708,21 @@ Flow CodeGen::genBlock(const std::vector<const py::Stmt*>& stmts, bool atTail) {
       case py::StmtKind::If: {
         auto& i = *s.as<py::If>();
         Val cond;
+        std::optional<Val> perElement;
         {
           CurrentNodeGuard g2(*this, i.test.get());
-          cond = condition(eval(*i.test));
+          Val test = eval(*i.test);
+          perElement = elementwiseCondition(test);
+          if (!perElement) cond = condition(test);
         }
         std::vector<const py::Stmt*> rest(stmts.begin() + idx + 1, stmts.end());
+        if (perElement) {  // map_elementwise: both branches, selected per element
+          if (containsReturn(s) && (!atTail || frame().loopDepth > 0))
+            fail(*firstReturn(s), "cannot have `return` statements inside `while` or `for` statements");
+          if (containsReturn(s)) return g.selectingIf(i, *perElement, rest);
+          g.selectingIf(i, *perElement, {}, /*merge=*/true);
+          break;
+        }
         if (cond.isConstexpr()) {
           auto taken = ptrs(cond.truthy() ? i.body : i.orelse);
           taken.insert(taken.end(), rest.begin(), rest.end());

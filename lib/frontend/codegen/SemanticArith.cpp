@@ -337,11 +337,13 @@ Val CodeGen::arith(K op, const Val& a0, const Val& b0) {
     case K::FloorDiv: {
       auto [a, b] = arithOperands(a0, b0, true, false, name);
       if (!a.dtype.isInt()) fail("// is only supported for integers, got " + a.dtype.name());
+      if (!frames_.empty() && frame().branchMask) std::tie(a, b) = broadcastPair(a, where(*frame().branchMask, b, constantInt(b.dtype, 1)));
       return elementwise(a.dtype.isSigned() ? OpCode::DivSI : OpCode::DivUI, a, b);
     }
     case K::Mod: {
       auto [a, b] = arithOperands(a0, b0, true, false, name);
       if (a.dtype.isFloat()) return elementwise(OpCode::RemF, a, b);
+      if (!frames_.empty() && frame().branchMask) std::tie(a, b) = broadcastPair(a, where(*frame().branchMask, b, constantInt(b.dtype, 1)));
       return elementwise(a.dtype.isSigned() ? OpCode::RemSI : OpCode::RemUI, a, b);
     }
     case K::BitAnd: case K::BitOr: case K::BitXor: case K::LShift: case K::RShift: {

@@ -71,10 +71,11 @@ void setHints(CodeGen& cg, ir::AttrMap& attrs, const char* fn, const std::string
 
 }  // namespace
 
-Val CodeGen::load(const Val& ptr0, const Val& mask, const Val& other, const Val& boundaryCheck,
+Val CodeGen::load(const Val& ptr0, const Val& mask0, const Val& other, const Val& boundaryCheck,
                   const std::string& padding, const std::string& cache, const std::string& evict, bool isVolatile,
                   const ir::AttrMap& extra) {
   const char* fn = "tl.load";
+  Val mask = branchMasked(mask0);
   Val ptr = pointerArg(*this, fn, ptr0);
   ir::AttrMap attrs = extra;
   setHints(*this, attrs, fn, cache, evict, true);
@@ -116,9 +117,10 @@ Val CodeGen::load(const Val& ptr0, const Val& mask, const Val& other, const Val&
   return isBool ? cast(loaded, ScalarKind::I1) : loaded;
 }
 
-void CodeGen::store(const Val& ptr0, const Val& value, const Val& mask, const Val& boundaryCheck,
+void CodeGen::store(const Val& ptr0, const Val& value, const Val& mask0, const Val& boundaryCheck,
                     const std::string& cache, const std::string& evict, const ir::AttrMap& extra) {
   const char* fn = "tl.store";
+  Val mask = branchMasked(mask0);
   Val ptr = pointerArg(*this, fn, ptr0);
   if (ptr.dtype.isConstPtr()) fail("tl.store: cannot store to a constant pointer");
   ir::AttrMap attrs = extra;
@@ -191,9 +193,10 @@ void CodeGen::atomicStore(const Val& ptr0, const Val& value, const Val& mask, co
   store(ptr, value, mask, Val::tuple({}), "", "", memoryOrder(*this, "tl.atomic_store", ptr, sem, scope, kSems));
 }
 
-Val CodeGen::atomicRMW(const std::string& op, const Val& ptr0, const Val& val, const Val& mask,
+Val CodeGen::atomicRMW(const std::string& op, const Val& ptr0, const Val& val, const Val& mask0,
                        const std::string& sem0, const std::string& scope0) {
   std::string fn = "tl.atomic_" + op;
+  Val mask = branchMasked(mask0);
   Val ptr = pointerArg(*this, fn.c_str(), ptr0);
   if (ptr.dtype.isBlockPtr()) fail(fn + ": block pointers are not supported");
   if (ptr.dtype.isConstPtr()) fail(fn + ": cannot modify memory through a constant pointer");
@@ -228,6 +231,7 @@ Val CodeGen::atomicRMW(const std::string& op, const Val& ptr0, const Val& val, c
 Val CodeGen::atomicCAS(const Val& ptr0, const Val& cmpv, const Val& val, const std::string& sem0,
                        const std::string& scope0) {
   const char* fn = "tl.atomic_cas";
+  if (depth() && frame().branchMask) fail("tl.atomic_cas (which has no mask) cannot be used in a per-element branch of tl.map_elementwise");
   Val ptr = pointerArg(*this, fn, ptr0);
   if (ptr.dtype.isBlockPtr()) fail("tl.atomic_cas: block pointers are not supported");
   if (ptr.dtype.isConstPtr()) fail("tl.atomic_cas: cannot modify memory through a constant pointer");

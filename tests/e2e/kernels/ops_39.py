@@ -138,3 +138,101 @@ def desc_flow(a_ptr, b_ptr, out_ptr, R, C, PICK, BR: tl.constexpr, BC: tl.conste
     for i in range(0, tl.cdiv(R, BR)):
         o.store([i * BR, 0], _load_block(cur, i, BR) * 10 + i)
         cur, other = other, cur
+
+
+# ---- tl.map_elementwise ------------------------------------------------------
+
+
+@triton.jit
+def _piecewise(x, y):
+    # Per-element branches: an if/else with a return on both sides, an if
+    # without else changing a variable, a conditional expression.
+    if x < 0:
+        r = -x * 2
+        if y > x:
+            r = r + y
+    else:
+        r = x + 1
+    if r > 100:
+        return r - 100, y
+    s = y if y > 0 else 0
+    return r + s, _helper(y)
+
+
+@triton.jit
+def _helper(v):
+    if v % 2 == 0:
+        return v // 2
+    return v * 3 + 1
+
+
+@triton.jit
+def map_elementwise_kernel(x_ptr, y_ptr, out_ptr, out2_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    y = tl.load(y_ptr + offs, mask=m, other=0)
+    a, b = tl.map_elementwise(_piecewise, x, y)
+    c = tl.map_elementwise(_helper, x)
+    tl.store(out_ptr + offs, a, mask=m)
+    tl.store(out2_ptr + offs, b * 1000 + c, mask=m)
+
+
+@triton.jit
+def _divmod_pack2(a0, a1, b0, b1):
+    return a0 // b0, a1 // b1, a0 % b0, a1 % b1
+
+
+@triton.jit
+def _reverse_pack4(x0, x1, x2, x3):
+    return x3, x2, x1, x0
+
+
+@triton.jit
+def _collatz_steps(x):
+    # A per-element while loop (with a per-element if inside).
+    steps = 0
+    while x > 1:
+        if x % 2 == 0:
+            x = x // 2
+        else:
+            x = 3 * x + 1
+        steps += 1
+    return steps
+
+
+@triton.jit
+def map_elementwise_pack_kernel(a_ptr, b_ptr, q_ptr, r_ptr, s_ptr, w_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(a_ptr + offs, mask=m, other=1)
+    b = tl.load(b_ptr + offs, mask=m, other=1)
+    q, r = tl.map_elementwise(_divmod_pack2, a, b, pack=2)
+    steps = tl.map_elementwise(_collatz_steps, a)
+    w = tl.map_elementwise(_reverse_pack4, tl.reshape(a, (BLOCK // 16, 16)), pack=4)[0]
+    tl.store(q_ptr + offs, q, mask=m)
+    tl.store(r_ptr + offs, r, mask=m)
+    tl.store(s_ptr + offs, steps, mask=m)
+    tl.store(w_ptr + offs, tl.reshape(w, (BLOCK,)), mask=m)
+
+
+@triton.jit
+def _guarded(p, b, flag_p):
+    # A load, an integer division and a store in a branch: where it is not
+    # taken, the pointer is far out of bounds and the divisor is 0.
+    if b != 0:
+        v = tl.load(p) // b
+        tl.store(flag_p, 1)
+    else:
+        v = -1
+    return v
+
+
+@triton.jit
+def map_elementwise_guarded_kernel(x_ptr, b_ptr, out_ptr, flags_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    b = tl.load(b_ptr + offs, mask=m, other=0)
+    p = x_ptr + tl.where(b != 0, offs, offs + 100000000)
+    v = tl.map_elementwise(_guarded, p, b, flags_ptr + offs)
+    tl.store(out_ptr + offs, v, mask=m)

@@ -254,3 +254,23 @@ def aggregate_mutated_in_method(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 @triton.jit
 def aggregate_jit_init(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     j = JitInit(tl.load(x_ptr))
+
+
+# ---- tl.map_elementwise --------------------------------------------------------
+
+
+@triton.jit
+def _three_values(a0, a1):
+    return a0, a1, a0
+
+
+@triton.jit
+def map_elementwise_bad_pack(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    r = tl.map_elementwise(_three_values, x, pack=3)
+
+
+@triton.jit
+def map_elementwise_pack_results(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    r = tl.map_elementwise(_three_values, x, pack=2)
