@@ -233,11 +233,15 @@ struct TensorDescriptor {
                                       std::string padding = "zero");
 };
 
+struct ArgTuple;
+
 /// A kernel argument. Integers are typed by value like Python ints in Triton
 /// (i32 when it fits, else i64/u64); floats are fp32 like Python floats;
 /// tensors pass their data pointer. Use Arg::typed to pin a type.
+/// Arg::tuple makes a tuple argument (Triton's tuple and namedtuple kernel
+/// arguments), whose elements are arguments again.
 struct Arg {
-  enum class Kind { Tensor, Int, Float, Bool, Null, TensorDesc };
+  enum class Kind { Tensor, Int, Float, Bool, Null, TensorDesc, Tuple };
   Arg(const Tensor& t) : kind(Kind::Tensor), tensor(t) {}
   /// `tensor` is the descriptor's base.
   Arg(const TensorDescriptor& d)
@@ -250,14 +254,25 @@ struct Arg {
   Arg(double v) : kind(Kind::Float), f(v) {}
   Arg(bool v) : kind(Kind::Bool), b(v) {}
   Arg(std::nullptr_t) : kind(Kind::Null) {}
+  /// A tuple of arguments; with `names`, a namedtuple of that many fields
+  /// (the kernel reads them as `arg.name`) of class `type_name`.
+  static Arg tuple(std::vector<Arg> elems, std::vector<std::string> names = {}, std::string type_name = "");
 
   Kind kind;
   Tensor tensor;
   std::shared_ptr<const TensorDescriptor> desc;  ///< Kind::TensorDesc
+  std::shared_ptr<const ArgTuple> tuple_;        ///< Kind::Tuple
   int64_t i = 0;
   double f = 0;
   bool b = false;
   bool isUnsigned64 = false;
+};
+
+/// The elements of a tuple Arg.
+struct ArgTuple {
+  std::vector<Arg> elems;
+  std::vector<std::string> names;  ///< a namedtuple's fields (empty: a plain tuple)
+  std::string type_name;           ///< a namedtuple's class name
 };
 
 /// 1-3 grid dimensions, or a callable of the meta-parameters.

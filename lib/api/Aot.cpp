@@ -109,9 +109,11 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   if (perTarget.empty()) throw Error("AOT: no compiled specialization given");
   const detail::CompiledKernelImpl& first = *perTarget.front().impl();
   for (size_t p = 0; p < first.specs.size(); ++p)
-    if (first.specs[p].kind == frontend::ParamSpec::Kind::TensorDesc)
-      throw Error("AOT: parameter '" + first.paramNames[p] + "' of '" + name +
-                  "' is a tensor descriptor; ahead-of-time launchers do not take those yet");
+    if (first.specs[p].kind == frontend::ParamSpec::Kind::TensorDesc ||
+        first.specs[p].kind == frontend::ParamSpec::Kind::Tuple)
+      throw Error("AOT: parameter '" + first.paramNames[p] + "' of '" + name + "' is a " +
+                  (first.specs[p].kind == frontend::ParamSpec::Kind::Tuple ? "tuple" : "tensor descriptor") +
+                  "; ahead-of-time launchers do not take those yet");
 
   // The launcher's parameters: the PTX entry's, named after the kernel's.
   std::vector<Param> params;

@@ -92,6 +92,7 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
           k << "tensordesc";
           for (int64_t d : a.desc->shape) k << "x" << d;
           break;
+        case Arg::Kind::Tuple: k << "tuple" << a.tuple_->elems.size(); break;
       }
       found = true;
     }
@@ -287,7 +288,7 @@ void hostArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, con
       case Arg::Kind::Int: h.value = a.i; break;
       case Arg::Kind::Float: h.value = a.f; break;
       case Arg::Kind::Bool: h.value = a.b; break;
-      case Arg::Kind::Null: break;
+      case Arg::Kind::Null: case Arg::Kind::Tuple: break;  // (heuristics see a tuple as None)
       case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
         h.isTensor = true;
         h.dtype = dtype_name(a.tensor.dtype());

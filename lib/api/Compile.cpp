@@ -33,24 +33,27 @@ using frontend::ParamSpec;
 
 /// "note: while compiling kernel 'k' for 'x' *fp32:16, 'n' i32, 'BLOCK' = 128":
 /// appended to compile errors so a wrongly typed argument is easy to spot.
+/// "*fp32:16", "i32", "= 128", "(*fp32:16, = 1)": one parameter's
+/// specialization as notes and the recompile report show it.
+static std::string specText(const ParamSpec& s) {
+  if (s.kind == ParamSpec::Kind::Constexpr) return "= " + frontend::toString(s.value);
+  if (s.kind == ParamSpec::Kind::Tuple) {
+    std::string t = s.typeName + "(";
+    for (size_t k = 0; k < s.elems.size(); ++k)
+      t += (k ? ", " : "") + (k < s.fields.size() ? s.fields[k] + " " : std::string()) + specText(s.elems[k]);
+    return t + ")";
+  }
+  return s.type.str() + (s.divisibleBy16 ? ":16" : "");
+}
+
 static std::string specializationNote(const frontend::JitFunction& fn, const std::vector<ParamSpec>& specs) {
   std::string note = "note: while compiling kernel '" + fn.name + "' for ";
   for (size_t i = 0; i < specs.size() && i < fn.params.size(); ++i) {
     const ParamSpec& s = specs[i];
-    note += (i ? ", '" : "'") + fn.params[i].name + "' ";
-    if (s.kind == ParamSpec::Kind::Constexpr)
-      note += "= " + frontend::toString(s.value);
-    else
-      note += s.type.str() + (s.divisibleBy16 ? ":16" : "") + (s.kind == ParamSpec::Kind::Pointer ? " (a tensor)" : "");
+    note += (i ? ", '" : "'") + fn.params[i].name + "' " + specText(s) +
+            (s.kind == ParamSpec::Kind::Pointer ? " (a tensor)" : "");
   }
   return note;
-}
-
-/// "*fp32:16", "i32", "= 128": one parameter's specialization as the
-/// recompile report shows it.
-static std::string specText(const ParamSpec& s) {
-  if (s.kind == ParamSpec::Kind::Constexpr) return "= " + frontend::toString(s.value);
-  return s.type.str() + (s.divisibleBy16 ? ":16" : "");
 }
 
 /// TESSERA_PRINT_RECOMPILES=1: why a launch compiles again: what differs
@@ -121,6 +124,7 @@ std::shared_ptr<CompiledKernelImpl> compileSpecialization(KernelImpl& kernel, co
   compiled->module = std::move(result.module);
   compiled->argToParam = std::move(result.argToParam);
   compiled->argComponent = std::move(result.argComponent);
+  compiled->argPath = std::move(result.argPath);
   compiled->numWarps = options.numWarps;
   compiled->numStages = options.numStages;
   compiled->maxNumRegisters = options.maxNumRegisters;

@@ -186,6 +186,7 @@ struct CompiledKernelImpl {
   std::shared_ptr<ir::Module> module;
   std::vector<int> argToParam;
   std::vector<int> argComponent;  ///< per argument: its part of a descriptor parameter (CompileResult)
+  std::vector<std::vector<int>> argPath;  ///< per argument: where in a tuple parameter (CompileResult)
   std::string ttir;  ///< printed once at compile time
   int numWarps = 4;
   int numStages = 3;

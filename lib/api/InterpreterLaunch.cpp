@@ -29,7 +29,7 @@ void launchOnInterpreter(const frontend::JitFunction& fn, const CompiledKernelIm
   runtimeArgs.reserve(compiled.argToParam.size());
   for (size_t i = 0; i < compiled.argToParam.size(); ++i) {
     int paramIndex = compiled.argToParam[i];
-    const BoundParam& b = bound[paramIndex];
+    const BoundParam& b = boundLeaf(bound, compiled, i);
     if (b.desc && compiled.argComponent[i] != 0) {
       runtimeArgs.push_back(interp::RuntimeArg::integer(descriptorComponent(*b.desc, compiled.argComponent[i])));
       continue;

@@ -192,6 +192,7 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
   const auto& params = kernel.fn->params;
   for (size_t i = 0; i < specs.size(); ++i) {
     const ParamSpec& s = specs[i];
+    if (s.kind == ParamSpec::Kind::Tuple) return;  // not expressible in an AOT signature
     if (s.kind == ParamSpec::Kind::Constexpr) {
       const auto& v = s.value;
       if (params[i].isConstexpr) {
@@ -233,7 +234,7 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
       continue;
     }
     int paramIndex = compiled.argToParam[i];
-    const BoundParam& b = bound[paramIndex];
+    const BoundParam& b = detail::boundLeaf(bound, compiled, i);
     if (params[i].type.isPointer()) {
       const detail::TensorStorage* storage = b.tensor ? b.tensor->storage().get() : nullptr;
       if (!storage || storage->kind != detail::DeviceKind::Cuda || storage->cuda != device.cuda)

@@ -46,7 +46,7 @@ uint32_t shapeCode(const Arg& a) {
     case Arg::Kind::Float: return 3u;
     case Arg::Kind::Bool: return 4u;
     case Arg::Kind::Null: return 5u;
-    case Arg::Kind::TensorDesc: return 0xffffffffu;  // the full path packs descriptors
+    case Arg::Kind::TensorDesc: case Arg::Kind::Tuple: return 0xffffffffu;  // the full path packs those
   }
   return 0xffffffffu;
 }

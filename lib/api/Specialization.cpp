@@ -35,6 +35,7 @@ static std::string describe(const Arg& a) {
     case Arg::Kind::Bool: return "a bool";
     case Arg::Kind::Null: return "None";
     case Arg::Kind::TensorDesc: return std::string("a tensor descriptor of ") + dtype_name(a.tensor.dtype());
+    case Arg::Kind::Tuple: return a.tuple_->names.empty() ? "a tuple" : "a namedtuple " + a.tuple_->type_name;
   }
   return "?";
 }
@@ -143,6 +144,21 @@ static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::P
       b.tensor = &a.tensor;
       b.desc = a.desc.get();
       break;
+    case Arg::Kind::Tuple: {
+      // Each element is specialized like an argument of its own (the
+      // parameter's annotation is the tuple's, not theirs).
+      s.kind = ParamSpec::Kind::Tuple;
+      s.fields = a.tuple_->names;
+      s.typeName = a.tuple_->type_name;
+      frontend::Parameter elem = p;
+      elem.annotatedType.reset();
+      for (size_t k = 0; k < a.tuple_->elems.size(); ++k) {
+        elem.name = p.name + "[" + std::to_string(k) + "]";
+        b.elems.push_back(bindRuntime(fn, elem, a.tuple_->elems[k]));
+        s.elems.push_back(b.elems.back().spec);
+      }
+      return b;
+    }
   }
   if (p.annotatedType && s.kind == ParamSpec::Kind::Scalar) s.type = *p.annotatedType;
   return b;
@@ -156,7 +172,7 @@ static BoundParam bindConstexpr(const frontend::JitFunction& fn, const frontend:
     case Arg::Kind::Float: b.spec.value = a.f; break;
     case Arg::Kind::Bool: b.spec.value = a.b; break;
     case Arg::Kind::Null: b.spec.value = std::monostate{}; break;
-    case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
+    case Arg::Kind::Tensor: case Arg::Kind::TensorDesc: case Arg::Kind::Tuple:
       throw Error("kernel '" + fn.name + "': argument '" + p.name +
                   "' is a tl.constexpr parameter but got " + describe(a));
   }
@@ -435,16 +451,26 @@ std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std
   return specs;
 }
 
+static void specKey(std::ostringstream& key, const ParamSpec& s) {
+  switch (s.kind) {
+    case ParamSpec::Kind::Pointer:
+    case ParamSpec::Kind::Scalar: key << s.type << (s.divisibleBy16 ? ":D" : "") << ','; break;
+    case ParamSpec::Kind::Constexpr: key << "c=" << frontend::toString(s.value) << ','; break;
+    case ParamSpec::Kind::TensorDesc: key << s.type << ','; break;
+    case ParamSpec::Kind::Tuple:
+      key << s.typeName << '(';
+      for (size_t k = 0; k < s.elems.size(); ++k) {
+        if (k < s.fields.size()) key << s.fields[k] << '=';
+        specKey(key, s.elems[k]);
+      }
+      key << "),";
+      break;
+  }
+}
+
 std::string specializationKey(const std::vector<ParamSpec>& specs, const frontend::CompileOptions& options) {
   std::ostringstream key;
-  for (const auto& s : specs) {
-    switch (s.kind) {
-      case ParamSpec::Kind::Pointer:
-      case ParamSpec::Kind::Scalar: key << s.type << (s.divisibleBy16 ? ":D" : "") << ','; break;
-      case ParamSpec::Kind::Constexpr: key << "c=" << frontend::toString(s.value) << ','; break;
-      case ParamSpec::Kind::TensorDesc: key << s.type << ','; break;
-    }
-  }
+  for (const auto& s : specs) specKey(key, s);
   key << "|debug=" << options.debug << "|warps=" << options.numWarps << "|stages=" << options.numStages;
   if (options.maxNumRegisters) key << "|maxnreg=" << options.maxNumRegisters;
   return key.str();

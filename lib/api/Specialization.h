@@ -34,7 +34,18 @@ struct BoundParam {
   const TensorDescriptor* desc = nullptr;  ///< TensorDesc kind
   int64_t intValue = 0;            ///< Scalar ints / bools
   double floatValue = 0;           ///< Scalar floats
+  std::vector<BoundParam> elems;   ///< Tuple kind: its elements
 };
+
+/// The bound value of tt.func argument `i` of `compiled` (a tuple
+/// parameter's element where CompiledKernelImpl::argPath says).
+template <class Compiled>
+const BoundParam& boundLeaf(const std::vector<BoundParam>& bound, const Compiled& compiled, size_t i) {
+  const BoundParam* b = &bound[static_cast<size_t>(compiled.argToParam[i])];
+  if (i < compiled.argPath.size())
+    for (int k : compiled.argPath[i]) b = &b->elems[static_cast<size_t>(k)];
+  return *b;
+}
 
 /// Binds args/constexprs to fn's parameters (positional first, then by name,
 /// then `extra` (autotune/heuristics values), then defaults). Throws Error

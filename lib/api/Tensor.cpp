@@ -418,6 +418,16 @@ void checkGridDims(const std::vector<int64_t>& d) {
 
 }  // namespace detail
 
+Arg Arg::tuple(std::vector<Arg> elems, std::vector<std::string> names, std::string type_name) {
+  if (!names.empty() && names.size() != elems.size())
+    throw Error("Arg::tuple: " + std::to_string(names.size()) + " field names for " + std::to_string(elems.size()) +
+                " elements");
+  Arg a(nullptr);
+  a.kind = Kind::Tuple;
+  a.tuple_ = std::make_shared<const ArgTuple>(ArgTuple{std::move(elems), std::move(names), std::move(type_name)});
+  return a;
+}
+
 TensorDescriptor TensorDescriptor::from_tensor(const Tensor& t, std::vector<int64_t> block_shape, std::string padding) {
   if (!t.defined()) throw Error("TensorDescriptor::from_tensor: undefined tensor");
   TensorDescriptor d;

@@ -33,6 +33,22 @@ py::object metaObject(const Value& value);
 /// argument's position when `name` is null.
 std::optional<Arg> scalarArg(PyObject* v, PyObject* name, size_t index);
 
+/// A Python tuple (a namedtuple's fields named) as a tuple argument, each
+/// element converted by `elem`.
+template <class F>
+Arg tupleArg(PyObject* v, F&& elem) {
+  std::vector<Arg> elems;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(v); ++k) elems.push_back(elem(PyTuple_GET_ITEM(v, k)));
+  std::vector<std::string> names;
+  std::string typeName;
+  py::handle type(reinterpret_cast<PyObject*>(Py_TYPE(v)));
+  if (!PyTuple_CheckExact(v) && py::hasattr(type, "_fields")) {
+    for (py::handle f : type.attr("_fields")) names.push_back(py::cast<std::string>(f));
+    typeName = py::cast<std::string>(type.attr("__name__"));
+  }
+  return Arg::tuple(std::move(elems), std::move(names), std::move(typeName));
+}
+
 /// A grid given as an int or a sequence of ints (what a grid callable
 /// returns too); TypeError otherwise.
 std::vector<int64_t> gridDims(PyObject* grid);

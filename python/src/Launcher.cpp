@@ -360,6 +360,8 @@ class Launcher {
     bool mayBeLight = light && *light;
     if (light) *light = false;
     if (std::optional<Arg> scalar = scalarArg(v, p.name.ptr(), 0)) return *scalar;
+    if (PyTuple_Check(v))  // a tuple argument: its elements are arguments of their own
+      return tupleArg(v, [&](PyObject* e) { return toArg(e, p, device, cudaIndex, keep, nullptr); });
     switch (kindOf(v)) {
       case TypeKind::Torch: {
         // get_device(): the CUDA ordinal, -1 for the CPU (and other devices,

@@ -100,6 +100,7 @@ Arg toArg(py::handle v, size_t index) {
   if (std::optional<Arg> scalar = scalarArg(v.ptr(), nullptr, index)) return *scalar;
   if (py::isinstance<Tensor>(v)) return Arg(v.cast<const Tensor&>());
   if (py::isinstance<TensorDescriptor>(v)) return Arg(v.cast<const TensorDescriptor&>());
+  if (PyTuple_Check(v.ptr())) return tupleArg(v.ptr(), [&](PyObject* e) { return toArg(e, index); });
   throw Error("argument " + std::to_string(index) + ": cannot pass a " +
               py::str(py::type::of(v).attr("__name__")).cast<std::string>() + " to a kernel");
 }

@@ -206,6 +206,9 @@ def convert(obj, conv, what):
     cls = type(obj)
     if cls in _SCALARS:
         return obj
+    if isinstance(obj, tuple):  # a tuple argument (a namedtuple keeps its class: its field names)
+        items = [convert(x, conv, "%s[%d]" % (what, k)) for k, x in enumerate(obj)]
+        return cls(*items) if hasattr(cls, "_fields") else tuple(items)
     fn = _converters.get(cls)
     if fn is None:
         fn = _converter(obj)

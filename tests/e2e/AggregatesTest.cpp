@@ -6,8 +6,10 @@
 // and constexpr fields, carried through a loop and a runtime if and returned
 // from a @jit function; namedtuples (collections.namedtuple and a
 // typing.NamedTuple with a default) built, indexed, unpacked, `_replace`d
-// in a @jit function and merged by a runtime if. Each against the same
-// arithmetic done here on fresh random inputs of odd sizes.
+// in a @jit function and merged by a runtime if; tuple kernel arguments
+// (nested, a namedtuple with a scale that may specialize to 1, host tensor
+// descriptors inside a tuple). Each against the same arithmetic done here
+// on fresh random inputs of odd sizes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +78,35 @@ TEST(Aggregates, NamedTuples) {
       want[i] = (x[i] + 3 * x[i]) * 100000 + lo * 1000 + hi + 4 * 2 + 3;
     }
     EXPECT_EQ(out.download<int32_t>(), want);
+  }
+}
+
+TEST(Aggregates, TupleAndNamedTupleKernelArguments) {
+  E2E_RNG(rng);
+  const int64_t n = 777, BLOCK = 128;
+  auto x = rng.ints<int32_t>(n, -1000, 1000), y = rng.ints<int32_t>(n, -1000, 1000),
+       z = rng.ints<int32_t>(n, -1000, 1000);
+  for (int64_t scale : {int64_t(1), int64_t(-3)}) {  // 1: a constexpr inside the tuple
+    SCOPED_TRACE("scale=" + std::to_string(scale));
+    auto out = dev().zeros(DType::i32, {n});
+    auto ptrs = tessera::Arg::tuple({dev().upload(x, {n}), tessera::Arg::tuple({dev().upload(y, {n}), dev().upload(z, {n})})});
+    auto sizes = tessera::Arg::tuple({n, scale}, {"n", "scale"}, "Sizes");
+    kernel(kFile, "tuple_arguments").launch(dev(), {cdiv(n, BLOCK)}, {ptrs, sizes, out}, {{"BLOCK", BLOCK}});
+    std::vector<int32_t> want(n);
+    for (int64_t i = 0; i < n; ++i) want[i] = int32_t(x[i] * scale + y[i] - z[i] * scale);
+    EXPECT_EQ(out.download<int32_t>(), want);
+  }
+  {
+    const int64_t M = 45, N = 92, BM = 16, BN = 32;  // rows of 16-byte multiples (TMA)
+    auto a = rng.floats(M * N, -1, 1), b = rng.floats(M * N, -1, 1);
+    auto out = dev().zeros(DType::fp32, {M, N});
+    auto descs = tessera::Arg::tuple({tessera::TensorDescriptor::from_tensor(dev().upload(a, {M, N}), {BM, BN}),
+                                      tessera::TensorDescriptor::from_tensor(dev().upload(b, {M, N}), {BM, BN})});
+    kernel(kFile, "tuple_descriptor_arguments")
+        .launch(dev(), {cdiv(M, BM), cdiv(N, BN)}, {descs, out, M, N}, {{"BLOCK_M", BM}, {"BLOCK_N", BN}});
+    std::vector<float> want(M * N);
+    for (int64_t i = 0; i < M * N; ++i) want[i] = a[i] * 2 + b[i];
+    EXPECT_EQ(out.download<float>(), want);
   }
 }
 

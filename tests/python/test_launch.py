@@ -878,3 +878,26 @@ def test_aggregate_and_namedtuple():
     out = np.zeros(45, np.int32)
     aggregate_kernel[(1,)](x, out, 45, BLOCK=64)
     np.testing.assert_array_equal(out, (5 * x - 2 * x) * 3 * 10 + 2 * x)
+
+
+_Sizes = collections.namedtuple("_Sizes", ["n", "scale"])
+
+
+@tessera.jit
+def tuple_args_kernel(ptrs, sizes, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < sizes.n
+    x_ptr, y_ptr = ptrs
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * sizes.scale + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+def test_tuple_and_namedtuple_arguments():
+    """Tuple kernel arguments (Triton's): a tuple of arrays and a namedtuple
+    of scalars read by field; a scale of 1 specializes like a plain int."""
+    r = rng(12)
+    x = r.integers(-100, 100, 50).astype(np.int32)
+    y = r.integers(-100, 100, 50).astype(np.int32)
+    for scale in (1, 7):
+        out = np.zeros(50, np.int32)
+        tuple_args_kernel[(1,)]((x, y), _Sizes(50, scale), out, BLOCK=64)
+        np.testing.assert_array_equal(out, x * scale + y)

@@ -179,11 +179,15 @@ struct ParamSpec {
     Scalar,     ///< `type` = "i1" "i8".."i64" "u8".."u64" "fp16" "bf16" "fp32" "fp64"
     Constexpr,  ///< `value` holds it (also ints specialized to 1 and None args)
     TensorDesc,  ///< a host tensor descriptor: `type` = "tensordesc<fp16[64, 64]>" (TensorDescType)
+    Tuple,       ///< a tuple argument: `elems`, one spec each (Triton's tuple arguments)
   };
   Kind kind = Kind::Scalar;
   ArgType type;
   bool divisibleBy16 = false;  ///< "D": pointer 16-byte aligned / int % 16 == 0
   ConstValue value;
+  std::vector<ParamSpec> elems;     ///< Tuple
+  std::vector<std::string> fields;  ///< Tuple: a namedtuple's field names (empty: a plain tuple)
+  std::string typeName;             ///< Tuple: a namedtuple's class name
 };
 
 /// The parameter type of a host tensor descriptor: "tensordesc<fp16[64, 64]>",
@@ -216,6 +220,9 @@ struct CompileResult {
   /// parameters; for a tensor descriptor 0 (base), 1..r (shape), r+1..2r-1
   /// (strides but the last).
   std::vector<int> argComponent;
+  /// For each argument, where in its tuple parameter it is: the element
+  /// index at each level (empty for parameters that are not tuples).
+  std::vector<std::vector<int>> argPath;
 };
 
 struct LoadOptions {

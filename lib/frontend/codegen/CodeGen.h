@@ -120,6 +120,8 @@ class CodeGen {
   /// the descriptor tl.make_tensor_descriptor would make of them.
   Val hostTensorDescriptor(const py::Node& at, const std::string& where, const std::string& type, int param,
                            ir::Operation* func, ir::Block* body, CompileResult& result);
+  /// The class of a namedtuple kernel argument.
+  std::shared_ptr<const StructType> namedTupleType(const ParamSpec& s);
 
   // ---- errors ------------------------------------------------------------
   [[noreturn]] void fail(const std::string& msg) const;
@@ -332,6 +334,7 @@ class CodeGen {
   ir::Module* module_;
   ir::OpBuilder b_;
   std::vector<std::unique_ptr<Frame>> frames_;
+  std::map<std::string, std::shared_ptr<const StructType>> namedTuples_;
   const py::Node* cur_ = nullptr;
 };
 

@@ -374,6 +374,24 @@ static bool annotatedConst(const py::Expr* e) {
   return false;
 }
 
+/// The class of a namedtuple argument (its spec's field names), one per
+/// spec text in a compilation.
+std::shared_ptr<const StructType> CodeGen::namedTupleType(const ParamSpec& s) {
+  std::string key = s.typeName;
+  for (const auto& f : s.fields) key += "," + f;
+  auto& slot = namedTuples_[key];
+  if (!slot) {
+    auto st = std::make_shared<StructType>();
+    st->name = s.typeName.empty() ? "namedtuple" : s.typeName;
+    st->uid = -1 - static_cast<int>(namedTuples_.size());
+    st->fields = s.fields;
+    st->constexprField.assign(s.fields.size(), false);
+    st->defaults.assign(s.fields.size(), std::nullopt);
+    slot = st;
+  }
+  return slot;
+}
+
 static Val fromConst(const ConstValue& c) {
   return std::visit([](const auto& x) -> Val {
     using T = std::decay_t<decltype(x)>;
@@ -440,34 +458,54 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
   b_.setInsertionPointToEnd(body);
 
   auto params = defArgs(def);
+  // One spec (a tuple's elements in turn, `path` saying where) as a value.
+  std::vector<int> path;
+  std::function<Val(const ParamSpec&, size_t, const std::string&)> bind = [&](const ParamSpec& s, size_t k,
+                                                                             const std::string& where) -> Val {
+    const Parameter& p = fn.params[k];
+    if (s.kind == ParamSpec::Kind::Constexpr) return fromConst(s.value);
+    if (s.kind == ParamSpec::Kind::TensorDesc) {
+      size_t first = result.argToParam.size();
+      Val v = hostTensorDescriptor(*params[k], where, s.type.str(), static_cast<int>(k), func, body, result);
+      result.argPath.resize(first);
+      result.argPath.resize(result.argToParam.size(), path);
+      return v;
+    }
+    if (s.kind == ParamSpec::Kind::Tuple) {
+      if (p.isConstexpr) fail(*params[k], where + " is a tl.constexpr parameter, but a tuple of runtime values was given");
+      std::vector<Val> elems;
+      for (size_t e = 0; e < s.elems.size(); ++e) {
+        path.push_back(static_cast<int>(e));
+        elems.push_back(bind(s.elems[e], k, where + "[" + std::to_string(e) + "]"));
+        path.pop_back();
+      }
+      Val t = Val::tuple(std::move(elems));
+      if (!s.fields.empty()) t.st = namedTupleType(s);
+      return t;
+    }
+    if (p.isConstexpr)
+      fail(*params[k], where + " is a tl.constexpr parameter, but a runtime " +
+                           (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " (" + s.type.str() +
+                           ") was given");
+    auto t = DType::fromName(s.type.str());
+    if (!t || t->isVoid() || (s.kind == ParamSpec::Kind::Pointer) != t->isPtr())
+      fail(*params[k], where + ": invalid " + (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " type '" +
+                           s.type.str() + "'");
+    if (s.kind == ParamSpec::Kind::Pointer && !t->isConstPtr() && annotatedConst(params[k]->annotation.get()))
+      t = DType::pointer(t->pointee(), true, t->addressSpace());
+    unsigned idx = body->numArguments();
+    ir::Value arg = body->addArgument(t->toIR());
+    result.argToParam.push_back(static_cast<int>(k));
+    result.argComponent.push_back(0);
+    result.argPath.push_back(path);
+    if (s.divisibleBy16) func->setAttr("arg" + std::to_string(idx) + ".divisibility", int64_t{16});
+    return Val::tensor(arg, *t, {});
+  };
   for (size_t k = 0; k < fn.params.size(); ++k) {
     const Parameter& p = fn.params[k];
     Val v;
     if (k < specs.size()) {
-      const ParamSpec& s = specs[k];
-      std::string where = "argument '" + p.name + "' of kernel '" + fn.name + "'";
-      if (s.kind == ParamSpec::Kind::Constexpr) {
-        v = fromConst(s.value);
-      } else if (s.kind == ParamSpec::Kind::TensorDesc) {
-        v = hostTensorDescriptor(*params[k], where, s.type.str(), static_cast<int>(k), func, body, result);
-      } else {
-        if (p.isConstexpr)
-          fail(*params[k], where + " is a tl.constexpr parameter, but a runtime " +
-                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " (" + s.type.str() +
-                               ") was given");
-        auto t = DType::fromName(s.type.str());
-        if (!t || t->isVoid() || (s.kind == ParamSpec::Kind::Pointer) != t->isPtr())
-          fail(*params[k], where + ": invalid " +
-                               (s.kind == ParamSpec::Kind::Pointer ? "pointer" : "scalar") + " type '" + s.type.str() + "'");
-        if (s.kind == ParamSpec::Kind::Pointer && !t->isConstPtr() && annotatedConst(params[k]->annotation.get()))
-          t = DType::pointer(t->pointee(), true, t->addressSpace());
-        unsigned idx = body->numArguments();
-        ir::Value arg = body->addArgument(t->toIR());
-        result.argToParam.push_back(static_cast<int>(k));
-        result.argComponent.push_back(0);
-        if (s.divisibleBy16) func->setAttr("arg" + std::to_string(idx) + ".divisibility", int64_t{16});
-        v = Val::tensor(arg, *t, {});
-      }
+      v = bind(specs[k], k, "argument '" + p.name + "' of kernel '" + fn.name + "'");
     } else if (const py::Expr* dflt = defaultOf(def, k)) {
       v = eval(*dflt);
     } else {

@@ -144,3 +144,29 @@ def namedtuple_values(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
     else:
         s = Span(s.lo, s.hi * 2, 4)
     tl.store(out_ptr + offs, (a + b) * 100000 + s.lo * 1000 + s.hi + s.step * len(p) + len(Span._fields), mask=m)
+
+
+@triton.jit
+def tuple_arguments(ptrs, sizes, out_ptr, BLOCK: tl.constexpr):
+    # ptrs: (x_ptr, (y_ptr, z_ptr)), a nested tuple; sizes: a namedtuple
+    # (n, scale) whose scale may be 1 (specialized to a constexpr).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < sizes.n
+    x_ptr, (y_ptr, z_ptr) = ptrs
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(ptrs[1][0] + offs, mask=m)
+    z = tl.load(z_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x * sizes.scale + y - z * sizes[1], mask=m)
+
+
+@triton.jit
+def tuple_descriptor_arguments(descs, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Host tensor descriptors inside a tuple argument.
+    a_desc, b_desc = descs
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a = a_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    b = b_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    tl.store(out_ptr + rows * N + cols, a * 2 + b, mask=(rows < M) & (cols < N))
