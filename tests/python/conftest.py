@@ -71,6 +71,9 @@ class _CudaCopies:
     def convert(self, value):
         if isinstance(value, self.np.ndarray):
             return self.tensor(value)
+        if isinstance(value, tuple):  # tuple kernel arguments: their arrays too
+            items = [self.convert(v) for v in value]
+            return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
         return value
 
     def write_back(self):
