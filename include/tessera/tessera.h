@@ -228,9 +228,12 @@ struct TensorDescriptor {
   Tensor base;
   std::vector<int64_t> shape, strides, block_shape;
   std::string padding = "zero";  ///< or "nan" (floating-point data)
+  /// Loads round each fp32 element to tf32 (to nearest even at 10 mantissa
+  /// bits, Inf and NaN kept), as TMA does (Triton 3.8's round_f32_to_tf32).
+  bool round_f32_to_tf32 = false;
   /// All of `t`: its shape and strides.
   static TensorDescriptor from_tensor(const Tensor& t, std::vector<int64_t> block_shape,
-                                      std::string padding = "zero");
+                                      std::string padding = "zero", bool round_f32_to_tf32 = false);
 };
 
 struct ArgTuple;

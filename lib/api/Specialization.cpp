@@ -88,10 +88,13 @@ static std::string checkedDescriptorType(const frontend::JitFunction& fn, const 
   std::string dtype = dtype_name(d.base.dtype());
   if (d.padding == "nan" && !frontend::ArgType(dtype).isFloat())
     throw Error(where + ": padding 'nan' is only supported for floating-point data");
+  if (d.round_f32_to_tf32 && dtype != "fp32")
+    throw Error(where + ": round_f32_to_tf32 is only supported for float32 data, got " + dtype);
   frontend::TensorDescType t;
   t.dtype = dtype;
   t.block = d.block_shape;
   t.padding = d.padding;
+  t.roundTf32 = d.round_f32_to_tf32;
   return t.str();
 }
 

@@ -428,7 +428,8 @@ Arg Arg::tuple(std::vector<Arg> elems, std::vector<std::string> names, std::stri
   return a;
 }
 
-TensorDescriptor TensorDescriptor::from_tensor(const Tensor& t, std::vector<int64_t> block_shape, std::string padding) {
+TensorDescriptor TensorDescriptor::from_tensor(const Tensor& t, std::vector<int64_t> block_shape, std::string padding,
+                                               bool round_f32_to_tf32) {
   if (!t.defined()) throw Error("TensorDescriptor::from_tensor: undefined tensor");
   TensorDescriptor d;
   d.base = t;
@@ -436,6 +437,7 @@ TensorDescriptor TensorDescriptor::from_tensor(const Tensor& t, std::vector<int6
   for (size_t k = 0; k < d.shape.size(); ++k) d.strides.push_back(t.stride(static_cast<int>(k)));
   d.block_shape = std::move(block_shape);
   d.padding = std::move(padding);
+  d.round_f32_to_tf32 = round_f32_to_tf32;
   return d;
 }
 

@@ -122,10 +122,12 @@ void bindTensors(py::module_& m) {
   py::class_<TensorDescriptor>(m, "TensorDescriptor")
       .def_static("make",
                   [](const Tensor& base, std::vector<int64_t> shape, std::vector<int64_t> strides,
-                     std::vector<int64_t> block_shape, std::string padding) {
-                    return TensorDescriptor{base, std::move(shape), std::move(strides), std::move(block_shape),
-                                            std::move(padding)};
-                  });
+                     std::vector<int64_t> block_shape, std::string padding, bool round_f32_to_tf32) {
+                    return TensorDescriptor{base,  std::move(shape), std::move(strides), std::move(block_shape),
+                                            std::move(padding), round_f32_to_tf32};
+                  },
+                  py::arg("base"), py::arg("shape"), py::arg("strides"), py::arg("block_shape"), py::arg("padding"),
+                  py::arg("round_f32_to_tf32") = false);
 
   py::class_<Tensor>(m, "Tensor")
       .def_static(

@@ -175,7 +175,8 @@ def _descriptor(d, conv, what):
     from .tools.tensor_descriptor import TensorDescriptor
     assert isinstance(d, TensorDescriptor)
     base = convert(d.base, conv, what)
-    return _C.TensorDescriptor.make(base, list(d.shape), list(d.strides), list(d.block_shape), d.padding)
+    return _C.TensorDescriptor.make(base, list(d.shape), list(d.strides), list(d.block_shape), d.padding,
+                                    bool(getattr(d, "round_f32_to_tf32", False)))
 
 
 def _converter(obj):

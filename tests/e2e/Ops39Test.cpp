@@ -17,6 +17,8 @@
 #include <cmath>
 #include <functional>
 
+#include <cstring>
+
 #include "e2e/Harness.h"
 
 using namespace e2e;
@@ -322,6 +324,41 @@ TEST(Ops39, MapElementwiseBranchesArePredicated) {
   }
   EXPECT_EQ(out.download<int32_t>(), want);
   EXPECT_EQ(flags.download<int32_t>(), wantFlags);
+}
+
+// A host descriptor made with round_f32_to_tf32: loads (and gathers) give
+// each fp32 rounded to nearest even at 10 mantissa bits, Inf and NaN kept;
+// edge cases (ties to even, ties up, a carry into the exponent, the largest
+// finite value rounding to Inf) among random values.
+TEST(Ops39, TensorDescriptorRoundsF32ToTf32) {
+  E2E_RNG(rng);
+  const int64_t M = 37, N = 64, BM = 16, BN = 64;
+  auto x = rng.floats(M * N, -100, 100);
+  auto bitsOf = [](float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; };
+  auto fromBits = [](uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; };
+  const uint32_t edges[] = {0x3F801000u, 0x3F803000u, 0x3F802FFFu, 0x3FFFF000u, 0x7F7FFFFFu, 0x7F800000u,
+                            0xFF800000u, 0x7FC00001u, 0x00001000u, 0x80000000u, 0x3F800FFFu, 0xBF801001u};
+  for (size_t k = 0; k < sizeof edges / sizeof edges[0]; ++k) x[k * 7] = fromBits(edges[k]);
+  auto round = [&](float f) {
+    uint32_t b = bitsOf(f);
+    if ((b & 0x7F800000u) == 0x7F800000u) return b;
+    return (b + 0xFFFu + ((b >> 13) & 1u)) & 0xFFFFE000u;
+  };
+  auto out = dev().zeros(DType::fp32, {2 * M * N});
+  auto xt = dev().upload(x, {M, N});
+  kernel(kFile, "tf32_descriptor_copy")
+      .launch(dev(), {cdiv(M, BM), N / BN},
+              {tessera::TensorDescriptor::from_tensor(xt, {BM, BN}, "zero", true),
+               tessera::TensorDescriptor::from_tensor(xt, {1, BN}, "zero", true), out, M, N},
+              {{"BLOCK_M", BM}, {"BLOCK_N", BN}});
+  auto got = out.download<float>();
+  int bad = 0;
+  for (int64_t i = 0; i < M * N; ++i)
+    for (int64_t copy : {int64_t(0), M * N})
+      if (bitsOf(got[copy + i]) != round(x[i]) && bad++ < 8)
+        ADD_FAILURE() << (copy ? "gather" : "load") << " of 0x" << std::hex << bitsOf(x[i]) << " gave 0x"
+                      << bitsOf(got[copy + i]) << ", want 0x" << round(x[i]);
+  EXPECT_EQ(bad, 0);
 }
 
 }  // namespace

@@ -901,3 +901,25 @@ def test_tuple_and_namedtuple_arguments():
         out = np.zeros(50, np.int32)
         tuple_args_kernel[(1,)]((x, y), _Sizes(50, scale), out, BLOCK=64)
         np.testing.assert_array_equal(out, x * scale + y)
+
+
+@tessera.jit
+def tf32_descriptor_kernel(desc, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.reshape(desc.load([0, 0]), (N,)))
+
+
+def test_tensor_descriptor_round_f32_to_tf32():
+    """TensorDescriptor(..., round_f32_to_tf32=True): loads round each fp32
+    to tf32 (nearest even at 10 mantissa bits); without it, the bits pass."""
+    from tessera.tools.tensor_descriptor import TensorDescriptor
+    r = rng(13)
+    x = r.standard_normal((1, 64)).astype(np.float32)
+    x[0, :3] = np.array([0x3F801000, 0x3F803000, 0x7F800000], np.uint32).view(np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    want = ((bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000).astype(np.uint32)
+    want = np.where((bits & 0x7F800000) == 0x7F800000, bits, want).astype(np.uint32)
+    for rounding in (True, False):
+        out = np.zeros(64, np.float32)
+        tf32_descriptor_kernel[(1,)](TensorDescriptor.from_tensor(x, [1, 64], round_f32_to_tf32=rounding), out, N=64)
+        np.testing.assert_array_equal(out.view(np.uint32), want[0] if rounding else x[0].view(np.uint32))

@@ -198,6 +198,7 @@ struct TensorDescType {
   std::string dtype;            ///< element type, "fp16"
   std::vector<int64_t> block;   ///< the block each load and store moves
   std::string padding = "zero";
+  bool roundTf32 = false;  ///< ", tf32": loads round fp32 to tf32 (round_f32_to_tf32)
   /// std::nullopt when `type` is not of this form.
   static std::optional<TensorDescType> parse(const std::string& type);
   std::string str() const;

@@ -428,8 +428,10 @@ Val CodeGen::hostTensorDescriptor(const py::Node& at, const std::string& where, 
     strides.push_back(add(DType(ScalarKind::I64), 1 + static_cast<int>(rank + d), std::max<int64_t>(1, 16 / elemBytes)));
   strides.push_back(Val::integer(BigInt(int64_t{1})));
   for (int64_t b : desc->block) block.push_back(Val::integer(BigInt(b)));
-  return makeTensorDescriptor(base, Val::tuple(std::move(shape)), Val::tuple(std::move(strides)),
-                              Val::tuple(std::move(block)), desc->padding);
+  Val d = makeTensorDescriptor(base, Val::tuple(std::move(shape)), Val::tuple(std::move(strides)),
+                               Val::tuple(std::move(block)), desc->padding);
+  if (desc->roundTf32) d.s += kRoundTf32;  // loads round fp32 to tf32 (loadTensorDescriptor)
+  return d;
 }
 
 CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunction& fn,

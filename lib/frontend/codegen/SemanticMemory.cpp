@@ -345,7 +345,12 @@ Val allDims(size_t r) {
 
 Val CodeGen::loadTensorDescriptor(const Val& desc, const Val& offsets) {
   Val block = descriptorBlock(*this, "tl.load_tensor_descriptor", desc, offsets);
-  return load(block, Val::none(), Val::none(), allDims(desc.shape.size()), desc.s, "", "", false);
+  size_t tf32 = desc.s.find(kRoundTf32);
+  Val v = load(block, Val::none(), Val::none(), allDims(desc.shape.size()), desc.s.substr(0, tf32), "", "", false);
+  if (tf32 == std::string::npos) return v;
+  // round_f32_to_tf32: what TMA's tf32 loads give, in registers (tl_prelude.py).
+  const SourceProgram& p = preludeProgram();
+  return callJit(FuncRef{&p, p.find("_round_f32_to_tf32")}, {v}, {});
 }
 
 void CodeGen::storeTensorDescriptor(const Val& desc, const Val& offsets, const Val& value) {

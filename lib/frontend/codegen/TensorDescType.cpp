@@ -2,7 +2,8 @@
 //
 // The signature type of a host tensor descriptor parameter (Frontend.h,
 // TensorDescType): element type, block shape and, when not zeros, the
-// padding: "tensordesc<fp16[64, 64]>", "tensordesc<fp32[16, 32], nan>".
+// padding, and "tf32" when loads round fp32 to tf32:
+// "tensordesc<fp16[64, 64]>", "tensordesc<fp32[16, 32], nan, tf32>".
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,10 +44,15 @@ std::optional<TensorDescType> TensorDescType::parse(const std::string& type) {
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
-  if (!rest.empty()) {
+  // Options after the block: the padding ("zero", "nan") and "tf32".
+  while (!rest.empty()) {
     if (rest[0] != ',') return std::nullopt;
-    d.padding = strip(rest.substr(1));
-    if (d.padding != "zero" && d.padding != "nan") return std::nullopt;
+    size_t next = rest.find(',', 1);
+    std::string item = strip(rest.substr(1, next == std::string::npos ? std::string::npos : next - 1));
+    rest = next == std::string::npos ? "" : rest.substr(next);
+    if (item == "zero" || item == "nan") d.padding = item;
+    else if (item == "tf32") d.roundTf32 = true;
+    else return std::nullopt;
   }
   if (d.dtype.empty()) return std::nullopt;
   return d;
@@ -55,7 +61,7 @@ std::optional<TensorDescType> TensorDescType::parse(const std::string& type) {
 std::string TensorDescType::str() const {
   std::string s = "tensordesc<" + dtype + "[";
   for (size_t i = 0; i < block.size(); ++i) s += (i ? ", " : "") + std::to_string(block[i]);
-  return s + "]" + (padding == "nan" ? ", nan" : "") + ">";
+  return s + "]" + (padding == "nan" ? ", nan" : "") + (roundTf32 ? ", tf32" : "") + ">";
 }
 
 }  // namespace tessera::frontend

@@ -40,6 +40,9 @@ struct FuncRef {
   const JitFunction* fn = nullptr;
 };
 
+/// The suffix of a TensorDesc Val's `s` whose loads round fp32 to tf32.
+inline constexpr const char* kRoundTf32 = "+tf32";
+
 class Val {
  public:
   enum class Kind {
@@ -50,7 +53,7 @@ class Val {
     Module,
     /// tl.make_tensor_descriptor: dtype = element type, shape = block
     /// shape, elems = {base pointer, shape tuple, strides tuple}, s =
-    /// padding option.
+    /// padding option (then kRoundTf32 when loads round fp32 to tf32).
     TensorDesc,
     /// An @triton.aggregate or namedtuple class (`st`): calling it makes an
     /// object, its attributes are the class's.

@@ -683,7 +683,21 @@ def _desc_rows(desc, x_offsets, y_offset):
 @triton.jit
 def _desc_gather(desc, x_offsets, y_offset):
     ptrs, mask = _desc_rows(desc, x_offsets, y_offset)
-    return tl.load(ptrs, mask=mask, other=0)
+    v = tl.load(ptrs, mask=mask, other=0)
+    if desc.round_f32_to_tf32:
+        v = _round_f32_to_tf32(v)
+    return v
+
+
+@triton.jit
+def _round_f32_to_tf32(x):
+    # A host descriptor's round_f32_to_tf32: fp32 rounded to tf32 as TMA
+    # loads it, to nearest even at 10 mantissa bits; Inf and NaN unchanged
+    # (a carry out of the mantissa correctly bumps the exponent).
+    bits = x.to(tl.uint32, bitcast=True)
+    special = (bits & 0x7F800000) == 0x7F800000
+    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
+    return tl.where(special, bits, rounded).to(tl.float32, bitcast=True)
 
 
 @triton.jit

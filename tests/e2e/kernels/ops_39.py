@@ -236,3 +236,20 @@ def map_elementwise_guarded_kernel(x_ptr, b_ptr, out_ptr, flags_ptr, n, BLOCK: t
     p = x_ptr + tl.where(b != 0, offs, offs + 100000000)
     v = tl.map_elementwise(_guarded, p, b, flags_ptr + offs)
     tl.store(out_ptr + offs, v, mask=m)
+
+
+# ---- round_f32_to_tf32 (host tensor descriptors) ---------------------------------
+
+
+@triton.jit
+def tf32_descriptor_copy(desc, rows_desc, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    tile = desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    m = (rows < M) & (cols < N)
+    tl.store(out_ptr + rows * N + cols, tile, mask=m)
+    # gather (rows_desc: [1, BLOCK_N] blocks) rounds too
+    g = rows_desc.gather(pid_m * BLOCK_M + tl.arange(0, BLOCK_M), pid_n * BLOCK_N)
+    tl.store(out_ptr + M * N + rows * N + cols, g, mask=m)

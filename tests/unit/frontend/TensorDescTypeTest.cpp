@@ -24,10 +24,16 @@ TEST(TensorDescType, ParsesDtypeBlockAndPadding) {
   ASSERT_TRUE(n);
   EXPECT_EQ(n->block, (std::vector<int64_t>{2, 4, 16}));
   EXPECT_EQ(n->padding, "nan");
+  EXPECT_FALSE(n->roundTf32);
+  auto r = TensorDescType::parse("tensordesc<fp32[16, 16], tf32, nan>");  // options in either order
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->roundTf32);
+  EXPECT_EQ(r->padding, "nan");
 }
 
 TEST(TensorDescType, PrintsWhatItParses) {
-  for (const char* text : {"tensordesc<bf16[128]>", "tensordesc<fp32[16, 32], nan>", "tensordesc<i8[1, 2, 4, 8, 16]>"}) {
+  for (const char* text : {"tensordesc<bf16[128]>", "tensordesc<fp32[16, 32], nan>", "tensordesc<i8[1, 2, 4, 8, 16]>",
+                           "tensordesc<fp32[64, 32], tf32>", "tensordesc<fp32[8, 16], nan, tf32>"}) {
     auto t = TensorDescType::parse(text);
     ASSERT_TRUE(t) << text;
     EXPECT_EQ(t->str(), text);
@@ -36,7 +42,7 @@ TEST(TensorDescType, PrintsWhatItParses) {
 
 TEST(TensorDescType, RejectsOtherTypes) {
   for (const char* text : {"*fp16", "i32", "tensordesc<fp16>", "tensordesc<[64]>", "tensordesc<fp16[64,]>",
-                           "tensordesc<fp16[64, x]>", "tensordesc<fp16[64], ones>", "tensordesc<fp16[64]",
+                           "tensordesc<fp16[64, x]>", "tensordesc<fp16[64], ones>", "tensordesc<fp16[64]", "tensordesc<fp32[64], tf32,>",
                            "tensordesc<fp16[-4]>"})
     EXPECT_FALSE(TensorDescType::parse(text)) << text;
 }
