@@ -315,6 +315,15 @@ struct LaunchOptions {
   /// launch. A launch attribute, not a specialization; the interpreter runs
   /// programs concurrently on its threads but does not promise it.
   bool launch_cooperative_grid = false;
+  /// Triton's num_ctas: on sm_90+, programs launch in thread-block clusters
+  /// of num_ctas (1, 2, 4 or 8) consecutive programs along grid x, which
+  /// the GPU schedules together on one GPC. Each program is still one CTA
+  /// (Triton splits one program's tiles over the cluster's CTAs; Tessera
+  /// does not yet, see docs/decisions.md), so results do not depend on it.
+  /// A grid whose x is not a multiple launches without clusters; the
+  /// interpreter and GPUs before sm_90 ignore it. Part of the
+  /// specialization (tl.extra.cuda.num_ctas() reads it).
+  int num_ctas = 1;
 };
 
 /// What the assembler reports about a compiled kernel (CompiledKernel::metadata).

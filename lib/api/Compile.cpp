@@ -155,6 +155,10 @@ frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, const L
     throw Error("kernel '" + fn.name + "': num_warps must be a power of 2 between 1 and 32, got " +
                 std::to_string(o.numWarps));
   if (o.numStages < 1) throw Error("kernel '" + fn.name + "': num_stages must be at least 1");
+  o.numCtas = options.num_ctas;
+  if (o.numCtas < 1 || o.numCtas > 8 || (o.numCtas & (o.numCtas - 1)))
+    throw Error("kernel '" + fn.name + "': num_ctas must be 1, 2, 4 or 8 (a thread-block cluster's size), got " +
+                std::to_string(o.numCtas));
   return o;
 }
 

@@ -177,6 +177,11 @@ struct GpuStages {
 /// A compiled specialization: the optimized Tile IR and how to pass args,
 /// plus (lazily) its GPU stages. `target` is what asm_text/metadata of a
 /// CompiledKernel describe; launches on a device use the device's target.
+/// The driver's launch attributes of these launch options.
+inline runtime::LaunchAttributes launchAttributes(const LaunchOptions& o) {
+  return runtime::LaunchAttributes{o.launch_pdl, o.launch_cooperative_grid, static_cast<unsigned>(o.num_ctas)};
+}
+
 struct CompiledKernelImpl {
   std::string name;
   /// What it was compiled for (TESSERA_PRINT_RECOMPILES compares them).

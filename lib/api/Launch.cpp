@@ -126,9 +126,7 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
                     "' is given at launch and also tuned by @triton.autotune");
       extra[name] = detail::toMetaValue(value);
     }
-    if (cfg.numCtas != 1)
-      throw Error("kernel '" + fn.name + "': num_ctas=" + std::to_string(cfg.numCtas) +
-                  " (thread-block clusters) is not supported yet; this config needs num_ctas=1");
+    options.num_ctas = cfg.numCtas;
     options.num_warps = cfg.numWarps;
     options.num_stages = cfg.numStages;
     options.maxnreg = cfg.maxnreg.value_or(0);
@@ -274,7 +272,7 @@ static void launchOnGpu(detail::KernelImpl& kernel, const detail::CompiledKernel
   packParams(kernel, compiled, dk, device, bound, slots, ptrs, maps);
   detail::profile::GpuMark mark = detail::profile::beginGpu(*dk.device, stream);
   dk.device->launch(dk.loaded, grid, dk.blockThreads, dk.sharedBytes, stream, ptrs,
-                    runtime::LaunchAttributes{options.launch_pdl, options.launch_cooperative_grid});
+                    detail::launchAttributes(options));
   if (mark.device)
     detail::profile::endGpu(mark, stream, kernel.fn->name, detail::profile::launchArgs(kernel.fn->name, grid, dk.blockThreads));
 }
@@ -582,7 +580,7 @@ void PreparedLaunch::launch(void* stream) const {
   void* s = stream ? stream : p.options.stream;
   detail::profile::GpuMark mark = detail::profile::beginGpu(*p.dk->device, s);
   p.dk->device->launch(p.dk->loaded, p.dims, p.dk->blockThreads, p.dk->sharedBytes, s, p.ptrs.data(),
-                       runtime::LaunchAttributes{p.options.launch_pdl, p.options.launch_cooperative_grid});
+                       detail::launchAttributes(p.options));
   if (mark.device)
     detail::profile::endGpu(mark, s, p.kernel.name(), detail::profile::launchArgs(p.kernel.name(), p.dims, p.dk->blockThreads));
 }

@@ -111,7 +111,7 @@ std::string wrongDeviceMessage(const frontend::JitFunction& fn, int paramIndex, 
 /// One remembered launch shape and how to launch it.
 struct LaunchMemoEntry {
   runtime::CudaDevice* device = nullptr;
-  int numWarps = 0, numStages = 0, maxnreg = 0;
+  int numWarps = 0, numStages = 0, maxnreg = 0, numCtas = 1;
   size_t nargs = 0;
   std::array<uint32_t, kMaxArgs> codes{};
   Meta constexprs;
@@ -144,7 +144,7 @@ static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const
 static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
                       const Arg* args, size_t nargs, const uint32_t* codes, const Meta& constexprs) {
   return e.device == device && e.numWarps == options.num_warps && e.numStages == options.num_stages &&
-         e.maxnreg == options.maxnreg &&
+         e.maxnreg == options.maxnreg && e.numCtas == options.num_ctas &&
          e.nargs == nargs && std::equal(codes, codes + nargs, e.codes.begin()) && e.constexprs == constexprs;
 }
 
@@ -201,7 +201,7 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     encodeHostTensorMaps(*kernel.fn, *entry->compiled, dk.binary->ptx, slots.data(), ptrs.data(), maps);
   profile::GpuMark mark = profile::beginGpu(*dk.device, options.stream);
   dk.device->launch(dk.loaded, dims, dk.blockThreads, dk.sharedBytes, options.stream, ptrs.data(),
-                    runtime::LaunchAttributes{options.launch_pdl, options.launch_cooperative_grid});
+                    detail::launchAttributes(options));
   if (mark.device)
     profile::endGpu(mark, options.stream, kernel.fn->name, profile::launchArgs(kernel.fn->name, dims, dk.blockThreads));
   return true;
@@ -217,6 +217,7 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   entry->numWarps = options.num_warps;
   entry->numStages = options.num_stages;
   entry->maxnreg = options.maxnreg;
+  entry->numCtas = options.num_ctas;
   entry->nargs = nargs;
   for (size_t i = 0; i < nargs; ++i) {
     entry->codes[i] = shapeCode(args[i]);

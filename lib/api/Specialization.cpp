@@ -476,6 +476,7 @@ std::string specializationKey(const std::vector<ParamSpec>& specs, const fronten
   for (const auto& s : specs) specKey(key, s);
   key << "|debug=" << options.debug << "|warps=" << options.numWarps << "|stages=" << options.numStages;
   if (options.maxNumRegisters) key << "|maxnreg=" << options.maxNumRegisters;
+  if (options.numCtas != 1) key << "|ctas=" << options.numCtas;
   return key.str();
 }
 

@@ -48,6 +48,7 @@ constexpr unsigned kEventDefault = 0;
 
 // cuLaunchKernelEx's configuration (CUlaunchConfig, CUlaunchAttribute).
 constexpr unsigned kLaunchAttrCooperative = 2;
+constexpr unsigned kLaunchAttrClusterDimension = 4;
 constexpr unsigned kLaunchAttrProgrammaticStreamSerialization = 6;
 struct CUlaunchAttribute {
   unsigned id;
@@ -603,16 +604,22 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
   // Programmatic dependent launch needs sm_90; before it a launch never
   // overlaps its predecessor, which is what the attribute relaxes.
   bool pdl = attributes.programmaticSerialization && target_.capability >= 90;
+  // Clusters need sm_90 and a grid x that is a multiple of their size.
+  unsigned cluster = attributes.clusterSize > 1 && target_.capability >= 90 &&
+                             grid[0] % static_cast<int64_t>(attributes.clusterSize) == 0
+                         ? attributes.clusterSize
+                         : 1;
   CUresult r;
-  if (!pdl && !attributes.cooperative) {
+  if (!pdl && !attributes.cooperative && cluster == 1) {
     r = api.cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                            static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
                            static_cast<unsigned>(sharedBytes), stream, params, nullptr);
   } else {
     if (!api.cuLaunchKernelEx)
-      throw Error("kernel '" + *kernel.name + "': " + (pdl ? "launch_pdl" : "launch_cooperative_grid") +
+      throw Error("kernel '" + *kernel.name + "': " +
+                  (pdl ? "launch_pdl" : attributes.cooperative ? "launch_cooperative_grid" : "num_ctas > 1") +
                   " needs cuLaunchKernelEx, which the CUDA driver lacks (driver older than CUDA 12.0)");
-    CUlaunchAttribute attrs[2]{};
+    CUlaunchAttribute attrs[3]{};
     unsigned numAttrs = 0;
     const int on = 1;  // programmaticStreamSerializationAllowed / cooperative
     for (auto [wanted, id] : {std::pair{pdl, kLaunchAttrProgrammaticStreamSerialization},
@@ -622,6 +629,12 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
         std::memcpy(attrs[numAttrs].value, &on, sizeof on);
         ++numAttrs;
       }
+    if (cluster > 1) {
+      const unsigned dims[3] = {cluster, 1, 1};  // CUlaunchAttributeValue::clusterDim
+      attrs[numAttrs].id = kLaunchAttrClusterDimension;
+      std::memcpy(attrs[numAttrs].value, dims, sizeof dims);
+      ++numAttrs;
+    }
     CUlaunchConfig config{static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                           static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
                           static_cast<unsigned>(sharedBytes), stream, attrs, numAttrs};

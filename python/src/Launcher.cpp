@@ -115,10 +115,8 @@ class Launcher {
         options.num_stages = py::cast<int>(v);
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.maxnreg.ptr()); v && v != Py_None)
         options.maxnreg = py::cast<int>(v);
-      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_ctas.ptr()); v && v != Py_None &&
-                                                                                     py::cast<int>(v) != 1)
-        throw py::value_error(std::string(fname) + ": num_ctas=" + py::repr(v).cast<std::string>() +
-                              ": Tessera launches one CTA per program (thread-block clusters are not supported)");
+      if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_ctas.ptr()); v && v != Py_None)
+        options.num_ctas = py::cast<int>(v);
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.launch_pdl.ptr()); v && v != Py_None)
         options.launch_pdl = PyObject_IsTrue(v) == 1;
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.launch_cooperative_grid.ptr()); v && v != Py_None)

@@ -128,8 +128,9 @@ Grid toGrid(py::object grid) {
 }
 
 LaunchOptions toOptions(int num_warps, int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl = false,
-                        bool cooperative = false) {
+                        bool cooperative = false, int num_ctas = 1) {
   LaunchOptions o;
+  o.num_ctas = num_ctas;
   o.launch_pdl = launch_pdl;
   o.launch_cooperative_grid = cooperative;
   o.num_warps = num_warps;
@@ -268,24 +269,26 @@ void bindKernels(py::module_& m) {
       .def(
           "run",
           [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
-             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl, bool launch_cooperative_grid) {
+             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl, bool launch_cooperative_grid,
+             int num_ctas) {
             std::vector<Arg> a = toArgs(args);
             k.launch(device, toGrid(grid), a.data(), a.size(), toMeta(constexprs),
-                     toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid));
+                     toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid, num_ctas));
           },
           py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
           py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false,
-          py::arg("launch_cooperative_grid") = false)
+          py::arg("launch_cooperative_grid") = false, py::arg("num_ctas") = 1)
       .def(
           "prepare",
           [](Kernel& k, Device& device, py::object grid, py::sequence args, py::dict constexprs, int num_warps,
-             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl, bool launch_cooperative_grid) {
+             int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl, bool launch_cooperative_grid,
+             int num_ctas) {
             return k.prepare(device, toGrid(grid), toArgs(args), toMeta(constexprs),
-                             toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid));
+                             toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid, num_ctas));
           },
           py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
           py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false,
-          py::arg("launch_cooperative_grid") = false)
+          py::arg("launch_cooperative_grid") = false, py::arg("num_ctas") = 1)
       .def(
           "compile",
           [](Kernel& k, const std::string& signature, py::dict constexprs, int num_warps, int num_stages, int maxnreg,

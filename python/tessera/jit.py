@@ -406,11 +406,9 @@ class JITFunction(KernelInterface):
         ns = kwargs.get("num_stages")
         mr = kwargs.get("maxnreg")
         ctas = kwargs.get("num_ctas")
-        if ctas not in (None, 1):
-            raise ValueError("%s: num_ctas=%r: Tessera launches one CTA per program (thread-block clusters are not "
-                             "supported)" % (self.__name__, ctas))
         return (4 if nw is None else int(nw), 3 if ns is None else int(ns), 0 if mr is None else int(mr),
-                bool(kwargs.get("launch_pdl")), bool(kwargs.get("launch_cooperative_grid")))
+                bool(kwargs.get("launch_pdl")), bool(kwargs.get("launch_cooperative_grid")),
+                1 if ctas is None else int(ctas))
 
     def run(self, *args, grid, warmup=False, _options=None, **kwargs):
         kernel = self._kernel or self._load()
@@ -439,8 +437,8 @@ class JITFunction(KernelInterface):
             stream = _current_stream(conv.stream_device) if conv.stream_device is not None else 0
         if callable(grid):
             grid = self._grid_callable(grid, args, kwargs)
-        nw, ns, mr, pdl, coop = self._options(kwargs) if kwargs else (4, 3, 0, False, False)
-        kernel.run(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl, coop)
+        nw, ns, mr, pdl, coop, ctas = self._options(kwargs) if kwargs else (4, 3, 0, False, False, 1)
+        kernel.run(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl, coop, ctas)
         if conv.write_back:
             _args.finish(conv)
 
@@ -471,7 +469,7 @@ class JITFunction(KernelInterface):
     def _warmup(self, kernel, args, kwargs):
         runtime, constexprs, conv = self._bind(args, kwargs)
         device = conv.device or _args.default_device()
-        nw, ns, mr, _, _ = self._options(kwargs)
+        nw, ns, mr, _, _, _ = self._options(kwargs)
         signature = ", ".join(_signature_type(v) for v in runtime)
         arch = "" if device.is_interpreter else device.arch
         key = (signature, tuple(sorted((k, str(v)) for k, v in constexprs.items())), nw, ns, mr, arch)
@@ -493,8 +491,8 @@ class JITFunction(KernelInterface):
         stream = _current_stream(conv.stream_device) if conv.stream_device is not None else 0
         if callable(grid):
             grid = self._grid_callable(grid, args, kwargs)
-        nw, ns, mr, pdl, coop = self._options(kwargs)
-        return kernel.prepare(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl, coop)
+        nw, ns, mr, pdl, coop, ctas = self._options(kwargs)
+        return kernel.prepare(device, grid, runtime, constexprs, nw, ns, mr, stream, pdl, coop, ctas)
 
 
 # Per thread: the (args, kwargs) of the launches of kernels with @heuristics

@@ -140,4 +140,34 @@ TEST(LaunchAttributes, CooperativeGrid) {
   EXPECT_EQ(many.download<int32_t>()[huge - 1], huge - 1);
 }
 
+// num_ctas (Triton's thread-block clusters): on sm_90a a grid whose x is a
+// multiple launches in clusters of num_ctas consecutive programs (each
+// program's %cluster_ctarank is its id modulo the size), and
+// tl.extra.cuda.num_ctas() is the launch's; a grid that is not a multiple
+// launches without clusters; other sizes are refused, naming num_ctas.
+TEST(LaunchAttributes, ThreadBlockClusters) {
+  for (int ctas : {1, 2, 4, 8}) {
+    for (int64_t grid : {int64_t(16), int64_t(12)}) {
+      SCOPED_TRACE("num_ctas=" + std::to_string(ctas) + " grid=" + std::to_string(grid));
+      tessera::LaunchOptions o;
+      o.num_ctas = ctas;
+      auto out = dev().zeros(DType::i32, {grid * 3});
+      kernel(kFile, "cluster_ranks").launch(dev(), {grid}, {out}, {{"ON_GPU", onGpu()}}, o);
+      auto got = out.download<int32_t>();
+      bool clustered = onGpu() && grid % ctas == 0;
+      for (int64_t p = 0; p < grid; ++p) {
+        EXPECT_EQ(got[p * 3], ctas) << "program " << p;
+        if (!onGpu()) continue;
+        EXPECT_EQ(got[p * 3 + 1], clustered ? p % ctas : 0) << "program " << p;
+        EXPECT_EQ(got[p * 3 + 2], clustered ? ctas : 1) << "program " << p;
+      }
+    }
+  }
+  tessera::LaunchOptions bad;
+  bad.num_ctas = 3;
+  auto out = dev().zeros(DType::i32, {3});
+  std::string msg = errorOf([&] { kernel(kFile, "cluster_ranks").launch(dev(), {1}, {out}, {{"ON_GPU", false}}, bad); });
+  EXPECT_NE(msg.find("num_ctas must be 1, 2, 4 or 8"), std::string::npos) << msg;
+}
+
 }  // namespace

@@ -142,10 +142,18 @@ def test_calling_a_kernel_directly_raises():
         scale_kernel(x, out, 40, BLOCK=64)
 
 
-def test_num_ctas_above_one_is_refused():
+def test_num_ctas_clusters_are_accepted_and_checked():
+    """num_ctas=2 (thread-block clusters on sm_90a; the interpreter ignores
+    them) gives the same result; a cluster size other than 1, 2, 4, 8 is an
+    error naming it."""
     x, out = _arrays()
-    with pytest.raises(ValueError, match="num_ctas"):
-        scale_kernel[(1,)](x, out, 40, BLOCK=64, num_ctas=2)
+    scale_kernel[(1,)](x, out, 40, BLOCK=64, num_ctas=2)
+    want = out.copy()
+    out[:] = 0
+    scale_kernel[(1,)](x, out, 40, BLOCK=64)
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(Exception, match="num_ctas must be 1, 2, 4 or 8"):
+        scale_kernel[(1,)](x, out, 40, BLOCK=64, num_ctas=3)
 
 
 def test_stride_not_a_multiple_of_the_element_size():

@@ -209,6 +209,7 @@ struct CompileOptions {
   int numWarps = 4;
   int numStages = 3;
   int maxNumRegisters = 0;  ///< `.maxnreg` (GPU code only; 0: none); part of the specialization
+  int numCtas = 1;          ///< LaunchOptions::num_ctas (tl.extra.cuda.num_ctas()); part of the specialization
 };
 
 struct CompileResult {

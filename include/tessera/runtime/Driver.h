@@ -88,6 +88,9 @@ struct LaunchAttributes {
   /// program is resident at once, so programs may wait for each other; the
   /// driver refuses a grid that does not fit (COOPERATIVE_LAUNCH_TOO_LARGE).
   bool cooperative = false;
+  /// Thread-block clusters of this many consecutive programs along grid x
+  /// (LaunchOptions::num_ctas); sm_90+, and only when grid x is a multiple.
+  unsigned clusterSize = 1;
 };
 
 class CudaDevice {

@@ -3,8 +3,8 @@
 // `triton.language.extra.cuda` (also its `gdc` and `utils` modules) beyond
 // libdevice: programmatic dependent launch (gdc_wait,
 // gdc_launch_dependents: tt.gdc_* ops, griddepcontrol on sm_90+), the
-// launch's warps and threads as constexprs (they are part of the
-// specialization, CompileOptions::numWarps), and two special registers
+// launch's warps, threads and CTAs per cluster as constexprs (they are part
+// of the specialization, CompileOptions), and two special registers
 // (smid, globaltimer: ops the interpreter answers too). Triton writes the
 // register reads and the gdc functions as inline PTX, which the interpreter
 // could not run; ops keep them portable and keep memory accesses from
@@ -28,6 +28,9 @@ void registerCudaExtras(std::vector<Builtin>& table) {
                           }});
   table.push_back(Builtin{"cuda.num_warps", {}, [](CodeGen& cg, BoundArgs&) {
                             return Val::integer(BigInt(cg.options().numWarps));
+                          }});
+  table.push_back(Builtin{"cuda.num_ctas", {}, [](CodeGen& cg, BoundArgs&) {
+                            return Val::integer(BigInt(int64_t{cg.options().numCtas}));
                           }});
   table.push_back(Builtin{"cuda.num_threads", {}, [](CodeGen& cg, BoundArgs&) {
                             return Val::integer(BigInt(int64_t{cg.options().numWarps} * 32));

@@ -110,3 +110,19 @@ def grid_barrier_sum(x_ptr, partial_ptr, counter_ptr, out_ptr, BLOCK: tl.constex
 @triton.jit
 def fill_program_ids(out_ptr):
     tl.store(out_ptr + tl.program_id(0), tl.program_id(0))
+
+
+@triton.jit
+def cluster_ranks(out_ptr, ON_GPU: tl.constexpr):
+    # Each program records tl.extra.cuda.num_ctas() and, on the GPU, its
+    # rank in its thread-block cluster and the cluster's size (special
+    # registers), to show that num_ctas launches clusters.
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid * 3, tl.extra.cuda.num_ctas())
+    if ON_GPU:
+        rank = tl.inline_asm_elementwise("mov.u32 $0, %cluster_ctarank;", "=r", [], dtype=tl.int32, is_pure=True,
+                                         pack=1)
+        size = tl.inline_asm_elementwise("mov.u32 $0, %cluster_nctarank;", "=r", [], dtype=tl.int32, is_pure=True,
+                                         pack=1)
+        tl.store(out_ptr + pid * 3 + 1, rank)
+        tl.store(out_ptr + pid * 3 + 2, size)
