@@ -74,6 +74,11 @@ class _CudaCopies:
         if isinstance(value, tuple):  # tuple kernel arguments: their arrays too
             items = [self.convert(v) for v in value]
             return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+        if type(value).__name__ == "TensorDescriptor" and isinstance(getattr(value, "base", None), self.np.ndarray):
+            import copy
+            d = copy.copy(value)  # a host descriptor: its base array too
+            d.base = self.tensor(value.base)
+            return d
         return value
 
     def write_back(self):
