@@ -220,6 +220,28 @@ TEST(Ops39, TensorDescriptorGatherScatter) {
   expectEqual(y.download<int32_t>(), wantY, "scattered rows");
 }
 
+// A NaN-padded descriptor's gather gives NaN outside the tensor, as its loads do.
+TEST(Ops39, TensorDescriptorGatherNanPadding) {
+  E2E_RNG(rng);
+  const int64_t R = 30, C = 48, B = 8, BC = 16, yOff = 40;  // columns 40..55: the last 8 are beyond C
+  auto x = rng.floats(R * C, -10, 10);
+  std::vector<int32_t> rows = {29, 30, 0, 77, 5, 12, 3, 28};  // 30 and 77 are beyond R
+  auto out = dev().zeros(DType::fp32, {B, BC});
+  kernel(kFile, "desc_gather_rows")
+      .launch(dev(), {1},
+              {tessera::TensorDescriptor::from_tensor(dev().upload(x, {R, C}), {1, BC}, "nan"), dev().upload(rows, {B}),
+               out, yOff},
+              {{"B", B}, {"BC", BC}});
+  auto got = out.download<float>();
+  for (int64_t i = 0; i < B; ++i)
+    for (int64_t j = 0; j < BC; ++j) {
+      int64_t r = rows[i], c = yOff + j;
+      float g = got[i * BC + j];
+      if (r < R && c < C) EXPECT_EQ(g, x[r * C + c]) << "row " << r << " col " << c;
+      else EXPECT_TRUE(std::isnan(g)) << "row " << r << " col " << c << " gave " << g;
+    }
+}
+
 TEST(Ops39, TensorDescriptorsThroughFunctionsIfsAndLoops) {
   E2E_RNG(rng);
   const int64_t R = 45, C = 16, BR = 8, BC = 16;  // the last block is partial

@@ -98,6 +98,10 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
       if (attr == "strides") return v.elems[2];
       if (attr == "base") return v.elems[0];
       if (attr == "round_f32_to_tf32") return Val::boolean(v.s.find(kRoundTf32) != std::string::npos);
+      if (attr == "padding") {
+        std::string padding = v.s.substr(0, v.s.find(kRoundTf32));
+        return Val::str(padding.empty() ? "zero" : padding);
+      }
       Val m;
       if (attr == "load") m = Val::builtin("tl.load_tensor_descriptor");
       else if (attr == "store") m = Val::builtin("tl.store_tensor_descriptor");

@@ -683,7 +683,10 @@ def _desc_rows(desc, x_offsets, y_offset):
 @triton.jit
 def _desc_gather(desc, x_offsets, y_offset):
     ptrs, mask = _desc_rows(desc, x_offsets, y_offset)
-    v = tl.load(ptrs, mask=mask, other=0)
+    if desc.padding == "nan":  # what a NaN-padded descriptor gives outside the tensor
+        v = tl.load(ptrs, mask=mask, other=float("nan"))
+    else:
+        v = tl.load(ptrs, mask=mask, other=0)
     if desc.round_f32_to_tf32:
         v = _round_f32_to_tf32(v)
     return v

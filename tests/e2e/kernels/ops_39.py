@@ -253,3 +253,10 @@ def tf32_descriptor_copy(desc, rows_desc, out_ptr, M, N, BLOCK_M: tl.constexpr, 
     # gather (rows_desc: [1, BLOCK_N] blocks) rounds too
     g = rows_desc.gather(pid_m * BLOCK_M + tl.arange(0, BLOCK_M), pid_n * BLOCK_N)
     tl.store(out_ptr + M * N + rows * N + cols, g, mask=m)
+
+
+@triton.jit
+def desc_gather_rows(desc, rows_ptr, out_ptr, Y_OFF, B: tl.constexpr, BC: tl.constexpr):
+    # Rows of a host descriptor (padding "nan": rows beyond the tensor are NaN).
+    g = desc.gather(tl.load(rows_ptr + tl.arange(0, B)), Y_OFF)
+    tl.store(out_ptr + tl.arange(0, B)[:, None] * BC + tl.arange(0, BC)[None, :], g)
