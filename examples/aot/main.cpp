@@ -106,6 +106,12 @@ int main() {
   CHECK(cuMemcpyHtoD(dx, x.data(), x.size() * sizeof(float)));
   // softmax_rows(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols), BLOCK = 1024.
   CHECK(tessera_aot::softmax_rows_1024(nullptr, rows, 1, 1, dy, dx, cols, cols, cols));
+  // Again with launch attributes (Triton's launch_pdl and num_ctas; sm_90+), over the first rows - 1
+  // rows so that the grid is a multiple of the clusters: the same result.
+  tessera_aot::LaunchAttributes attributes;
+  attributes.launch_pdl = true;
+  attributes.num_ctas = 2;
+  CHECK(tessera_aot::softmax_rows_1024_ex(attributes, nullptr, rows - 1, 1, 1, dy, dx, cols, cols, cols));
   CHECK(cuCtxSynchronize());
   CHECK(cuMemcpyDtoH(y.data(), dy, y.size() * sizeof(float)));
 

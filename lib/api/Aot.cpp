@@ -155,7 +155,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
       for (size_t m = 0; m < b->ptx.tensorMaps.size(); ++m)
         launches << (m ? ", " : "") << "&tessera_map" << m;
       launches << "};\n    return launch(tessera_loaded, tessera_stream, tessera_grid_x, tessera_grid_y, "
-                  "tessera_grid_z, tessera_params);\n  }\n";
+                  "tessera_grid_z, tessera_params, tessera_attributes);\n  }\n";
     }
     const std::vector<char>& cubin = b->cubin->bytes;
     blobs << "alignas(8) const unsigned char kCubin" << index << "[" << cubin.size() << "] = {";
@@ -188,7 +188,19 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "/// (a pointer or integer compiled as divisible by 16 that is not); CUDA_ERROR_NO_BINARY_FOR_GPU\n"
     << "/// when no embedded cubin fits the device.\n"
     << checks << "CUresult " << name << "(CUstream tessera_stream, unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args
-    << ");\n\n/// Unloads the module of the current context (the driver also does at exit).\nCUresult " << name
+    << ");\n\n"
+    << "#ifndef TESSERA_AOT_LAUNCH_ATTRIBUTES\n#define TESSERA_AOT_LAUNCH_ATTRIBUTES\n"
+    << "/// Triton's launch options that are launch attributes (LaunchOptions in Tessera's C++ API). They\n"
+    << "/// take effect on sm_90+ (num_ctas also needs grid x to be a multiple of it) and are ignored before.\n"
+    << "struct LaunchAttributes {\n"
+    << "  bool launch_pdl = false;               ///< programmatic dependent launch\n"
+    << "  bool launch_cooperative_grid = false;  ///< every program resident at once\n"
+    << "  unsigned num_ctas = 1;                 ///< thread-block clusters of 1, 2, 4 or 8 programs along x\n"
+    << "};\n#endif\n\n"
+    << "/// " << name << " with launch attributes; CUDA_ERROR_INVALID_VALUE for a num_ctas other than 1, 2, 4, 8.\n"
+    << "CUresult " << name << "_ex(const LaunchAttributes& tessera_attributes, CUstream tessera_stream, "
+    << "unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args << ");\n\n"
+    << "/// Unloads the module of the current context (the driver also does at exit).\nCUresult " << name
     << "_unload();\n\n}  // namespace tessera_aot\n";
 
   std::ostringstream c;
@@ -218,9 +230,29 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "      (r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(pick->sharedBytes))) !=\n"
     << "          CUDA_SUCCESS)\n    return r;\n"
     << "  gLoaded[gCount] = Loaded{ctx, module, fn, pick};\n  *out = &gLoaded[gCount++];\n  return CUDA_SUCCESS;\n}\n\n"
-    << "CUresult launch(const Loaded* loaded, CUstream stream, unsigned x, unsigned y, unsigned z, void** params) {\n"
-    << "  return cuLaunchKernel(loaded->function, x, y, z, loaded->binary->threads, 1, 1, loaded->binary->sharedBytes,\n"
-    << "                        stream, params, nullptr);\n}\n\n";
+    << "CUresult launch(const Loaded* loaded, CUstream stream, unsigned x, unsigned y, unsigned z, void** params,\n"
+    << "                const LaunchAttributes& a) {\n"
+    << "  if (a.num_ctas != 1 && a.num_ctas != 2 && a.num_ctas != 4 && a.num_ctas != 8) return CUDA_ERROR_INVALID_VALUE;\n"
+    << "  bool sm90 = loaded->binary->major >= 9;\n"
+    << "  bool pdl = a.launch_pdl && sm90;\n"
+    << "  unsigned cluster = a.num_ctas > 1 && sm90 && x % a.num_ctas == 0 ? a.num_ctas : 1;\n"
+    << "  if (!pdl && !a.launch_cooperative_grid && cluster == 1)\n"
+    << "    return cuLaunchKernel(loaded->function, x, y, z, loaded->binary->threads, 1, 1, loaded->binary->sharedBytes,\n"
+    << "                          stream, params, nullptr);\n"
+    << "  CUlaunchAttribute attrs[3];\n  std::memset(attrs, 0, sizeof attrs);\n  unsigned n = 0;\n"
+    << "  if (pdl) {\n    attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;\n"
+    << "    attrs[n++].value.programmaticStreamSerializationAllowed = 1;\n  }\n"
+    << "  if (a.launch_cooperative_grid) {\n    attrs[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;\n"
+    << "    attrs[n++].value.cooperative = 1;\n  }\n"
+    << "  if (cluster > 1) {\n    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n"
+    << "    attrs[n].value.clusterDim.x = cluster;\n    attrs[n].value.clusterDim.y = 1;\n"
+    << "    attrs[n++].value.clusterDim.z = 1;\n  }\n"
+    << "  CUlaunchConfig config;\n  std::memset(&config, 0, sizeof config);\n"
+    << "  config.gridDimX = x;\n  config.gridDimY = y;\n  config.gridDimZ = z;\n"
+    << "  config.blockDimX = loaded->binary->threads;\n  config.blockDimY = 1;\n  config.blockDimZ = 1;\n"
+    << "  config.sharedMemBytes = loaded->binary->sharedBytes;\n  config.hStream = stream;\n"
+    << "  config.attrs = attrs;\n  config.numAttrs = n;\n"
+    << "  return cuLaunchKernelEx(&config, loaded->function, params, nullptr);\n}\n\n";
   if (!launches.str().empty())
     c << "/// A TMA descriptor (cuTensorMapEncodeTiled; dims, strides in bytes and box innermost first). An\n"
       << "/// empty dim gets a zeroed one: no copy reads it (the kernel's loop over it does not run).\n"
@@ -237,9 +269,14 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
       << "                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B,\n"
       << "                                nanFill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA\n"
       << "                                        : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n";
+  std::string argNames;
+  for (const Param& p : params) argNames += ", " + p.name;
   c << "}  // namespace\n\n"
     << "CUresult " << name << "(CUstream tessera_stream, unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args
-    << ") {\n";
+    << ") {\n  return " << name << "_ex(LaunchAttributes{}, tessera_stream, tessera_grid_x, tessera_grid_y, tessera_grid_z"
+    << argNames << ");\n}\n\n"
+    << "CUresult " << name << "_ex(const LaunchAttributes& tessera_attributes, CUstream tessera_stream, "
+    << "unsigned tessera_grid_x, unsigned tessera_grid_y, unsigned tessera_grid_z" << args << ") {\n";
   for (const Param& p : params) {
     if (!p.divisibleBy16) continue;
     if (p.pointer) {
@@ -260,7 +297,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   for (size_t i = 0; i < params.size(); ++i) c << (i ? ", " : "") << "&" << params[i].name;
   if (params.empty()) c << "nullptr";
   c << "};\n  return launch(tessera_loaded, tessera_stream, tessera_grid_x, tessera_grid_y, tessera_grid_z, "
-       "tessera_params);\n}\n\n"
+       "tessera_params, tessera_attributes);\n}\n\n"
     << "CUresult " << name << "_unload() {\n  std::lock_guard<std::mutex> lock(gMutex);\n"
     << "  CUcontext ctx = nullptr;\n  cuCtxGetCurrent(&ctx);\n  CUresult r = CUDA_SUCCESS;\n"
     << "  for (int i = 0; i < gCount; ++i)\n    if (gLoaded[i].context == ctx) {\n"
