@@ -209,6 +209,8 @@ struct CompiledKernelImpl {
 /// from them (WrittenParams.cpp). std::nullopt when a pointer cannot be
 /// traced (then assume every tensor may be written).
 std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel, size_t numParams);
+/// The same per tt.func argument of the kernel (a tuple's elements apart).
+std::optional<std::vector<bool>> writtenArguments(const CompiledKernelImpl& kernel);
 
 /// The PTX stage compiler: ptx::compileToPtx, or a test's replacement.
 using PtxCompiler =

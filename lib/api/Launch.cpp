@@ -291,15 +291,23 @@ struct ResolvedLaunch {
 /// Read-only tensors (DLPack 1.x's flag) only go to parameters the kernel
 /// cannot write (detail::writtenParams; when it cannot tell, it may write).
 static void checkReadOnly(const frontend::JitFunction& fn, const ResolvedLaunch& r) {
+  // Per kernel argument: a tuple's tensors each, a descriptor's base.
+  const detail::CompiledKernelImpl& k = *r.compiled;
   std::optional<std::optional<std::vector<bool>>> written;
-  for (size_t i = 0; i < r.bound.size(); ++i) {
-    const Tensor* t = r.bound[i].tensor;
+  for (size_t i = 0; i < k.argToParam.size(); ++i) {
+    if (i < k.argComponent.size() && k.argComponent[i] != 0) continue;  // a descriptor's sizes
+    const BoundParam& b = detail::boundLeaf(r.bound, k, i);
+    const Tensor* t = b.tensor;
     if (!t || !t->is_read_only()) continue;
-    if (!written) written = detail::writtenParams(*r.compiled, fn.params.size());
-    if (!*written || (i < (*written)->size() && (**written)[i]))
-      throw Error("kernel '" + fn.name + "': argument '" + fn.params[i].name +
+    if (!written) written = detail::writtenArguments(k);
+    if (!*written || (i < (*written)->size() && (**written)[i])) {
+      std::string name = fn.params[static_cast<size_t>(k.argToParam[i])].name;
+      if (i < k.argPath.size())
+        for (int e : k.argPath[i]) name += "[" + std::to_string(e) + "]";
+      throw Error("kernel '" + fn.name + "': argument '" + name +
                   "' is read-only memory (its DLPack producer set the read-only flag) and the kernel " +
                   (*written ? "stores to it" : "may store to it (a pointer it writes through cannot be traced)"));
+    }
   }
 }
 

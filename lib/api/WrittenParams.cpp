@@ -75,10 +75,12 @@ bool propagate(ir::Operation* func, Tags& tags) {
 
 }  // namespace
 
-std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel, size_t numParams) {
-  if (!kernel.module || numParams > 64) return std::nullopt;
+std::optional<std::vector<bool>> writtenArguments(const CompiledKernelImpl& kernel) {
+  if (!kernel.module) return std::nullopt;
   ir::Operation* func = kernel.module->lookup(kernel.name);
   if (!func || func->numRegions() == 0 || func->region(0).empty()) return std::nullopt;
+  ir::Block& entry = func->region(0).front();
+  if (entry.numArguments() > 64) return std::nullopt;  // one tag bit per argument
   // Untraceable pointers anywhere in the module (callees included).
   bool untraceable = false;
   kernel.module->walk([&](ir::Operation* op) {
@@ -89,13 +91,8 @@ std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel,
   if (untraceable) return std::nullopt;
 
   Tags tags;
-  ir::Block& entry = func->region(0).front();
-  for (unsigned i = 0; i < entry.numArguments(); ++i) {
-    if (i >= kernel.argToParam.size()) return std::nullopt;
-    int param = kernel.argToParam[i];
-    if (param < 0 || static_cast<size_t>(param) >= numParams) return std::nullopt;
-    if (holdsPointers(entry.argument(i).type())) tags.add(entry.argument(i), uint64_t(1) << param);
-  }
+  for (unsigned i = 0; i < entry.numArguments(); ++i)
+    if (holdsPointers(entry.argument(i).type())) tags.add(entry.argument(i), uint64_t(1) << i);
   while (propagate(func, tags)) {
   }  // terminates: tags only grow, 64 bits each
 
@@ -109,8 +106,21 @@ std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel,
     for (const ir::Value& v : op->operands())
       if (opaque || holdsPointers(v.type())) written |= tags.of(v);
   });
+  std::vector<bool> out(entry.numArguments(), false);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = (written >> i) & 1;
+  return out;
+}
+
+std::optional<std::vector<bool>> writtenParams(const CompiledKernelImpl& kernel, size_t numParams) {
+  std::optional<std::vector<bool>> args = writtenArguments(kernel);
+  if (!args) return std::nullopt;
   std::vector<bool> out(numParams, false);
-  for (size_t p = 0; p < numParams; ++p) out[p] = (written >> p) & 1;
+  for (size_t i = 0; i < args->size(); ++i) {
+    if (i >= kernel.argToParam.size()) return std::nullopt;
+    int param = kernel.argToParam[i];
+    if (param < 0 || static_cast<size_t>(param) >= numParams) return std::nullopt;
+    if ((*args)[i]) out[static_cast<size_t>(param)] = true;
+  }
   return out;
 }
 

@@ -36,6 +36,13 @@ def scaled_copy(src, dst, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     tl.store(dst + offs, tl.load(src + offs, mask=m) * 3.0, mask=m)
+
+@triton.jit
+def tuple_copy(ptrs, n, BLOCK: tl.constexpr):
+    src, dst = ptrs
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(dst + offs, tl.load(src + offs, mask=m) * 3.0, mask=m)
 )";
 
 struct Producer {
@@ -81,6 +88,15 @@ TEST(DLPackVersioned, ReadOnlyMemoryIsLoadedButNeverStored) {
     std::fill(out.begin(), out.end(), 0.f);
     std::string msg = errorOf([&] { k.launch(dev, {tessera::cdiv(n, 128)}, {d, s, n}, {{"BLOCK", int64_t(128)}}); });
     EXPECT_NE(msg.find("argument 'dst' is read-only"), std::string::npos) << msg;
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 0.f) << i;
+    // Inside a tuple argument: each element on its own (the read-only source
+    // beside a written destination is fine; as the destination it is refused).
+    tessera::Kernel t = tessera::Program::from_source(kCopy, "copy.py").kernel("tuple_copy");
+    t.launch(dev, {tessera::cdiv(n, 128)}, {tessera::Arg::tuple({s, d}), n}, {{"BLOCK", int64_t(128)}});
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], in[i] * 3.0f) << i;
+    std::fill(out.begin(), out.end(), 0.f);
+    msg = errorOf([&] { t.launch(dev, {tessera::cdiv(n, 128)}, {tessera::Arg::tuple({d, s}), n}, {{"BLOCK", int64_t(128)}}); });
+    EXPECT_NE(msg.find("argument 'ptrs[1]' is read-only"), std::string::npos) << msg;
     for (int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 0.f) << i;
     // Out again: version 1.0 and the flag.
     auto* back = static_cast<tessera::dlpack::ManagedTensorVersioned*>(tessera::to_dlpack_versioned(s));
