@@ -7,7 +7,8 @@
 // NaN), rounded to the compute type (bf16, fp16 when a format is fp16) as
 // Triton's decomposition does, then summed in double; the kernel's fp32
 // accumulation is held to 3e-5 of the sum of |terms|. 2-D with and without
-// acc, every format, and batched 3-D.
+// acc, every format, batched 3-D, and a K loop over masked tiles (odd M,
+// partial N blocks) whose raw tiles the GPU pipeliner stages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,6 +106,23 @@ std::vector<float> scaled(const Operand& o, int64_t rows, int64_t cols, const st
   return out;
 }
 
+/// want[m, n] = acc[m, n] + sum over k of a[m, k] b[k, n] in double, and
+/// the tolerance of an fp32 accumulation: 3e-5 of the sum of |terms|.
+void referenceProduct(const std::vector<float>& av, const std::vector<float>& bv, int64_t M, int64_t N, int64_t K,
+                      float* want, double* tol, const float* acc = nullptr) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = acc ? acc[m * N + n] : 0.0, mag = std::fabs(sum);
+      for (int64_t k = 0; k < K; ++k) {
+        double t = static_cast<double>(av[m * K + k]) * bv[k * N + n];
+        sum += t;
+        mag += std::fabs(t);
+      }
+      want[m * N + n] = static_cast<float>(sum);
+      tol[m * N + n] = 3e-5 * mag + 1e-30;
+    }
+}
+
 struct Case {
   std::string af, bf;
   bool aScaled, bScaled, aKpack = true, bKpack = true, fp8Storage = false, withAcc = false;
@@ -126,17 +144,7 @@ void runCase(Rng& rng, const Case& cs) {
   auto acc = rng.floats(M * N, -4.0f, 4.0f);
   std::vector<float> want(M * N);
   std::vector<double> tol(M * N);
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t n = 0; n < N; ++n) {
-      double sum = cs.withAcc ? acc[m * N + n] : 0.0, mag = std::fabs(sum);
-      for (int64_t k = 0; k < K; ++k) {
-        double t = static_cast<double>(av[m * K + k]) * bv[k * N + n];
-        sum += t;
-        mag += std::fabs(t);
-      }
-      want[m * N + n] = static_cast<float>(sum);
-      tol[m * N + n] = 3e-5 * mag + 1e-30;
-    }
+  referenceProduct(av, bv, M, N, K, want.data(), tol.data(), cs.withAcc ? acc.data() : nullptr);
   auto c = cs.withAcc ? dev().upload(acc, {M, N}) : dev().zeros(DType::fp32, {M, N});
   auto scaleA = dev().upload(as, {M, K / cs.G}), scaleB = dev().upload(bs, {N, K / cs.G});
   kernel(kFile, "dot_scaled_2d")
@@ -178,17 +186,7 @@ TEST(DotScaled, Batched3D) {
     bBytes.insert(bBytes.end(), b.bytes.begin(), b.bytes.end());
     as.insert(as.end(), sa.begin(), sa.end());
     bs.insert(bs.end(), sb.begin(), sb.end());
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        double sum = 0, mag = 0;
-        for (int64_t k = 0; k < K; ++k) {
-          double t = static_cast<double>(av[m * K + k]) * bv[k * N + n];
-          sum += t;
-          mag += std::fabs(t);
-        }
-        want[(z * M + m) * N + n] = static_cast<float>(sum);
-        tol[(z * M + m) * N + n] = 3e-5 * mag + 1e-30;
-      }
+    referenceProduct(av, bv, M, N, K, &want[z * M * N], &tol[z * M * N]);
   }
   auto c = dev().zeros(DType::fp32, {B, M, N});
   kernel(kFile, "dot_scaled_3d")
@@ -197,6 +195,30 @@ TEST(DotScaled, Batched3D) {
                dev().upload(bBytes, {B, K / 2, N}), dev().upload(bs, {B, N, K / G}), c},
               {{"BATCH", B}, {"M", M}, {"N", N}, {"K", K}, {"G", G}});
   expectWithin(c.download<float>(), want, tol);
+}
+
+TEST(DotScaled, PipelinedLoopOverMaskedTiles) {
+  E2E_RNG(rng);
+  const int64_t M = 100, N = 80, K = 256, BM = 64, BN = 64, BK = 64, G = 32;
+  for (auto [af, bf] : {std::pair<std::string, std::string>{"e4m3", "e2m1"}, {"e2m1", "e4m3"}}) {
+    SCOPED_TRACE(af + " x " + bf);
+    Operand a = makeOperand(rng, af, M, K, 1), b = makeOperand(rng, bf, K, N, 0);
+    auto as = rng.ints<uint8_t>(M * (K / G), 120, 134), bs = rng.ints<uint8_t>(N * (K / G), 120, 134);
+    auto av = scaled(a, M, K, &as, G, 1, false), bv = scaled(b, K, N, &bs, G, 0, false);
+    std::vector<float> want(M * N);
+    std::vector<double> tol(M * N);
+    referenceProduct(av, bv, M, N, K, want.data(), tol.data());
+    auto c = dev().zeros(DType::fp32, {M, N});
+    tessera::LaunchOptions o;
+    o.num_warps = 4;
+    o.num_stages = 3;
+    kernel(kFile, "dot_scaled_loop")
+        .launch(dev(), {cdiv(M, BM), cdiv(N, BN)},
+                {upload(a, false), dev().upload(as, {M, K / G}), upload(b, false), dev().upload(bs, {N, K / G}), c, M, N,
+                 K},
+                {{"AF", af}, {"BF", bf}, {"BM", BM}, {"BN", BN}, {"BK", BK}}, o);
+    expectWithin(c.download<float>(), want, tol);
+  }
 }
 
 }  // namespace

@@ -44,3 +44,30 @@ def dot_scaled_3d(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, BATCH: tl.constexpr, M: t
     c = tl.dot_scaled(a, _tile3(as_ptr, BATCH, M, K // G), "e4m3", b, _tile3(bs_ptr, BATCH, N, K // G), "e2m1")
     tl.store(c_ptr + tl.arange(0, BATCH)[:, None, None] * (M * N) + tl.arange(0, M)[None, :, None] * N +
              tl.arange(0, N)[None, None, :], c)
+
+
+@triton.jit
+def dot_scaled_loop(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, M, N, K, AF: tl.constexpr, BF: tl.constexpr,
+                    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # A K loop of block-scaled dots over masked tiles (odd M, partial N
+    # blocks): on sm_90a the pipeliner stages the raw A and B tiles the
+    # dequantized operands are computed from.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    APACK: tl.constexpr = 2 if AF == "e2m1" else 1
+    BPACK: tl.constexpr = 2 if BF == "e2m1" else 1
+    offs_m = pid_m * BM + tl.arange(0, BM)
+    offs_n = pid_n * BN + tl.arange(0, BN)
+    rm = offs_m[:, None] < M
+    cn = offs_n[None, :] < N
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        ka = k // APACK + tl.arange(0, BK // APACK)
+        kb = k // BPACK + tl.arange(0, BK // BPACK)
+        ks = k // 32 + tl.arange(0, BK // 32)
+        a = tl.load(a_ptr + offs_m[:, None] * (K // APACK) + ka[None, :], mask=rm, other=0)
+        b = tl.load(b_ptr + kb[:, None] * N + offs_n[None, :], mask=cn, other=0)
+        sa = tl.load(as_ptr + offs_m[:, None] * (K // 32) + ks[None, :], mask=rm, other=127)
+        sb = tl.load(bs_ptr + offs_n[:, None] * (K // 32) + ks[None, :], mask=offs_n[:, None] < N, other=127)
+        acc = tl.dot_scaled(a, sa, AF, b, sb, BF, acc)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=rm & cn)
