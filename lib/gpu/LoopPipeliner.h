@@ -33,9 +33,8 @@ inline bool isMmaV2Dot(Operation* op) {
 }
 
 struct Staged {
-  Operation* use;   ///< what reads %tile in the body: ttg.local_alloc (wgmma),
-                    ///< ttg.convert_layout to a dot operand (mma.sync), or the
-                    ///< load itself (a raw tile the body computes an operand from)
+  Operation* use;   ///< what reads %tile in the body: ttg.local_alloc (wgmma) or
+                    ///< ttg.convert_layout to a dot operand (mma.sync)
   Operation* load;  ///< the tt.load (or ttng.descriptor_load: TMA) of %tile
   Operation* trans = nullptr;  ///< TMA: the tt.trans between load and use, if any
   Type tile;        ///< one stage: the shared tile the dot (or ldmatrix) reads
@@ -79,11 +78,6 @@ class LoopPipeliner {
  private:
   /// How a load's pointers access memory: its widest vectors and their dim.
   AccessVector access(Operation* load);
-
-  /// Stages the loads `v` is computed from by pure ops in the body (a
-  /// dequantized dot operand): each is copied into an unswizzled tile of
-  /// its own shape and read back (ttg.local_load) where it was.
-  void stageRawLoads(Value v, std::vector<Staged>& staged, std::set<unsigned>& args, std::set<Operation*>& seen);
 
   /// cp.async moves 4, 8 or 16 bytes: the load's vectors `v` must be that
   /// wide, and run along the contiguous dim of the shared `tile`.

@@ -337,7 +337,7 @@ void LoopPipeliner::rewrite(std::vector<Staged>& staged, const std::set<unsigned
 
   for (Staged& s : staged) {
     Operation* create = s.tma() ? s.load->operand(0).definingOp() : nullptr;
-    if (s.use != s.load) s.use->erase();  // (a raw tile: the load is its own use)
+    s.use->erase();
     if (s.trans) s.trans->erase();
     s.load->erase();
     if (create && create->result().uses().empty()) create->erase();

@@ -55,15 +55,6 @@ void LoopPipeliner::run() {
       // probabilities of an attention loop), are used as they are.
       Operation* load = use->operand(0).definingOp();
       if (use->block() != &body_ || !load || load->block() != &body_) continue;
-      if (!mmaV2 && !load->is(OpCode::Load) && !load->is(OpCode::DescriptorLoad) && !load->is(OpCode::Trans)) {
-        // Computed from loads by pure ops (tl.dot_scaled's dequantization:
-        // bitcast, extf, the scales' broadcast, mulf): those loads are
-        // staged as they are and read back from their stage where they
-        // were (the dot itself reads a copy made in the body, so it stays
-        // synchronous).
-        stageRawLoads(use->operand(0), staged, args, seen);
-        continue;
-      }
       // TMA copies descriptor loads, also those read transposed (K^T
       // from a row-major K: the tile's memory is the load's rows).
       Operation* trans = load->is(OpCode::Trans) ? load : nullptr;
@@ -112,31 +103,6 @@ void LoopPipeliner::run() {
   if (!asyncDot_) deferredDot_ = deferredCandidate(staged);
   buffers_ = stages_ + (asyncDot_ || deferredDot_ ? 1 : 0);
   rewrite(staged, args);
-}
-
-void LoopPipeliner::stageRawLoads(Value v, std::vector<Staged>& staged, std::set<unsigned>& args,
-                                  std::set<Operation*>& seen) {
-  Operation* op = v.definingOp();
-  if (!op || op->block() != &body_ || !seen.insert(op).second) return;
-  if (op->is(OpCode::Load)) {
-    Type t = op->result().type();
-    if (op->boolAttr("volatile") || !op->operand(0).type().isTensor() || t.rank() < 1 || t.rank() > 2) return;
-    if (Value other = LoadOp(op).other(); other && !ir::isZeroConstant(other)) return;
-    AccessVector vec = access(op);
-    std::vector<int64_t> order = {static_cast<int64_t>(vec.dim)};
-    for (int64_t d = t.rank() - 1; d >= 0; --d)
-      if (d != static_cast<int64_t>(vec.dim)) order.push_back(d);
-    // A plain (unswizzled) tile in the load's own shape: cp.async writes
-    // it, ttg.local_load reads it back in the load's layout.
-    Type tile = Type::tensor(t.shape(), t.elementType(), Encoding::swizzledShared(1, 1, 1, order));
-    std::set<unsigned> needs = args;
-    if (!copyable(vec, op, tile) || !iterations_.computable(op, needs)) return;
-    args = needs;
-    staged.push_back(Staged{op, op, nullptr, tile});
-    return;
-  }
-  if (!op->hasTrait(Pure) || op->numRegions() > 0) return;
-  for (const Value& operand : op->operands()) stageRawLoads(operand, staged, args, seen);
 }
 
 /// How a load's pointers access memory: its widest vectors and their dim.

@@ -252,58 +252,10 @@ bool emitDotOperandConvert(Emitter& e, Operation* op) {
   return true;
 }
 
-Regs loadFromSharedTile(Emitter& e, const LinearLayout& ll, int vecDim,
-                        const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base,
-                        Type elem) {
-  int64_t elemBytes = elem.byteWidth();
-  std::string thread = e.threadLinear(ll, offset, false);
-  int64_t n = ll.inDimSize(HwDim::Register);
-  // Vectors of whole 32-bit words, up to 16 bytes.
-  int64_t vec = std::min<int64_t>(16 / elemBytes, ll.contiguousRegisters(vecDim));
-  if (vec * elemBytes < 4) vec = 1;
-  int64_t free = ll.freeVariableMasks()[static_cast<int>(HwDim::Register)];
-  Regs out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; i += vec) {
-    if (i & free) continue;  // a copy of a register read below
-    std::string addr = e.reg(RegClass::B32);
-    e.ins("mad.lo.u32 " + addr + ", " + e.xorConst(thread, offset(ll.apply(HwDim::Register, i))) + ", " +
-          std::to_string(elemBytes) + ", " + base);
-    if (vec == 1) {
-      std::string r = e.reg(elemBytes == 4 ? RegClass::B32 : RegClass::B16);
-      e.ins(std::string(elemBytes == 1 ? "ld.shared.u8 " : elemBytes == 2 ? "ld.shared.b16 " : "ld.shared.b32 ") + r +
-            ", [" + addr + "]");
-      out[static_cast<size_t>(i)] = r;
-      continue;
-    }
-    int64_t words = vec * elemBytes / 4;
-    Regs w;
-    for (int64_t k = 0; k < words; ++k) w.push_back(e.reg(RegClass::B32));
-    std::string list;
-    for (int64_t k = 0; k < words; ++k) list += (k ? ", " : "") + w[static_cast<size_t>(k)];
-    e.ins(words == 1 ? "ld.shared.b32 " + list + ", [" + addr + "]"
-                     : "ld.shared.v" + std::to_string(words) + ".b32 {" + list + "}, [" + addr + "]");
-    Regs vals = unpackWords(e, w, elem, vec);
-    for (int64_t k = 0; k < vec; ++k) out[static_cast<size_t>(i + k)] = vals[static_cast<size_t>(k)];
-  }
-  for (int64_t i = 0; i < n; ++i)
-    if (i & free) out[static_cast<size_t>(i)] = out[static_cast<size_t>(i & ~free)];
-  return out;
-}
-
 void emitLocalLoad(Emitter& e, Operation* op) {
   Type src = op->operand(0).type(), dst = op->result().type();
   Encoding shared = src.encoding();
-  if (!gpu::isLdmatrixOperand(dst)) {
-    // Any register layout from any shared tile (a raw staged tile read
-    // back where its load was: pipeline-dot-loops).
-    int64_t bytes = dst.elementType().byteWidth();
-    if (bytes != 1 && bytes != 2 && bytes != 4)
-      e.fail(op, "ttg.local_load: only 1-, 2- and 4-byte elements are lowered so far");
-    e.bind(op->result(), loadFromSharedTile(e, e.layout(dst), static_cast<int>(gpu::sharedContiguousDim(shared)),
-                                            sharedOffsets(src), e.regs(op->operand(0))[0], dst.elementType()));
-    return;
-  }
-  if (shared.kind() != EncodingKind::SwizzledShared)
+  if (!gpu::isLdmatrixOperand(dst) || shared.kind() != EncodingKind::SwizzledShared)
     e.fail(op, "ttg.local_load: only 16-bit mma.sync operands from #ttg.swizzled_shared tiles are lowered so far");
   SwizzledRows tile(dst.shape(), static_cast<int>(shared.order()[0]));
   auto offsets = sharedOffsets(src);

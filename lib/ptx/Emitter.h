@@ -282,17 +282,7 @@ void storeToSharedTile(Emitter& e, const Regs& values, const gpu::LinearLayout& 
 /// Element offsets of a tensor type with a shared encoding: the inverse of
 /// its offset -> element layout (linear over GF(2)).
 std::function<int64_t(const std::vector<int64_t>&)> sharedOffsets(Type shared);
-/// The registers of layout `ll` (elements of `elem`: 1, 2 or 4 bytes) read
-/// from a shared tile at `base` + element size * offset(coordinates), in
-/// vectors of up to 16 bytes along `vecDim` (the mirror of
-/// storeToSharedTile).
-Regs loadFromSharedTile(Emitter& e, const gpu::LinearLayout& ll, int vecDim,
-                        const std::function<int64_t(const std::vector<int64_t>&)>& offset, const std::string& base,
-                        Type elem);
-/// Splits 32-bit words into elements of `elem` (Memory.cpp).
-Regs unpackWords(Emitter& e, const Regs& words, Type elem, int64_t count);
-/// ttg.local_load: an ldmatrix operand from a swizzled tile, or a tensor
-/// in any register layout from any shared tile (DotOperands.cpp).
+/// ttg.local_load of an ldmatrix operand from such a tile (DotOperands.cpp).
 void emitLocalLoad(Emitter& e, Operation* op);
 /// ttg.local_alloc: the operand's registers into the op's own buffer
 /// (DotOperands.cpp); the result is bound to the buffer's address.

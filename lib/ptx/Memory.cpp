@@ -66,8 +66,6 @@ std::string andPred(Emitter& e, const std::string& a, const std::string& b) {
 }
 
 
-}  // namespace
-
 /// Splits 32-bit words into elements of `elem` (2-byte or 1-byte values in
 /// 16-bit registers), or passes 4/8-byte elements through.
 Regs unpackWords(Emitter& e, const Regs& words, Type elem, int64_t count) {
@@ -93,8 +91,6 @@ Regs unpackWords(Emitter& e, const Regs& words, Type elem, int64_t count) {
   out.resize(count);
   return out;
 }
-
-namespace {
 
 Regs packWords(Emitter& e, const Regs& elems, Type elem) {
   int eb = static_cast<int>(elem.byteWidth());

@@ -8,7 +8,7 @@
 // Triton's decomposition does, then summed in double; the kernel's fp32
 // accumulation is held to 3e-5 of the sum of |terms|. 2-D with and without
 // acc, every format, batched 3-D, and a K loop over masked tiles (odd M,
-// partial N blocks) whose raw tiles the GPU pipeliner stages.
+// partial N blocks) at a wgmma tile.
 //
 //===----------------------------------------------------------------------===//
 

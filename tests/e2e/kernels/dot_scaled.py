@@ -50,8 +50,7 @@ def dot_scaled_3d(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, BATCH: tl.constexpr, M: t
 def dot_scaled_loop(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, M, N, K, AF: tl.constexpr, BF: tl.constexpr,
                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     # A K loop of block-scaled dots over masked tiles (odd M, partial N
-    # blocks): on sm_90a the pipeliner stages the raw A and B tiles the
-    # dequantized operands are computed from.
+    # blocks), at a wgmma tile on sm_90a.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     APACK: tl.constexpr = 2 if AF == "e2m1" else 1
