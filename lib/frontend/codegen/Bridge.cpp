@@ -323,6 +323,9 @@ struct Bridge {
     st->name = cls->s.substr(6);
     st->uid = static_cast<int>(sh.structs.size());
     st->aggregate = cls->attrs.count("__aggregate__") > 0;
+    if (auto c = cls->attrs.find("__classes__"); c != cls->attrs.end())
+      for (const auto& n : c->second->items)
+        if (n->kind == Kind::Str) st->classNames.push_back(n->s);
     const auto& fields = cls->attrs.at("__fields__")->items;
     const auto& constexprs = cls->attrs.at("__field_constexpr__")->items;
     for (size_t k = 0; k < fields.size(); ++k) {

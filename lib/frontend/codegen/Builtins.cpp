@@ -146,6 +146,12 @@ bool isInstance(const Val& v, const Val& cls) {
       if (isInstance(v, c)) return true;
     return false;
   }
+  if (cls.kind == Val::Kind::Class) {  // an aggregate or namedtuple class, or one of its bases
+    if (!v.isTuple() || !v.st) return false;
+    if (v.st == cls.st) return true;
+    const auto& names = v.st->classNames;
+    return std::find(names.begin(), names.end(), cls.st->name) != names.end();
+  }
   const std::string& n = cls.s;
   if (n == "py.int") return v.kind == Val::Kind::Int || v.kind == Val::Kind::Bool;
   if (n == "py.float") return v.kind == Val::Kind::Float;

@@ -132,6 +132,7 @@ struct StructType {
   int uid = 0;             ///< tells apart classes of one name (specialization keys)
   bool aggregate = false;  ///< @triton.aggregate (else a namedtuple)
   std::vector<std::string> fields;
+  std::vector<std::string> classNames;    ///< its own name, then its bases' (isinstance)
   std::vector<bool> constexprField;       ///< annotated tl.constexpr
   std::vector<std::optional<Val>> defaults;  ///< per field
   /// Methods (@jit functions and plain ones, both generated as code) and

@@ -48,6 +48,10 @@ class Pair:
     def __lt__(self, other):
         return self.total() < other.total()
 
+    @triton.constexpr_function
+    def scaled_const(self, k):
+        return k * 3
+
 
 @triton.jit
 def swap(p):
@@ -65,6 +69,7 @@ def aggregate_methods(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     r = -q.scaled(3)                    # (-9x, -2y)
     s = r[0] * 10 + r[1]
     less = tl.where(p < q, 1, 0)        # x + y < 3x + 2y
+    tl.static_assert(p.scaled_const(4) == 12)
     tl.store(out_ptr + offs, s + r.total() * 1000 + less * 1000000, mask=m)
 
 
@@ -105,6 +110,9 @@ def aggregate_loop(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
     # an inherited method, a default constexpr field and a constexpr BLOCK)
     # through a loop and a runtime if.
     st = make_accum(BLOCK)
+    # isinstance sees the class and its aggregate bases
+    tl.static_assert(isinstance(st, ScaledAccum) and isinstance(st, Accum) and not isinstance(st, Pair))
+    tl.static_assert(not isinstance(Pair(n, n), Accum) and isinstance((n, n), tuple))
     for start in range(0, n, BLOCK):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n
