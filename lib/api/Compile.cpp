@@ -40,7 +40,7 @@ static std::string specText(const ParamSpec& s) {
   if (s.kind == ParamSpec::Kind::Tuple) {
     std::string t = s.typeName + "(";
     for (size_t k = 0; k < s.elems.size(); ++k)
-      t += (k ? ", " : "") + (k < s.fields.size() ? s.fields[k] + " " : std::string()) + specText(s.elems[k]);
+      t += (k ? ", " : "") + (k < s.fields.size() ? s.fields[k] + "=" : std::string()) + specText(s.elems[k]);
     return t + ")";
   }
   return s.type.str() + (s.divisibleBy16 ? ":16" : "");

@@ -183,6 +183,29 @@ static Meta injectedMeta(const detail::KernelImpl& kernel, const std::vector<Arg
 /// With TESSERA_RECORD_LAUNCHES=FILE, appends one line per compiled
 /// specialization: "source<TAB>kernel<TAB>AOT signature<TAB>-D NAME=VALUE ...".
 /// The CLI tests replay these lines through `tessera compile`.
+/// One runtime parameter's entry of an AOT signature ("*fp32:16", "i32:1",
+/// "(*fp32:16, i32)"), or nullopt where the signature cannot say it.
+static std::optional<std::string> signatureEntry(const ParamSpec& s) {
+  switch (s.kind) {
+    case ParamSpec::Kind::Constexpr:
+      // A runtime parameter specialized to a constant (1 or None).
+      if (std::holds_alternative<std::monostate>(s.value)) return "None";
+      if (std::holds_alternative<int64_t>(s.value) && std::get<int64_t>(s.value) == 1) return "i32:1";
+      return std::nullopt;
+    case ParamSpec::Kind::Tuple: {
+      std::string t = s.typeName == "namedtuple" ? "" : s.typeName;
+      t += "(";
+      for (size_t k = 0; k < s.elems.size(); ++k) {
+        std::optional<std::string> e = signatureEntry(s.elems[k]);
+        if (!e) return std::nullopt;
+        t += (k ? ", " : "") + (k < s.fields.size() ? s.fields[k] + "=" : std::string()) + *e;
+      }
+      return t + (s.elems.size() == 1 && s.fields.empty() ? ",)" : ")");
+    }
+    default: return s.type.str() + (s.divisibleBy16 ? ":16" : "");
+  }
+}
+
 static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<ParamSpec>& specs) {
   std::optional<std::string> path = env::text("TESSERA_RECORD_LAUNCHES");
   if (!path) return;
@@ -190,19 +213,13 @@ static void recordLaunch(const detail::KernelImpl& kernel, const std::vector<Par
   const auto& params = kernel.fn->params;
   for (size_t i = 0; i < specs.size(); ++i) {
     const ParamSpec& s = specs[i];
-    if (s.kind == ParamSpec::Kind::Tuple) return;  // not expressible in an AOT signature
-    if (s.kind == ParamSpec::Kind::Constexpr) {
-      const auto& v = s.value;
-      if (params[i].isConstexpr) {
-        defines += " -D" + params[i].name + "=" + frontend::toString(v);
-        continue;
-      }
-      // A runtime parameter specialized to a constant (1 or None).
-      if (!std::holds_alternative<int64_t>(v) || std::get<int64_t>(v) != 1) return;  // not expressible
-      sig += std::string(sig.empty() ? "" : ", ") + "i32:1";
+    if (s.kind == ParamSpec::Kind::Constexpr && params[i].isConstexpr) {
+      defines += " -D" + params[i].name + "=" + frontend::toString(s.value);
       continue;
     }
-    sig += (sig.empty() ? "" : ", ") + s.type.str() + (s.divisibleBy16 ? ":16" : "");
+    std::optional<std::string> entry = signatureEntry(s);
+    if (!entry) return;  // not expressible
+    sig += (sig.empty() ? "" : ", ") + *entry;
   }
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);

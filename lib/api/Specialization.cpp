@@ -344,8 +344,40 @@ static ConstValue parseLiteral(const std::string& text) {
   return s;
 }
 
+static bool isIdentifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
 static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Parameter& p, const std::string& entry) {
   ParamSpec s;
+  // A tuple argument: `(*fp32:16, i32)`, nested, or a namedtuple
+  // `Sizes(n=i32, scale=i32:1)` whose fields the kernel reads by name.
+  if (size_t open = entry.find('('); open != std::string::npos && entry.back() == ')' &&
+                                      (open == 0 || isIdentifier(trim(entry.substr(0, open))))) {
+    s.kind = ParamSpec::Kind::Tuple;
+    s.typeName = trim(entry.substr(0, open));
+    std::vector<std::string> items = splitTopLevel(entry.substr(open + 1, entry.size() - open - 2));
+    if (!items.empty() && items.back().empty()) items.pop_back();  // `(x,)`
+    for (const std::string& item : items) {
+      size_t eq = item.find('=');
+      bool named = eq != std::string::npos && isIdentifier(trim(item.substr(0, eq)));
+      if (named) s.fields.push_back(trim(item.substr(0, eq)));
+      if (!s.fields.empty() && s.fields.size() != s.elems.size() + 1)
+        throw Error("signature of kernel '" + fn.name + "', parameter '" + p.name + "': in '" + entry +
+                    "' either every element has a field name (name=TYPE) or none has");
+      frontend::Parameter elem = p;
+      elem.name = p.name + "[" + std::to_string(s.elems.size()) + "]";
+      s.elems.push_back(parseEntry(fn, elem, named ? trim(item.substr(eq + 1)) : item));
+    }
+    if (!s.fields.empty() && s.typeName.empty()) s.typeName = "namedtuple";
+    if (s.fields.empty() && !s.typeName.empty())
+      throw Error("signature of kernel '" + fn.name + "', parameter '" + p.name + "': namedtuple '" + s.typeName +
+                  "' needs its field names (" + s.typeName + "(name=TYPE, ...))");
+    return s;
+  }
   std::string type = entry, hint;
   if (size_t colon = entry.rfind(':'); colon != std::string::npos) {
     type = trim(entry.substr(0, colon));

@@ -121,6 +121,36 @@ TEST(Kernel, SignatureForms) {
             std::string::npos);
 }
 
+// Tuple parameters in signatures: `(...)`, nested, and namedtuples
+// `Name(field=TYPE, ...)`, whose fields the kernel reads by name.
+TEST(Kernel, TupleSignatures) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def pair_sum(ptrs, sizes, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < sizes.n
+    src, (dst,) = ptrs
+    tl.store(dst + offs, tl.load(src + offs, mask=m) * sizes.k, mask=m)
+)";
+  auto k = tessera::Program::from_source(src, "tuples.py").kernel("pair_sum");
+  std::string ttir = k.compile("(*fp32:16, (*fp32:16,)), Sizes(n=i32, k=fp32)", {{"BLOCK", int64_t(64)}}).asm_text("ttir");
+  EXPECT_NE(ttir.find("tt.func @pair_sum(%arg0: !tt.ptr<f32>"), std::string::npos) << ttir;
+  EXPECT_NE(ttir.find("%arg3: f32"), std::string::npos) << "four arguments: the tuples' leaves\n" << ttir;
+  EXPECT_NE(errorOf([&] { k.compile("(*fp32, (*fp32,)), (i32, fp32)", {{"BLOCK", int64_t(64)}}); })
+                .find("has no attribute 'n'"),
+            std::string::npos)
+      << "a plain tuple has no fields";
+  EXPECT_NE(errorOf([&] { k.compile("(*fp32, (*fp32,)), Sizes(i32, fp32)", {{"BLOCK", int64_t(64)}}); })
+                .find("needs its field names"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.compile("(*fp32, (*fp32,)), (n=i32, fp32)", {{"BLOCK", int64_t(64)}}); })
+                .find("either every element has a field name"),
+            std::string::npos);
+}
+
 TEST(Kernel, BindingErrorsNameKernelAndArgument) {
   auto program = tessera::Program::from_source(kSource, "api.py");
   auto dev = tessera::Device::interpreter();
