@@ -327,6 +327,29 @@ TEST(Ops39, MapElementwisePackAndLoops) {
   EXPECT_EQ(w.download<int32_t>(), wantW);
 }
 
+// Range loops whose bounds differ per element (a power by repeated
+// multiplication, a sum over [n, 2n) with an if inside), odd N.
+TEST(Ops39, MapElementwisePerElementRangeLoops) {
+  E2E_RNG(rng);
+  const int64_t N = 301, BLOCK = 64;
+  auto x = rng.ints<int32_t>(N, -4, 4);
+  auto n = rng.ints<int32_t>(N, 0, 9);
+  auto out = dev().zeros(DType::i32, {N}), out2 = dev().zeros(DType::i32, {N});
+  kernel(kFile, "map_elementwise_for_kernel")
+      .launch(dev(), {cdiv(N, BLOCK)}, {dev().upload(x, {N}), dev().upload(n, {N}), out, out2, N}, {{"BLOCK", BLOCK}});
+  std::vector<int32_t> want(N), want2(N);
+  for (int64_t i = 0; i < N; ++i) {
+    int32_t r = 1, s = 0;
+    for (int32_t k = 0; k < n[i]; ++k) r *= x[i];
+    for (int32_t k = n[i]; k < 2 * n[i]; ++k)
+      if (k % 2 == 1) s += k;
+    want[i] = r;
+    want2[i] = s;
+  }
+  EXPECT_EQ(out.download<int32_t>(), want);
+  EXPECT_EQ(out2.download<int32_t>(), want2);
+}
+
 // Branches are predicated: a load through a pointer far out of bounds, a
 // division by zero and a store, all in the branch an element does not take,
 // have no effect (and no fault).

@@ -456,11 +456,14 @@ struct StmtGen {
         std::swap(lb, ub);
       }
     }
+    bool perElement = false;
     for (Val* v : {&lb, &ub, &step}) {
       if (v->kind == Val::Kind::Float || (v->isTensor() && !v->dtype.isInt()))
         cg.fail(s, "range bounds must be integers, got " + v->typeName());
       *v = cg.tensorArg(*v, "range bound");
-      if (v->isBlock()) cg.fail(s, "range bounds must be scalars, got " + v->typeName());
+      if (v->isBlock() && !(cg.frame().elementwise && v != &step))
+        cg.fail(s, std::string(v == &step ? "range steps" : "range bounds") + " must be scalars, got " + v->typeName());
+      perElement = perElement || v->isBlock();
     }
     DType ivType = cg.computationType(lb.dtype, false, ub.dtype, false, false);
     ivType = cg.computationType(ivType, false, step.dtype, false, false);
@@ -468,6 +471,11 @@ struct StmtGen {
     lb = cg.cast(lb, ivType);
     ub = cg.cast(ub, ivType);
     step = cg.cast(step, ivType);
+    if (perElement) {  // tl.map_elementwise's function, bounds per element
+      if (negative || !(a[2].isNone() || a[2].isConstexpr()))
+        cg.fail(s, "a per-element range loop needs a positive constexpr step");
+      return perElementFor(s, lb, ub, step);
+    }
 
     auto vars = carried(s.body);
     std::vector<Val> initLeaves;
@@ -559,6 +567,71 @@ struct StmtGen {
         for (auto& [name, v] : vars)
           if (v.isTensor() && !v.isBlock()) v = cg.broadcastTo(v, c->shape);
     }
+    // map_elementwise: a per-element condition loops while any element's
+    // holds, and the body's updates apply to those elements only.
+    bool perElement = false;
+    auto test = [&](ir::Operation* whileOp) {
+      CurrentNodeGuard g2(cg, s.test.get());
+      // `while tl.condition(c, disable_licm=...)`: the loop's attributes.
+      auto* call = s.test->as<py::Call>();
+      Val fn = call ? cg.eval(*call->func) : Val::none();
+      if (fn.kind == Val::Kind::Builtin && fn.s == "tl.condition") {
+        auto [args, kwargs] = loopCallArgs(*call);
+        BoundArgs a = cg.bindBuiltin(*findBuiltin("tl.condition"), std::move(args), std::move(kwargs));
+        if (cg.constBool(a[1], "disable_licm")) whileOp->setAttr("disable_licm", true);
+        return cg.condition(a[0]);
+      }
+      Val t = cg.eval(*s.test);
+      std::optional<Val> c = cg.elementwiseCondition(t);
+      perElement = c.has_value();
+      return perElement ? cg.anyElement(*c) : cg.condition(t);
+    };
+    auto active = [&]() -> std::optional<Val> {
+      if (!perElement) return std::nullopt;
+      CurrentNodeGuard g2(cg, s.test.get());
+      return cg.elementwiseCondition(cg.eval(*s.test));
+    };
+    whileLoop(s, vars, test, active, [&] {});
+  }
+
+  /// `for target in range(lb, ub, step)` in tl.map_elementwise's function
+  /// when a bound is per element: a while loop over an index block, running
+  /// while any element's index is below its bound; each element's carried
+  /// values change only while its own index is.
+  void perElementFor(const py::For& s, Val lb, Val ub, const Val& step) {
+    auto* target = s.target->as<py::Name>();
+    if (!target) cg.fail(*s.target, "a per-element range loop needs a single name as its target");
+    std::vector<int64_t> shape = cg.broadcastShapes(lb.shape, ub.shape);
+    lb = cg.broadcastTo(lb, shape);
+    ub = cg.broadcastTo(ub, shape);
+    auto vars = carried(s.body);
+    for (auto& [name, v] : vars)
+      if (v.isTensor() && !v.isBlock()) v = cg.broadcastTo(v, shape);
+    const std::string iv = "\x01index of " + target->id;  // a name no program can spell
+    vars.emplace_back(iv, lb);
+    auto running = [&] { return cg.cmp(py::CmpOpKind::Lt, cg.frame().locals.at(iv), ub); };
+    whileLoop(
+        s, vars, [&](ir::Operation*) { return cg.anyElement(running()); },
+        [&]() -> std::optional<Val> {
+          cg.frame().locals[target->id] = cg.frame().locals.at(iv);
+          return running();
+        },
+        [&] {
+          Val& i = cg.frame().locals.at(iv);
+          i = cg.arith(py::BinOpKind::Add, i, step);
+        });
+    cg.frame().locals.erase(iv);
+  }
+
+  /// A scf.while over `vars`: `test` makes the condition in the before
+  /// region; in the after region `active` (per-element loops) names the
+  /// elements the body runs for, the body runs (under that mask), `advance`
+  /// steps an index, and each variable keeps its old value where the
+  /// element is not active.
+  template <class Test, class Active, class Advance>
+  void whileLoop(const py::Stmt& s, std::vector<std::pair<std::string, Val>>& vars, Test&& test, Active&& active,
+                 Advance&& advance) {
+    const py::StmtList& body = s.kind == py::StmtKind::While ? s.as<py::While>()->body : s.as<py::For>()->body;
     std::vector<Val> initLeaves;
     for (const auto& [name, v] : vars) flattenTensors(v, initLeaves);
     std::vector<ir::Type> types;
@@ -571,30 +644,11 @@ struct StmtGen {
       afterB->addArgument(t);
     }
     auto saved = cg.frame().locals;
-    // map_elementwise: a per-element condition loops while any element's
-    // holds, and the body's updates apply to those elements only.
-    bool perElement = false;
     {
       ir::OpBuilder::InsertionGuard g(cg.b_);
       cg.b_.setInsertionPointToEnd(beforeB);
       bindCarried(vars, beforeB, 0);
-      Val cond;
-      {
-        CurrentNodeGuard g2(cg, s.test.get());
-        // `while tl.condition(c, disable_licm=...)`: the loop's attributes.
-        auto* call = s.test->as<py::Call>();
-        Val fn = call ? cg.eval(*call->func) : Val::none();
-        if (fn.kind == Val::Kind::Builtin && fn.s == "tl.condition") {
-          auto [args, kwargs] = loopCallArgs(*call);
-          BoundArgs a = cg.bindBuiltin(*findBuiltin("tl.condition"), std::move(args), std::move(kwargs));
-          if (cg.constBool(a[1], "disable_licm")) whileOp->setAttr("disable_licm", true);
-          cond = cg.condition(a[0]);
-        } else {
-          Val test = cg.eval(*s.test);
-          perElement = cg.elementwiseCondition(test).has_value();
-          cond = perElement ? cg.anyElement(*cg.elementwiseCondition(test)) : cg.condition(test);
-        }
-      }
+      Val cond = test(whileOp);
       if (cond.isConstexpr()) cond = cg.constantInt(ScalarKind::I1, cond.truthy() ? 1 : 0);
       std::vector<ir::Value> ops = {cond.value};
       for (unsigned k = 0; k < beforeB->numArguments(); ++k) ops.push_back(beforeB->argument(k));
@@ -603,19 +657,16 @@ struct StmtGen {
 
       cg.b_.setInsertionPointToEnd(afterB);
       bindCarried(vars, afterB, 0);
-      std::optional<Val> active;
       auto entry = cg.frame().locals;
-      if (perElement) {
-        CurrentNodeGuard g2(cg, s.test.get());
-        active = cg.elementwiseCondition(cg.eval(*s.test));
-      }
+      std::optional<Val> on = active();
       cg.frame().loopDepth++;
-      if (active) cg.underBranch(*active, [&] { return cg.genBlock(ptrs(s.body), false); });
-      else cg.genBlock(ptrs(s.body), false);
+      if (on) cg.underBranch(*on, [&] { return cg.genBlock(ptrs(body), false); });
+      else cg.genBlock(ptrs(body), false);
       cg.frame().loopDepth--;
-      if (active)
+      advance();
+      if (on)
         for (const auto& [name, v] : vars)
-          cg.frame().locals[name] = cg.selectMerge(*active, cg.frame().locals[name], entry[name], "'" + name + "'");
+          cg.frame().locals[name] = cg.selectMerge(*on, cg.frame().locals[name], entry[name], "'" + name + "'");
       auto yielded = yieldedCarried(vars, s);
       cg.b_.setLoc(cg.irLoc(s));
       cg.b_.create(ir::OpCode::Yield, {}, yielded);

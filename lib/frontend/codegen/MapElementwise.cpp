@@ -12,7 +12,8 @@
 // branches must not store or do atomics (a scalar function does not), and
 // what an untaken branch computes (a division by zero, say) is discarded.
 // A per-element `while` loops while any element's condition holds and
-// updates only those elements. With `pack` = p the function takes p
+// updates only those elements; a `range` loop with per-element bounds is
+// such a loop over an index block (CodeGenStmt.cpp, perElementFor). With `pack` = p the function takes p
 // consecutive elements of each argument and returns p values per result
 // (the arguments are split into p strided parts, the results joined back).
 //

@@ -260,3 +260,28 @@ def desc_gather_rows(desc, rows_ptr, out_ptr, Y_OFF, B: tl.constexpr, BC: tl.con
     # Rows of a host descriptor (padding "nan": rows beyond the tensor are NaN).
     g = desc.gather(tl.load(rows_ptr + tl.arange(0, B)), Y_OFF)
     tl.store(out_ptr + tl.arange(0, B)[:, None] * BC + tl.arange(0, BC)[None, :], g)
+
+
+@triton.jit
+def _power_and_odd_sum(x, n):
+    # Per-element range loops: x ** n, and the sum of the odd i in [n, 2n)
+    # stepping by 1 with an if inside.
+    r = 1
+    for i in range(n):
+        r = r * x
+    s = 0
+    for i in range(n, 2 * n):
+        if i % 2 == 1:
+            s += i
+    return r, s
+
+
+@triton.jit
+def map_elementwise_for_kernel(x_ptr, n_ptr, out_ptr, out2_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < N
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    n = tl.load(n_ptr + offs, mask=m, other=0)
+    r, s = tl.map_elementwise(_power_and_odd_sum, x, n)
+    tl.store(out_ptr + offs, r, mask=m)
+    tl.store(out2_ptr + offs, s, mask=m)
