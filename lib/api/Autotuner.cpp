@@ -144,28 +144,34 @@ struct Snapshot {
   /// the parameters it marks (the kernel may write no other).
   void take(const std::vector<Arg>& args, const std::optional<std::vector<bool>>& written) {
     for (size_t i = 0; i < args.size(); ++i) {
-      const Arg& a = args[i];
-      // A descriptor's base is saved like a tensor.
-      if ((a.kind != Arg::Kind::Tensor && a.kind != Arg::Kind::TensorDesc) || !a.tensor.defined()) continue;
       if (written && i < written->size() && !(*written)[i]) continue;
-      const auto& storage = a.tensor.storage();
-      if (storage->kind != DeviceKind::Cuda) continue;
-      bool seen = false;
-      for (const Saved& s : saved) seen = seen || s.storage == storage;
-      if (seen) continue;
-      Saved s{storage, 0, {}};
-      try {
-        s.copy = storage->cuda->allocate(storage->bytes, stream);
-        storage->cuda->copyWithinDeviceAsync(s.copy, storage->devicePtr(), storage->bytes, stream);
-      } catch (const Error&) {
-        if (s.copy) storage->cuda->release(s.copy, stream);
-        s.copy = 0;
-        s.bytes.resize(storage->bytes);
-        storage->cuda->synchronize(stream);  // the stream's writes are in
-        storage->cuda->copyToHost(s.bytes.data(), storage->devicePtr(), storage->bytes);
-      }
-      saved.push_back(std::move(s));
+      takeArg(args[i]);
     }
+  }
+  /// One argument's CUDA tensor (a descriptor's base; a tuple's, each).
+  void takeArg(const Arg& a) {
+    if (a.kind == Arg::Kind::Tuple) {
+      for (const Arg& e : a.tuple_->elems) takeArg(e);
+      return;
+    }
+    if ((a.kind != Arg::Kind::Tensor && a.kind != Arg::Kind::TensorDesc) || !a.tensor.defined()) return;
+    const auto& storage = a.tensor.storage();
+    if (storage->kind != DeviceKind::Cuda) return;
+    bool seen = false;
+    for (const Saved& s : saved) seen = seen || s.storage == storage;
+    if (seen) return;
+    Saved s{storage, 0, {}};
+    try {
+      s.copy = storage->cuda->allocate(storage->bytes, stream);
+      storage->cuda->copyWithinDeviceAsync(s.copy, storage->devicePtr(), storage->bytes, stream);
+    } catch (const Error&) {
+      if (s.copy) storage->cuda->release(s.copy, stream);
+      s.copy = 0;
+      s.bytes.resize(storage->bytes);
+      storage->cuda->synchronize(stream);  // the stream's writes are in
+      storage->cuda->copyToHost(s.bytes.data(), storage->devicePtr(), storage->bytes);
+    }
+    saved.push_back(std::move(s));
   }
   void restore() {
     for (Saved& s : saved) {

@@ -320,7 +320,7 @@ static void checkReadOnly(const frontend::JitFunction& fn, const ResolvedLaunch&
     if (!*written || (i < (*written)->size() && (**written)[i])) {
       std::string name = fn.params[static_cast<size_t>(k.argToParam[i])].name;
       if (i < k.argPath.size())
-        for (int e : k.argPath[i]) name += "[" + std::to_string(e) + "]";
+        for (int e : k.argPath[i]) name.append("[").append(std::to_string(e)).append("]");
       throw Error("kernel '" + fn.name + "': argument '" + name +
                   "' is read-only memory (its DLPack producer set the read-only flag) and the kernel " +
                   (*written ? "stores to it" : "may store to it (a pointer it writes through cannot be traced)"));
@@ -503,7 +503,8 @@ static bool skipNamedParameters(const frontend::JitFunction& fn, const Arg* args
   outMeta = constexprs;
   std::optional<size_t> lastPositional;
   for (size_t j = 0; j < nargs; ++j)
-    if (args[j].kind == Arg::Kind::Tensor || args[j].kind == Arg::Kind::TensorDesc || args[j].kind == Arg::Kind::Null)
+    if (args[j].kind == Arg::Kind::Tensor || args[j].kind == Arg::Kind::TensorDesc || args[j].kind == Arg::Kind::Null ||
+        args[j].kind == Arg::Kind::Tuple)
       lastPositional = target[j];
   outArgs.clear();
   size_t j = 0;

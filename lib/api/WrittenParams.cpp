@@ -80,7 +80,6 @@ std::optional<std::vector<bool>> writtenArguments(const CompiledKernelImpl& kern
   ir::Operation* func = kernel.module->lookup(kernel.name);
   if (!func || func->numRegions() == 0 || func->region(0).empty()) return std::nullopt;
   ir::Block& entry = func->region(0).front();
-  if (entry.numArguments() > 64) return std::nullopt;  // one tag bit per argument
   // Untraceable pointers anywhere in the module (callees included).
   bool untraceable = false;
   kernel.module->walk([&](ir::Operation* op) {
@@ -90,9 +89,17 @@ std::optional<std::vector<bool>> writtenArguments(const CompiledKernelImpl& kern
   });
   if (untraceable) return std::nullopt;
 
+  // One tag bit per argument that holds pointers (a descriptor's sizes and
+  // other scalars need none).
   Tags tags;
-  for (unsigned i = 0; i < entry.numArguments(); ++i)
-    if (holdsPointers(entry.argument(i).type())) tags.add(entry.argument(i), uint64_t(1) << i);
+  std::vector<int> bit(entry.numArguments(), -1);
+  int bits = 0;
+  for (unsigned i = 0; i < entry.numArguments(); ++i) {
+    if (!holdsPointers(entry.argument(i).type())) continue;
+    if (bits == 64) return std::nullopt;
+    bit[i] = bits++;
+    tags.add(entry.argument(i), uint64_t(1) << bit[i]);
+  }
   while (propagate(func, tags)) {
   }  // terminates: tags only grow, 64 bits each
 
@@ -107,7 +114,7 @@ std::optional<std::vector<bool>> writtenArguments(const CompiledKernelImpl& kern
       if (opaque || holdsPointers(v.type())) written |= tags.of(v);
   });
   std::vector<bool> out(entry.numArguments(), false);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = (written >> i) & 1;
+  for (size_t i = 0; i < out.size(); ++i) out[i] = bit[i] >= 0 && ((written >> bit[i]) & 1);
   return out;
 }
 

@@ -298,7 +298,8 @@ TEST(Ops39, MapElementwise) {
 // pack=2 (a divmod taking two elements of each argument), pack=4 on a 2-D
 // tile (reversing each group of 4 consecutive elements: the grouping), and
 // a per-element while loop (Collatz steps, a different trip count per
-// element).
+// element), one inside a per-element if (elements outside it must not keep
+// the loop going) and a conditional expression guarding a zero divisor.
 TEST(Ops39, MapElementwisePackAndLoops) {
   E2E_RNG(rng);
   const int64_t n = 1000, BLOCK = 256;  // n a multiple of 4: whole groups
@@ -318,7 +319,11 @@ TEST(Ops39, MapElementwisePackAndLoops) {
       x = x % 2 == 0 ? x / 2 : 3 * x + 1;
       ++steps;
     }
-    wantS[i] = steps;
+    int32_t x2 = a[i] - 150, d = b[i] - 20;
+    if (x2 > 0)
+      while (x2 < 100) x2 *= 2;
+    int32_t quo = d != 0 ? x2 / d : -1;
+    wantS[i] = steps * 1000000 + x2 * 1000 + (quo & 511);
     wantW[i] = a[(i / 4) * 4 + 3 - i % 4];
   }
   EXPECT_EQ(q.download<int32_t>(), wantQ);

@@ -149,8 +149,9 @@ void CodeGen::assignAttribute(const py::Attribute& target, const Val& v) {
   Val& obj = it->second;
   const StructType& st = *obj.st;
   if (!obj.b)
-    fail(target, st.name + " objects are immutable once made (Triton 3.8): make a changed copy with "
-                 "tl.aggregate_replace(obj, " + target.attr + "=...)" + (st.aggregate ? "" : " or obj._replace(...)"));
+    fail(target, st.name + " objects are immutable once made (Triton 3.8), and only the constructor's own body sets "
+                 "their fields: make a changed copy with tl.aggregate_replace(obj, " + target.attr + "=...)" +
+                 (st.aggregate ? "" : " or obj._replace(...)"));
   int k = st.field(target.attr);
   if (k < 0) fail(target, st.name + " has no field '" + target.attr + "' (its fields are the class's annotated names)");
   CurrentNodeGuard g(*this, &target);

@@ -50,6 +50,7 @@ std::string specKey(const Val& v) {
       return s + "E";
     }
     case Val::Kind::Func: return "fn" + (v.fn.fn ? v.fn.fn->name : std::string());
+    case Val::Kind::Class: return "cls" + v.st->name + std::to_string(v.st->uid);
     case Val::Kind::Builtin: return "b" + v.s;
     default: return "c" + v.repr();
   }
@@ -184,6 +185,10 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   // are generated inline, under the branch's mask.
   if (depth() && frame().branchMask) return inlineCall(f, std::move(args), std::move(kwargs));
 
+  // An object under construction passes into a callee as it is so far:
+  // the callee cannot set its fields (only the constructor's own body can).
+  for (Val& a : args)
+    if (a.isTuple() && a.st) a.b = false;
   auto params = defArgs(def);
   size_t n = params.size();
   std::vector<Val> boundVals = bindJitArgs(f, std::move(args), std::move(kwargs));
@@ -383,6 +388,7 @@ std::shared_ptr<const StructType> CodeGen::namedTupleType(const ParamSpec& s) {
   if (!slot) {
     auto st = std::make_shared<StructType>();
     st->name = s.typeName.empty() ? "namedtuple" : s.typeName;
+    st->classNames = {st->name};
     st->uid = -1 - static_cast<int>(namedTuples_.size());
     st->fields = s.fields;
     st->constexprField.assign(s.fields.size(), false);
@@ -482,7 +488,13 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
         path.pop_back();
       }
       Val t = Val::tuple(std::move(elems));
-      if (!s.fields.empty()) t.st = namedTupleType(s);
+      if (!s.fields.empty()) {
+        // The kernel module's own class of that name, when its fields are
+        // these (its methods, isinstance); else one made from the spec.
+        std::optional<Val> cls = program.globals().lookup(s.typeName);
+        bool same = cls && cls->kind == Val::Kind::Class && !cls->st->aggregate && cls->st->fields == s.fields;
+        t.st = same ? cls->st : namedTupleType(s);
+      }
       return t;
     }
     if (p.isConstexpr)

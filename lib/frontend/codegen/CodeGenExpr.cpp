@@ -380,7 +380,8 @@ Val CodeGen::evalNode(const py::Expr& e) {
         CurrentNodeGuard g2(*this, ie.test.get());
         Val test = eval(*ie.test);
         if (auto c = elementwiseCondition(test)) {  // map_elementwise: select per element
-          Val tv = eval(*ie.body), ev = eval(*ie.orelse);
+          Val tv = underBranch(*c, [&] { return eval(*ie.body); });
+          Val ev = underBranch(logicalNot(*c), [&] { return eval(*ie.orelse); });
           return selectMerge(*c, tv, ev, "the conditional expression");
         }
         cond = condition(test);

@@ -584,12 +584,13 @@ struct StmtGen {
       Val t = cg.eval(*s.test);
       std::optional<Val> c = cg.elementwiseCondition(t);
       perElement = c.has_value();
-      return perElement ? cg.anyElement(*c) : cg.condition(t);
+      // (only elements of the enclosing per-element branch keep it running)
+      return perElement ? cg.anyElement(cg.branchMasked(*c)) : cg.condition(t);
     };
     auto active = [&]() -> std::optional<Val> {
       if (!perElement) return std::nullopt;
       CurrentNodeGuard g2(cg, s.test.get());
-      return cg.elementwiseCondition(cg.eval(*s.test));
+      return cg.branchMasked(*cg.elementwiseCondition(cg.eval(*s.test)));
     };
     whileLoop(s, vars, test, active, [&] {});
   }
@@ -609,7 +610,7 @@ struct StmtGen {
       if (v.isTensor() && !v.isBlock()) v = cg.broadcastTo(v, shape);
     const std::string iv = "\x01index of " + target->id;  // a name no program can spell
     vars.emplace_back(iv, lb);
-    auto running = [&] { return cg.cmp(py::CmpOpKind::Lt, cg.frame().locals.at(iv), ub); };
+    auto running = [&] { return cg.branchMasked(cg.cmp(py::CmpOpKind::Lt, cg.frame().locals.at(iv), ub)); };
     whileLoop(
         s, vars, [&](ir::Operation*) { return cg.anyElement(running()); },
         [&]() -> std::optional<Val> {
@@ -697,6 +698,9 @@ struct StmtGen {
   static void emitAssert(CodeGen& cg, const Val& cond0, const std::string& msg, const py::Node& at) {
     Val cond = cond0;
     if (!cond.dtype.isInt1()) cond = cg.cast(cond, ScalarKind::I1);
+    // In a per-element branch (map_elementwise) only the elements that take
+    // it are checked.
+    if (cg.depth() && cg.frame().branchMask) cond = cg.logicalAndOr(false, cond, cg.logicalNot(*cg.frame().branchMask));
     SourceLoc l = cg.locOf(at);
     ir::AttrMap attrs;
     attrs["message"] = msg;

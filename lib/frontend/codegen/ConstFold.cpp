@@ -61,6 +61,7 @@ Val CodeGen::foldBinary(py::BinOpKind op, const Val& a, const Val& b) {
       if (n * static_cast<int64_t>(std::max<size_t>(1, a.isTuple() ? a.elems.size() : a.s.size())) > 100000)
         fail("sequence repetition too large");
       Val r = a;
+      r.st = nullptr;  // a namedtuple repeated is a plain tuple, as in Python
       r.elems.clear();
       r.s.clear();
       for (int64_t k = 0; k < n; ++k) {

@@ -54,7 +54,7 @@ std::optional<TensorDescType> TensorDescType::parse(const std::string& type) {
     else if (item == "tf32") d.roundTf32 = true;
     else return std::nullopt;
   }
-  if (d.dtype.empty()) return std::nullopt;
+  if (d.dtype.empty() || (d.roundTf32 && d.dtype != "fp32")) return std::nullopt;  // tf32 rounds fp32 only
   return d;
 }
 

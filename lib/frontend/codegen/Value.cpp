@@ -120,8 +120,8 @@ bool Val::sameConst(const Val& o) const {
     case Kind::Str: case Kind::Builtin: case Kind::Namespace: case Kind::Opaque: case Kind::Module: return s == o.s;
     case Kind::DType: return dtype == o.dtype;
     case Kind::Class: return st == o.st;
-    case Kind::Tuple: case Kind::Slice:
-      if (st != o.st || elems.size() != o.elems.size()) return false;
+    case Kind::Tuple: case Kind::Slice:  // (a namedtuple equals the plain tuple of its values, as in Python)
+      if (elems.size() != o.elems.size()) return false;
       for (size_t k = 0; k < elems.size(); ++k)
         if (!elems[k].sameConst(o.elems[k])) return false;
       return true;

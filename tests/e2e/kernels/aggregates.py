@@ -134,6 +134,15 @@ class Span(NamedTuple):
     step: int = 1
 
 
+class Sizes(NamedTuple):
+    n: int
+    scale: int
+
+    @triton.jit
+    def scaled(self, v):
+        return v * self.scale
+
+
 @triton.jit
 def widen(s, k):
     return s._replace(lo=s.lo - k, hi=s.hi + k)
@@ -146,6 +155,7 @@ def namedtuple_values(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m, other=0)
     p = Point(x, y=x * 3)
     a, b = p                         # unpacking
+    tl.static_assert(Point(1, 2) == (1, 2) and len(Point(1, 2) * 2) == 4)  # as Python: a plain tuple
     s = widen(Span(p.x, p[1]), 5)    # (x - 5, 3x + 5), step 1 (the default)
     if flag > 0:                     # a runtime if merging namedtuples
         s = Span(s.lo * 2, s.hi, 4)
@@ -164,7 +174,8 @@ def tuple_arguments(ptrs, sizes, out_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m)
     y = tl.load(ptrs[1][0] + offs, mask=m)
     z = tl.load(z_ptr + offs, mask=m)
-    tl.store(out_ptr + offs, x * sizes.scale + y - z * sizes[1], mask=m)
+    tl.static_assert(isinstance(sizes, Sizes))  # the module's class, with its methods
+    tl.store(out_ptr + offs, sizes.scaled(x) + y - z * sizes[1], mask=m)
 
 
 @triton.jit

@@ -189,6 +189,17 @@ def _reverse_pack4(x0, x1, x2, x3):
 
 
 @triton.jit
+def _doublings(x, d):
+    # A per-element while inside a per-element if: elements that skip the
+    # if (x <= 0 would double forever) must not keep the loop going; a
+    # conditional expression divides only where its divisor is not 0.
+    if x > 0:
+        while x < 100:
+            x = x * 2
+    return x, (x // d if d != 0 else -1)
+
+
+@triton.jit
 def _collatz_steps(x):
     # A per-element while loop (with a per-element if inside).
     steps = 0
@@ -209,10 +220,11 @@ def map_elementwise_pack_kernel(a_ptr, b_ptr, q_ptr, r_ptr, s_ptr, w_ptr, n, BLO
     b = tl.load(b_ptr + offs, mask=m, other=1)
     q, r = tl.map_elementwise(_divmod_pack2, a, b, pack=2)
     steps = tl.map_elementwise(_collatz_steps, a)
+    dbl, quo = tl.map_elementwise(_doublings, a - 150, b - 20)
     w = tl.map_elementwise(_reverse_pack4, tl.reshape(a, (BLOCK // 16, 16)), pack=4)[0]
     tl.store(q_ptr + offs, q, mask=m)
     tl.store(r_ptr + offs, r, mask=m)
-    tl.store(s_ptr + offs, steps, mask=m)
+    tl.store(s_ptr + offs, steps * 1000000 + dbl * 1000 + (quo & 511), mask=m)
     tl.store(w_ptr + offs, tl.reshape(w, (BLOCK,)), mask=m)
 
 

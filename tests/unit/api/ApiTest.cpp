@@ -134,6 +134,12 @@ def pair_sum(ptrs, sizes, BLOCK: tl.constexpr):
     m = offs < sizes.n
     src, (dst,) = ptrs
     tl.store(dst + offs, tl.load(src + offs, mask=m) * sizes.k, mask=m)
+
+@triton.jit
+def after_constexpr(x_ptr, BLOCK: tl.constexpr, sizes):
+    offs = tl.arange(0, BLOCK)
+    m = offs < sizes.n
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=m) * sizes.k, mask=m)
 )";
   auto k = tessera::Program::from_source(src, "tuples.py").kernel("pair_sum");
   std::string ttir = k.compile("(*fp32:16, (*fp32:16,)), Sizes(n=i32, k=fp32)", {{"BLOCK", int64_t(64)}}).asm_text("ttir");
@@ -149,6 +155,17 @@ def pair_sum(ptrs, sizes, BLOCK: tl.constexpr):
   EXPECT_NE(errorOf([&] { k.compile("(*fp32, (*fp32,)), (n=i32, fp32)", {{"BLOCK", int64_t(64)}}); })
                 .find("either every element has a field name"),
             std::string::npos);
+  // A tuple after a constexpr given by name (the C++ API's positional list
+  // skips named parameters): it stays an argument.
+  auto dev = tessera::Device::interpreter();
+  std::vector<float> x(40);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) - 7.5f;
+  auto t = dev.upload(x, {40});
+  tessera::Program::from_source(src, "tuples.py")
+      .kernel("after_constexpr")
+      .launch(dev, {1}, {t, tessera::Arg::tuple({int64_t(33), 2.0f}, {"n", "k"}, "Sizes")}, {{"BLOCK", int64_t(64)}});
+  std::vector<float> got = t.download<float>();
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(got[i], i < 33 ? x[i] * 2.0f : x[i]) << i;
 }
 
 TEST(Kernel, BindingErrorsNameKernelAndArgument) {
