@@ -335,6 +335,7 @@ class CodeGen {
   ir::OpBuilder b_;
   std::vector<std::unique_ptr<Frame>> frames_;
   std::map<std::string, std::shared_ptr<const StructType>> namedTuples_;
+  std::map<std::string, const JitFunction*> specializationOwners_;  ///< callJit's mangled names
   const py::Node* cur_ = nullptr;
 };
 

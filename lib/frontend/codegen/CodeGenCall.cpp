@@ -208,6 +208,11 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   if (elementwise) key += "E";
   std::string mangled = sanitize((isPrelude ? "tl_" : "") + fn.name + "__" + key);
   if (mangled.size() > 200) mangled = mangled.substr(0, 160) + "_" + std::to_string(std::hash<std::string>{}(key));
+  // Functions of one name from different modules or classes (two classes'
+  // `make`) get names of their own: the first keeps the plain one.
+  const std::string base = mangled;
+  for (int k = 2; specializationOwners_.emplace(mangled, &fn).first->second != &fn; ++k)
+    mangled = base + "__v" + std::to_string(k);
   SourceLoc callSite = cur_ ? locOf(*cur_) : SourceLoc{};
 
   std::vector<Val> argLeaves;

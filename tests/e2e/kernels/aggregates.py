@@ -58,6 +58,26 @@ def swap(p):
     return Pair(p.second, p.first)
 
 
+@triton.aggregate
+class Twice:
+    v: tl.tensor
+
+    @staticmethod
+    @triton.jit
+    def make(x):
+        return Twice(x * 2)
+
+
+@triton.aggregate
+class Thrice:
+    v: tl.tensor
+
+    @staticmethod
+    @triton.jit
+    def make(x):  # the same name and argument types as Twice.make
+        return Thrice(x * 3)
+
+
 @triton.jit
 def aggregate_methods(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -70,7 +90,8 @@ def aggregate_methods(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     s = r[0] * 10 + r[1]
     less = tl.where(p < q, 1, 0)        # x + y < 3x + 2y
     tl.static_assert(p.scaled_const(4) == 12)
-    tl.store(out_ptr + offs, s + r.total() * 1000 + less * 1000000, mask=m)
+    same_name = Thrice.make(y).v - Twice.make(y).v - y  # 0: each `make` is its own function
+    tl.store(out_ptr + offs, s + r.total() * 1000 + less * 1000000 + same_name, mask=m)
 
 
 @_aggregate
