@@ -292,11 +292,12 @@ void bindKernels(py::module_& m) {
       .def(
           "compile",
           [](Kernel& k, const std::string& signature, py::dict constexprs, int num_warps, int num_stages, int maxnreg,
-             const std::string& arch) {
-            return k.compile(signature, toMeta(constexprs), toOptions(num_warps, num_stages, maxnreg, 0), arch);
+             const std::string& arch, int num_ctas) {
+            return k.compile(signature, toMeta(constexprs),
+                             toOptions(num_warps, num_stages, maxnreg, 0, false, false, num_ctas), arch);
           },
           py::arg("signature"), py::arg("constexprs"), py::arg("num_warps") = 4, py::arg("num_stages") = 3,
-          py::arg("maxnreg") = 0, py::arg("arch") = "");
+          py::arg("maxnreg") = 0, py::arg("arch") = "", py::arg("num_ctas") = 1);
 
   py::class_<Program>(m, "Program")
       .def_static(

@@ -153,7 +153,7 @@ class CompiledKernel:
     @property
     def metadata(self):
         facts = dict(self._facts())
-        facts.setdefault("num_ctas", 1)
+        facts["num_ctas"] = self._options.get("num_ctas", 1)
         facts["target"] = facts.get("target")
         return _Metadata(facts)
 
@@ -183,6 +183,12 @@ class CompiledKernel:
 
 
 def _signature_type(value):
+    if isinstance(value, tuple):  # a tuple argument; a namedtuple names its class and fields
+        items = [_signature_type(v) for v in value]
+        fields = getattr(type(value), "_fields", None)
+        if fields:
+            return "%s(%s)" % (type(value).__name__, ", ".join("%s=%s" % fv for fv in zip(fields, items)))
+        return "(%s%s)" % (", ".join(items), "," if len(items) == 1 else "")
     if isinstance(value, _C.Tensor):
         return "*%s%s" % (value.dtype, ":16" if value.data_ptr() % 16 == 0 else "")
     if isinstance(value, bool):
@@ -469,15 +475,15 @@ class JITFunction(KernelInterface):
     def _warmup(self, kernel, args, kwargs):
         runtime, constexprs, conv = self._bind(args, kwargs)
         device = conv.device or _args.default_device()
-        nw, ns, mr, _, _, _ = self._options(kwargs)
+        nw, ns, mr, _, _, ctas = self._options(kwargs)
         signature = ", ".join(_signature_type(v) for v in runtime)
         arch = "" if device.is_interpreter else device.arch
-        key = (signature, tuple(sorted((k, str(v)) for k, v in constexprs.items())), nw, ns, mr, arch)
+        key = (signature, tuple(sorted((k, str(v)) for k, v in constexprs.items())), nw, ns, mr, arch, ctas)
         cached = self._warm.get(key)
         if cached is not None:  # code like the softmax tutorial warms up before every launch
             return cached
-        compiled = kernel.compile(signature, constexprs, nw, ns, mr, arch)
-        options = {"num_warps": nw, "num_stages": ns}
+        compiled = kernel.compile(signature, constexprs, nw, ns, mr, arch, ctas)
+        options = {"num_warps": nw, "num_stages": ns, "num_ctas": ctas}
         if mr:
             options["maxnreg"] = mr
         result = self._warm[key] = CompiledKernel(self, compiled, options)

@@ -923,3 +923,17 @@ def test_tensor_descriptor_round_f32_to_tf32():
         out = np.zeros(64, np.float32)
         tf32_descriptor_kernel[(1,)](TensorDescriptor.from_tensor(x, [1, 64], round_f32_to_tf32=rounding), out, N=64)
         np.testing.assert_array_equal(out.view(np.uint32), want[0] if rounding else x[0].view(np.uint32))
+
+
+def test_warmup_with_tuple_arguments_and_clusters():
+    """warmup types tuple and namedtuple arguments and keeps num_ctas; the
+    compiled kernel then launches with them."""
+    r = rng(14)
+    x = r.integers(-100, 100, 50).astype(np.int32)
+    y = r.integers(-100, 100, 50).astype(np.int32)
+    ck = tuple_args_kernel.warmup((x, y), _Sizes(50, 3), np.zeros(50, np.int32), BLOCK=64, grid=(1,), num_ctas=2)
+    assert "tt.func @tuple_args_kernel" in ck.asm["ttir"]
+    assert ck.metadata.num_ctas == 2
+    out = np.zeros(50, np.int32)
+    ck[(1,)]((x, y), _Sizes(50, 3), out, BLOCK=64)
+    np.testing.assert_array_equal(out, x * 3 + y)
