@@ -101,8 +101,10 @@ static std::string checkedDescriptorType(const frontend::JitFunction& fn, const 
 static BoundParam bindRuntime(const frontend::JitFunction& fn, const frontend::Parameter& p, const Arg& a) {
   BoundParam b;
   ParamSpec& s = b.spec;
-  bool noSpecialize = contains(fn.doNotSpecialize, p.name);
-  bool noAlign = noSpecialize || contains(fn.doNotSpecializeOnAlignment, p.name);
+  // A tuple's elements (named `p[k]`) follow their parameter's do_not_specialize.
+  std::string param = p.name.substr(0, p.name.find('['));
+  bool noSpecialize = contains(fn.doNotSpecialize, param);
+  bool noAlign = noSpecialize || contains(fn.doNotSpecializeOnAlignment, param);
   switch (a.kind) {
     case Arg::Kind::Tensor:
       if (!a.tensor.defined())

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include <cstdlib>
 #include <thread>
 
@@ -135,6 +138,11 @@ def pair_sum(ptrs, sizes, BLOCK: tl.constexpr):
     src, (dst,) = ptrs
     tl.store(dst + offs, tl.load(src + offs, mask=m) * sizes.k, mask=m)
 
+@triton.jit(do_not_specialize=["sizes"])
+def unspecialized(x_ptr, sizes, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * sizes[0])
+
 @triton.jit
 def after_constexpr(x_ptr, BLOCK: tl.constexpr, sizes):
     offs = tl.arange(0, BLOCK)
@@ -166,6 +174,19 @@ def after_constexpr(x_ptr, BLOCK: tl.constexpr, sizes):
       .launch(dev, {1}, {t, tessera::Arg::tuple({int64_t(33), 2.0f}, {"n", "k"}, "Sizes")}, {{"BLOCK", int64_t(64)}});
   std::vector<float> got = t.download<float>();
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(got[i], i < 33 ? x[i] * 2.0f : x[i]) << i;
+  // do_not_specialize on a tuple parameter reaches its elements: a 1 in it
+  // stays a runtime i32 (the recorded signature says so).
+  std::string record = ::testing::TempDir() + "tuple_launches.tsv";
+  std::remove(record.c_str());
+  setenv("TESSERA_RECORD_LAUNCHES", record.c_str(), 1);
+  tessera::Program::from_source(src, "tuples.py")
+      .kernel("unspecialized")
+      .launch(dev, {1}, {t, tessera::Arg::tuple({int64_t(1), int64_t(16)})}, {{"BLOCK", int64_t(32)}});
+  unsetenv("TESSERA_RECORD_LAUNCHES");
+  std::ifstream in(record);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_NE(line.find("*fp32:16, (i32, i32)"), std::string::npos) << line;
 }
 
 TEST(Kernel, BindingErrorsNameKernelAndArgument) {
