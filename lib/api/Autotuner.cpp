@@ -283,27 +283,35 @@ std::vector<size_t> prunedConfigs(const frontend::JitFunction& fn, const Autotun
 
 }  // namespace
 
+/// A launch argument as host code (heuristics, prune hooks) sees it.
+static frontend::HostArg hostArgOf(const Arg& a) {
+  frontend::HostArg h;
+  switch (a.kind) {
+    case Arg::Kind::Int: h.value = a.i; break;
+    case Arg::Kind::Float: h.value = a.f; break;
+    case Arg::Kind::Bool: h.value = a.b; break;
+    case Arg::Kind::Null: break;
+    case Arg::Kind::Tuple:
+      h.isTuple = true;
+      for (const Arg& e : a.tuple_->elems) h.elems.push_back(hostArgOf(e));
+      break;
+    case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
+      h.isTensor = true;
+      h.dtype = dtype_name(a.tensor.dtype());
+      h.shape = a.tensor.shape();
+      h.strides = a.tensor.strides();
+      h.dataPtr = a.tensor.data_ptr();
+      break;
+  }
+  return h;
+}
+
 /// The launch's arguments as prune_configs_by's Python callables see them:
 /// the positional ones by name (tensors included), and those given by name.
 void hostArgs(const frontend::JitFunction& fn, const std::vector<Arg>& args, const Meta& constexprs,
               frontend::HostArgs& named, frontend::HostArgs& kwargs) {
   for (size_t i = 0; i < args.size() && i < fn.params.size(); ++i) {
-    const Arg& a = args[i];
-    frontend::HostArg h;
-    switch (a.kind) {
-      case Arg::Kind::Int: h.value = a.i; break;
-      case Arg::Kind::Float: h.value = a.f; break;
-      case Arg::Kind::Bool: h.value = a.b; break;
-      case Arg::Kind::Null: case Arg::Kind::Tuple: break;  // (heuristics see a tuple as None)
-      case Arg::Kind::Tensor: case Arg::Kind::TensorDesc:
-        h.isTensor = true;
-        h.dtype = dtype_name(a.tensor.dtype());
-        h.shape = a.tensor.shape();
-        h.strides = a.tensor.strides();
-        h.dataPtr = a.tensor.data_ptr();
-        break;
-    }
-    named.emplace_back(fn.params[i].name, std::move(h));
+    named.emplace_back(fn.params[i].name, hostArgOf(args[i]));
   }
   for (const auto& [name, v] : constexprs) {
     frontend::HostArg h;

@@ -106,6 +106,8 @@ struct HostArg {
   std::string dtype;  ///< tensors: "fp16", ...
   std::vector<int64_t> shape, strides;
   uint64_t dataPtr = 0;
+  bool isTuple = false;         ///< a tuple argument: `elems`
+  std::vector<HostArg> elems;
 };
 using HostArgs = std::vector<std::pair<std::string, HostArg>>;
 

@@ -559,12 +559,20 @@ struct Bridge {
     }
   }
 
+  /// One launch argument as host code sees it (a tuple's elements too).
+  static Ref hostArg(const HostArg& a) {
+    if (a.isTuple) {
+      std::vector<Ref> items;
+      for (const HostArg& e : a.elems) items.push_back(hostArg(e));
+      return host::tuple(std::move(items));
+    }
+    return a.isTensor ? host::tensorValue(a.dtype, a.shape, a.strides, a.dataPtr) : fromConst(a.value);
+  }
+
   /// The host values of a launch's arguments (HostArg) as a dict.
   static Ref hostArgs(const HostArgs& args, Ref into = nullptr) {
     Ref d = into ? into : host::dict();
-    for (const auto& [name, a] : args)
-      host::dictSet(*d, host::str(name),
-                    a.isTensor ? host::tensorValue(a.dtype, a.shape, a.strides, a.dataPtr) : fromConst(a.value));
+    for (const auto& [name, a] : args) host::dictSet(*d, host::str(name), hostArg(a));
     return d;
   }
 

@@ -138,6 +138,11 @@ def pair_sum(ptrs, sizes, BLOCK: tl.constexpr):
     src, (dst,) = ptrs
     tl.store(dst + offs, tl.load(src + offs, mask=m) * sizes.k, mask=m)
 
+@triton.heuristics({"FIRST": lambda args: args["sizes"][0] * 10})
+@triton.jit
+def tuple_heuristic(x_ptr, sizes, FIRST: tl.constexpr):
+    tl.store(x_ptr, tl.load(x_ptr) * 0 + FIRST + sizes[1])
+
 @triton.jit(do_not_specialize=["sizes"])
 def unspecialized(x_ptr, sizes, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -187,6 +192,11 @@ def after_constexpr(x_ptr, BLOCK: tl.constexpr, sizes):
   std::string line;
   std::getline(in, line);
   EXPECT_NE(line.find("*fp32:16, (i32, i32)"), std::string::npos) << line;
+  // Heuristics see a tuple argument as a tuple.
+  tessera::Program::from_source(src, "tuples.py")
+      .kernel("tuple_heuristic")
+      .launch(dev, {1}, {t, tessera::Arg::tuple({int64_t(4), int64_t(5)})});
+  EXPECT_EQ(t.download<float>()[0], 45.0f);
 }
 
 TEST(Kernel, BindingErrorsNameKernelAndArgument) {
