@@ -857,9 +857,11 @@ struct Exec {
     cls->attrs["__classes__"] = tuple(classes);
     bool aggregate = false;
     for (const auto& d : c.decorators) {
+      // Only plain names are looked at (`@triton.aggregate`); a decorator
+      // call (`@dataclass(frozen=True)`, a registry) is not run.
       Ref dec;
       try {
-        dec = eval(*d, s);
+        if (!d->as<py::Call>()) dec = eval(*d, s);
       } catch (const PyException&) {
       } catch (const Undecided&) {
       }
