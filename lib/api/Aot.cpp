@@ -239,6 +239,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "  if (!pdl && !a.launch_cooperative_grid && cluster == 1)\n"
     << "    return cuLaunchKernel(loaded->function, x, y, z, loaded->binary->threads, 1, 1, loaded->binary->sharedBytes,\n"
     << "                          stream, params, nullptr);\n"
+    << "#if CUDA_VERSION >= 12000  // cuLaunchKernelEx\n"
     << "  CUlaunchAttribute attrs[3];\n  std::memset(attrs, 0, sizeof attrs);\n  unsigned n = 0;\n"
     << "  if (pdl) {\n    attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;\n"
     << "    attrs[n++].value.programmaticStreamSerializationAllowed = 1;\n  }\n"
@@ -252,7 +253,8 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
     << "  config.blockDimX = loaded->binary->threads;\n  config.blockDimY = 1;\n  config.blockDimZ = 1;\n"
     << "  config.sharedMemBytes = loaded->binary->sharedBytes;\n  config.hStream = stream;\n"
     << "  config.attrs = attrs;\n  config.numAttrs = n;\n"
-    << "  return cuLaunchKernelEx(&config, loaded->function, params, nullptr);\n}\n\n";
+    << "  return cuLaunchKernelEx(&config, loaded->function, params, nullptr);\n"
+    << "#else\n  return CUDA_ERROR_NOT_SUPPORTED;  // launch attributes need CUDA 12's headers and driver\n#endif\n}\n\n";
   if (!launches.str().empty())
     c << "/// A TMA descriptor (cuTensorMapEncodeTiled; dims, strides in bytes and box innermost first). An\n"
       << "/// empty dim gets a zeroed one: no copy reads it (the kernel's loop over it does not run).\n"
