@@ -55,7 +55,20 @@ std::string cType(ir::Type t) {
 
 std::string specText(const frontend::ParamSpec& s) {
   if (s.kind == frontend::ParamSpec::Kind::Constexpr) return "= " + frontend::toString(s.value);
+  if (s.kind == frontend::ParamSpec::Kind::Tuple) {
+    std::string t = "(";
+    for (size_t k = 0; k < s.elems.size(); ++k) t += (k ? ", " : "") + specText(s.elems[k]);
+    return t + ")";
+  }
   return s.type.str() + (s.divisibleBy16 ? ":16" : "");
+}
+
+/// Whether `s` is, or holds, a host tensor descriptor.
+bool holdsDescriptor(const frontend::ParamSpec& s) {
+  if (s.kind == frontend::ParamSpec::Kind::TensorDesc) return true;
+  for (const auto& e : s.elems)
+    if (holdsDescriptor(e)) return true;
+  return false;
 }
 
 struct Param {
@@ -109,11 +122,9 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   if (perTarget.empty()) throw Error("AOT: no compiled specialization given");
   const detail::CompiledKernelImpl& first = *perTarget.front().impl();
   for (size_t p = 0; p < first.specs.size(); ++p)
-    if (first.specs[p].kind == frontend::ParamSpec::Kind::TensorDesc ||
-        first.specs[p].kind == frontend::ParamSpec::Kind::Tuple)
-      throw Error("AOT: parameter '" + first.paramNames[p] + "' of '" + name + "' is a " +
-                  (first.specs[p].kind == frontend::ParamSpec::Kind::Tuple ? "tuple" : "tensor descriptor") +
-                  "; ahead-of-time launchers do not take those yet");
+    if (holdsDescriptor(first.specs[p]))
+      throw Error("AOT: parameter '" + first.paramNames[p] + "' of '" + name +
+                  "' is (or holds) a tensor descriptor; ahead-of-time launchers do not take those yet");
 
   // The launcher's parameters: the PTX entry's, named after the kernel's.
   std::vector<Param> params;
@@ -121,9 +132,17 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   for (size_t i = 0; i < firstBinary->ptx.params.size(); ++i) {
     if (firstBinary->ptx.params[i].globalScratch || firstBinary->ptx.params[i].tensorMap >= 0) break;  // refused below
     int p = first.argToParam[i];
-    const frontend::ParamSpec& spec = first.specs[p];
+    // A tuple parameter's elements are parameters of their own: `ptrs_1_0`
+    // is element 0 of element 1 of `ptrs`.
+    const frontend::ParamSpec* leaf = &first.specs[p];
     Param param;
     param.name = first.paramNames[p];
+    if (i < first.argPath.size())
+      for (int e : first.argPath[i]) {
+        leaf = &leaf->elems[static_cast<size_t>(e)];
+        param.name += "_" + std::to_string(e);
+      }
+    const frontend::ParamSpec& spec = *leaf;
     param.type = cType(firstBinary->ptx.params[i].type);
     param.pointer = firstBinary->ptx.params[i].type.isPointer();
     param.divisibleBy16 = spec.divisibleBy16;
