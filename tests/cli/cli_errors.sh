@@ -32,6 +32,8 @@ expect 2 "-D BLOCK=010: '010': leading zeros are not allowed" "${c[@]}" --signat
 expect 2 "does not fit in a 64-bit integer" "${c[@]}" --signature "$sig" -D BLOCK=99999999999999999999 --emit ttir
 expect 2 "--num-warps 4294967300 is out of range" "${c[@]}" --signature "$sig" -D BLOCK=1024 --num-warps 4294967300
 expect 1 "unknown GPU architecture 'sm_999' (known: sm_70" "${c[@]}" --signature "$sig" -D BLOCK=1024 --arch sm_999 --emit ptx
+expect 1 "num_ctas must be 1, 2, 4 or 8" "${c[@]}" --signature "$sig" -D BLOCK=1024 --num-ctas 3 --emit ttir
+expect 1 "either every element has a field name" "${c[@]}" --signature '(n=*fp32, *fp32), *fp32, i32, i32, i32' --emit ttir
 expect 1 "is a directory" compile "$src/examples" --kernel k --signature i32
 expect 1 "is a directory" list "$src/examples"
 expect 0 "*TYPE      a pointer to TYPE" compile --help

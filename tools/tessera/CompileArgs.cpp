@@ -78,6 +78,7 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
     else if (a == "--num-warps" || a == "-w") c.options.num_warps = parseInt(a, value());
     else if (a == "--num-stages" || a == "-ns") c.options.num_stages = parseInt(a, value());
     else if (a == "--maxnreg") c.options.maxnreg = parseInt(a, value());
+    else if (a == "--num-ctas") c.options.num_ctas = parseInt(a, value());
     else if (a == "--name") c.name = value();
     else if (a == "--stop-after") c.stopAfter = value();
     else if (a.rfind("-D", 0) == 0) {

@@ -1,7 +1,7 @@
 //===- main.cpp - The tessera command-line tool ---------------------------===//
 //
 //   tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...
-//           [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH]
+//           [--num-warps N] [--num-stages N] [--maxnreg N] [--num-ctas N] [--arch ARCH]
 //           --emit ttir|ttgir|ptx|cubin|sass|metadata|cpp [-o OUT] [--name ID]
 //   tessera list FILE
 //   tessera info
@@ -45,7 +45,7 @@ using tessera::cli::parseCompileArgs;
 const char* kUsage =
     "usage:\n"
     "  tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]...\n"
-    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
+    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--num-ctas N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
     "          [--stop-after PASS]\n"
     "  tessera list [-I DIR]... FILE|PACKAGE   (the kernels and their parameters)\n"
     "  tessera info          (the CUDA toolkit and GPUs this machine has)\n"
@@ -54,7 +54,7 @@ const char* kUsage =
 
 const char* kCompileHelp =
     "usage: tessera compile FILE --kernel NAME --signature SIG [-D NAME=VALUE]... [-I DIR]...\n"
-    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
+    "          [--num-warps N] [--num-stages N] [--maxnreg N] [--num-ctas N] [--arch ARCH] --emit STAGE [-o OUT] [--name ID]\n"
     "          [--stop-after PASS]\n"
     "\n"
     "Compiles one specialization of the @triton.jit kernel NAME of FILE and writes one stage of it.\n"
@@ -77,6 +77,8 @@ const char* kCompileHelp =
     "  -w, --num-warps N     warps per program: 1, 2, 4 (default), 8, 16 or 32\n"
     "  --num-stages N        software pipeline depth of loops with loads (default 3)\n"
     "  --maxnreg N           registers per thread, 16 to 255 (default: the assembler decides)\n"
+    "  --num-ctas N          thread-block cluster size the kernel is compiled for (1, 2, 4 or 8;\n"
+    "                        tl.extra.cuda.num_ctas()); launches choose their clusters\n"
     "  --arch ARCH           sm_80, sm_86, sm_89, sm_90, sm_90a, ... (default: GPU 0's, else sm_90a);\n"
     "                        with --emit cpp a comma-separated list\n"
     "  --emit STAGE          ttir | ttgir | ptx (no toolkit needed) | cubin | sass | metadata (JSON) |\n"
