@@ -53,16 +53,6 @@ std::string cType(ir::Type t) {
   }
 }
 
-std::string specText(const frontend::ParamSpec& s) {
-  if (s.kind == frontend::ParamSpec::Kind::Constexpr) return "= " + frontend::toString(s.value);
-  if (s.kind == frontend::ParamSpec::Kind::Tuple) {
-    std::string t = "(";
-    for (size_t k = 0; k < s.elems.size(); ++k) t += (k ? ", " : "") + specText(s.elems[k]);
-    return t + ")";
-  }
-  return s.type.str() + (s.divisibleBy16 ? ":16" : "");
-}
-
 /// Whether `s` is, or holds, a host tensor descriptor.
 bool holdsDescriptor(const frontend::ParamSpec& s) {
   if (s.kind == frontend::ParamSpec::Kind::TensorDesc) return true;
@@ -150,7 +140,7 @@ Files generate(const std::string& name, const std::vector<CompiledKernel>& perTa
   }
   std::string signatureNote;
   for (size_t p = 0; p < first.specs.size(); ++p)
-    signatureNote += (p ? ", " : "") + first.paramNames[p] + " " + specText(first.specs[p]);
+    signatureNote += (p ? ", " : "") + first.paramNames[p] + " " + detail::specText(first.specs[p]);
 
   std::ostringstream table, blobs, launches;
   std::string checks;  // the traps the compiler added, per binary (PtxKernel::runtimeChecks)

@@ -35,7 +35,7 @@ using frontend::ParamSpec;
 /// appended to compile errors so a wrongly typed argument is easy to spot.
 /// "*fp32:16", "i32", "= 128", "(*fp32:16, = 1)": one parameter's
 /// specialization as notes and the recompile report show it.
-static std::string specText(const ParamSpec& s) {
+std::string specText(const ParamSpec& s) {
   if (s.kind == ParamSpec::Kind::Constexpr) return "= " + frontend::toString(s.value);
   if (s.kind == ParamSpec::Kind::Tuple) {
     std::string t = s.typeName + "(";

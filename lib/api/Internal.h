@@ -177,6 +177,10 @@ struct GpuStages {
 /// A compiled specialization: the optimized Tile IR and how to pass args,
 /// plus (lazily) its GPU stages. `target` is what asm_text/metadata of a
 /// CompiledKernel describe; launches on a device use the device's target.
+/// "*fp32:16", "i32", "= 128", "Sizes(n=i32, k=fp32)": one parameter's
+/// specialization as notes, recompile reports and AOT headers show it.
+std::string specText(const frontend::ParamSpec& s);
+
 /// The driver's launch attributes of these launch options.
 inline runtime::LaunchAttributes launchAttributes(const LaunchOptions& o) {
   return runtime::LaunchAttributes{o.launch_pdl, o.launch_cooperative_grid, static_cast<unsigned>(o.num_ctas)};

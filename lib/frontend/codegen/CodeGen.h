@@ -118,8 +118,9 @@ class CodeGen {
   /// kernel: its base, shape and strides (but the last, 1) become arguments
   /// of `func` (recorded in `result` as parameter `param`), and the value is
   /// the descriptor tl.make_tensor_descriptor would make of them.
+  /// `path`: where the descriptor sits in a tuple parameter (argPath).
   Val hostTensorDescriptor(const py::Node& at, const std::string& where, const std::string& type, int param,
-                           ir::Operation* func, ir::Block* body, CompileResult& result);
+                           const std::vector<int>& path, ir::Operation* func, ir::Block* body, CompileResult& result);
   /// The class of a namedtuple kernel argument.
   std::shared_ptr<const StructType> namedTupleType(const ParamSpec& s);
 

@@ -415,7 +415,8 @@ static Val fromConst(const ConstValue& c) {
 }
 
 Val CodeGen::hostTensorDescriptor(const py::Node& at, const std::string& where, const std::string& type, int param,
-                                  ir::Operation* func, ir::Block* body, CompileResult& result) {
+                                  const std::vector<int>& path, ir::Operation* func, ir::Block* body,
+                                  CompileResult& result) {
   auto desc = TensorDescType::parse(type);
   auto elem = desc ? DType::fromName(desc->dtype) : std::nullopt;
   if (!desc || !elem || elem->isPtr() || elem->isVoid() || desc->block.empty() || desc->block.size() > 5)
@@ -426,6 +427,7 @@ Val CodeGen::hostTensorDescriptor(const py::Node& at, const std::string& where, 
     ir::Value arg = body->addArgument(t.toIR());
     result.argToParam.push_back(param);
     result.argComponent.push_back(component);
+    result.argPath.push_back(path);
     // The launch checks TensorDescriptor's alignment (TMA's): a 16-byte
     // aligned base and strides of 16 bytes.
     if (divisibility > 1) func->setAttr("arg" + std::to_string(idx) + ".divisibility", divisibility);
@@ -477,13 +479,8 @@ CompileResult CodeGen::compileKernel(const SourceProgram& program, const JitFunc
                                                                              const std::string& where) -> Val {
     const Parameter& p = fn.params[k];
     if (s.kind == ParamSpec::Kind::Constexpr) return fromConst(s.value);
-    if (s.kind == ParamSpec::Kind::TensorDesc) {
-      size_t first = result.argToParam.size();
-      Val v = hostTensorDescriptor(*params[k], where, s.type.str(), static_cast<int>(k), func, body, result);
-      result.argPath.resize(first);
-      result.argPath.resize(result.argToParam.size(), path);
-      return v;
-    }
+    if (s.kind == ParamSpec::Kind::TensorDesc)
+      return hostTensorDescriptor(*params[k], where, s.type.str(), static_cast<int>(k), path, func, body, result);
     if (s.kind == ParamSpec::Kind::Tuple) {
       if (p.isConstexpr) fail(*params[k], where + " is a tl.constexpr parameter, but a tuple of runtime values was given");
       std::vector<Val> elems;
