@@ -412,3 +412,37 @@ TEST(Ops39, TensorDescriptorRoundsF32ToTf32) {
 }
 
 }  // namespace
+
+TEST(Ops39, ExpectZeroAndToTensor) {
+  E2E_RNG(rng);
+  const int64_t n = 333, BLOCK = 128;
+  // Even elements have their low 4 bits clear; odd ones anything.
+  auto x = rng.ints<int32_t>(n, 0, 1 << 20);
+  for (int64_t i = 0; i < n; i += 2) x[i] &= ~15;
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = (x[i] & 15) * 100 + (x[i] >> 4);
+  for (const char* name : {"expect_zero_checked", "expect_zero_unchecked"}) {
+    auto out = dev().zeros(DType::i32, {n});
+    kernel(kFile, name).launch(dev(), {cdiv(n, BLOCK)}, {dev().upload(x, {n}), out, n}, {{"BLOCK", BLOCK}});
+    expectEqual(out.download<int32_t>(), want, name);
+  }
+  // An even element with low bits set: the debug kernel's check fires, the
+  // other one passes the value through.
+  x[120] |= 5;
+  want[120] = (x[120] & 15) * 100 + (x[120] >> 4);
+  auto bad = dev().upload(x, {n});
+  auto out = dev().zeros(DType::i32, {n});
+  const char* env = std::getenv("TESSERA_DEBUG");
+  const char* tenv = std::getenv("TRITON_DEBUG");
+  if (!(env && std::string(env) != "0") && !(tenv && std::string(tenv) != "0")) {
+    kernel(kFile, "expect_zero_unchecked").launch(dev(), {cdiv(n, BLOCK)}, {bad, out, n}, {{"BLOCK", BLOCK}});
+    expectEqual(out.download<int32_t>(), want, "expect_zero without debug");
+  }
+  expectDeviceAssertFailure(
+      [&] { kernel(kFile, "expect_zero_checked").launch(dev(), {cdiv(n, BLOCK)}, {bad, out, n}, {{"BLOCK", BLOCK}}); },
+      {"tl.expect_zero: a value expected to be zero is not zero"});
+
+  auto t = dev().zeros(DType::fp64, {1});
+  kernel(kFile, "to_tensor_types").launch(dev(), {1}, {t}, {});
+  EXPECT_EQ(t.download<double>()[0], 7.0 - 3000000000.0 + 3000000000.0 + 1.0 + 1.5);
+}

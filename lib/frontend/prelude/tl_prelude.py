@@ -33,17 +33,25 @@ def ravel(x, can_reorder=False):
 
 @triton.jit
 def unsqueeze(x, dim: tl.constexpr):
-    # Triton 3.9: a length-1 dim inserted at `dim`, as expand_dims.
+    # Triton 3.7: a length-1 dim inserted at `dim`, as expand_dims.
     return tl.expand_dims(x, dim)
 
 
 @triton.jit
 def squeeze(x, dim: tl.constexpr):
-    # Triton 3.9: the length-1 dim `dim` removed (checked at compile time).
+    # Triton 3.7: the length-1 dim `dim` removed (checked at compile time).
     d: tl.constexpr = dim if dim >= 0 else dim + len(x.shape)
     tl.static_assert(0 <= d < len(x.shape), "tl.squeeze: dim is out of range")
     tl.static_assert(x.shape[d] == 1, "tl.squeeze: the dimension must have length 1")
     return tl.reshape(x, [x.shape[i] for i in range(len(x.shape)) if i != d])
+
+
+@triton.jit
+def expect_zero(x, mask):
+    # Triton 3.8: x is expected to be 0 where mask holds (say, a value that
+    # underflowed). x is returned as it is; in debug mode that is checked.
+    tl.device_assert((x == 0) | (mask == 0), "tl.expect_zero: a value expected to be zero is not zero")
+    return x
 
 
 @triton.jit

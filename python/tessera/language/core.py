@@ -316,7 +316,7 @@ make_block_ptr make_tensor_descriptor map_elementwise max max_constancy max_cont
 multiple_of num_programs pair_uniform_to_normal permute philox philox_impl program_id rand rand4x randint
 randint4x randn randn4x ravel reduce reduce_or reshape rsqrt sigmoid sin softmax sort split sqrt sqrt_rn squeeze
 aggregate_replace static_assert static_print store store_tensor_descriptor sub sum swizzle2d topk trans umulhi unsqueeze
-uint_to_uniform_float view where xor_sum zeros zeros_like
+uint_to_uniform_float view where xor_sum zeros zeros_like expect_zero to_tensor
 """.split()
 
 MATH = "abs ceil cos div_rn erf exp exp2 fdiv floor fma log log2 rsqrt sin sqrt sqrt_rn umulhi".split()

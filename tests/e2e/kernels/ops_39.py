@@ -297,3 +297,41 @@ def map_elementwise_for_kernel(x_ptr, n_ptr, out_ptr, out2_ptr, N, BLOCK: tl.con
     r, s = tl.map_elementwise(_power_and_odd_sum, x, n)
     tl.store(out_ptr + offs, r, mask=m)
     tl.store(out2_ptr + offs, s, mask=m)
+
+
+@triton.jit
+def _low_bits_expected_zero(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # Triton 3.8's tl.expect_zero: the low bits are expected to be 0 in
+    # even elements; the value itself passes through unchanged.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    low = tl.expect_zero(x & 15, (offs % 2 == 0) & m)
+    tl.store(out_ptr + offs, low * 100 + (x >> 4), mask=m)
+
+
+@triton.jit(debug=True)
+def expect_zero_checked(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    _low_bits_expected_zero(x_ptr, out_ptr, n, BLOCK)
+
+
+@triton.jit
+def expect_zero_unchecked(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    _low_bits_expected_zero(x_ptr, out_ptr, n, BLOCK)
+
+
+@triton.jit
+def to_tensor_types(out_ptr):
+    # Triton 3.8's tl.to_tensor: a Python number becomes a 0-d tensor of
+    # the smallest type that holds it.
+    a = tl.to_tensor(7)
+    b = tl.to_tensor(3000000000)
+    c = tl.to_tensor(-3000000000)
+    d = tl.to_tensor(True)
+    e = tl.to_tensor(1.5)
+    tl.static_assert(a.dtype == tl.int32)
+    tl.static_assert(b.dtype == tl.uint32)
+    tl.static_assert(c.dtype == tl.int64)
+    tl.static_assert(d.dtype == tl.int1)
+    tl.static_assert(e.dtype == tl.float32)
+    tl.store(out_ptr, (a + c + b.to(tl.int64) + d.to(tl.int64)).to(tl.float64) + e.to(tl.float64))
