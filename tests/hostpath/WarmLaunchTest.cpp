@@ -1,0 +1,249 @@
+//===- WarmLaunchTest.cpp - The host work of a warm GPU launch ------------===//
+//
+// Runs against the fake libcuda.so.1 of FakeDriver.cpp (ctest puts it on
+// LD_LIBRARY_PATH): a real GPU device as far as Tessera can tell, whose
+// launches run nothing but record what they were given. Checks what a
+// launch hands the driver (function, grid, block, every parameter's bytes,
+// attributes) on the cold path and on the warm one (LaunchMemo.cpp), that
+// a changed specialization never reuses another's kernel or packing, and
+// that a warm launch through the public API performs no heap allocation.
+// It also prints the host time of a warm launch next to the fake
+// cuLaunchKernel alone (informational; speed is checked by benchmarks).
+//
+//===----------------------------------------------------------------------===//
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <new>
+
+#include "FakeDriver.h"
+#include "tessera/tessera.h"
+
+// Every C++ allocation of the process is counted while `counting` is set.
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+void* counted(size_t n) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  void* p = std::malloc(n ? n : 1);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+void* countedAligned(size_t n, std::align_val_t a) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  size_t align = static_cast<size_t>(a);
+  void* p = std::aligned_alloc(align, (n + align - 1) / align * align);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+}  // namespace
+void* operator new(size_t n) { return counted(n); }
+void* operator new[](size_t n) { return counted(n); }
+void* operator new(size_t n, const std::nothrow_t&) noexcept { return std::malloc(n ? n : 1); }
+void* operator new[](size_t n, const std::nothrow_t&) noexcept { return std::malloc(n ? n : 1); }
+void* operator new(size_t n, std::align_val_t a) { return countedAligned(n, a); }
+void* operator new[](size_t n, std::align_val_t a) { return countedAligned(n, a); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace {
+
+using namespace tessera;
+using Clock = std::chrono::steady_clock;
+
+const char* kSource = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def scaled_add(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keep = offs < n
+    x = tl.load(x_ptr + offs, mask=keep)
+    y = tl.load(y_ptr + offs, mask=keep)
+    tl.store(out_ptr + offs, x * alpha + y, mask=keep)
+)";
+
+struct Fake {
+  unsigned long long (*launches)() = nullptr;
+  const FakeCudaLaunch* (*last)() = nullptr;
+  void (*expect)(int, const int*) = nullptr;
+};
+
+/// The fake driver's introspection, once the runtime has loaded it.
+const Fake& fake() {
+  static Fake f = [] {
+    Fake r;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) return r;
+    r.launches = reinterpret_cast<unsigned long long (*)()>(dlsym(lib, "fakecudaLaunches"));
+    r.last = reinterpret_cast<const FakeCudaLaunch* (*)()>(dlsym(lib, "fakecudaLastLaunch"));
+    r.expect = reinterpret_cast<void (*)(int, const int*)>(dlsym(lib, "fakecudaExpectParams"));
+    return r;
+  }();
+  return f;
+}
+
+class HostPath : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dev = Device::cuda(0);  // loads libcuda.so.1: the fake
+    if (!fake().launches) GTEST_SKIP() << "libcuda.so.1 is not the fake driver (run through ctest)";
+    // x, y, out: pointers; n: i32; alpha: f32 (n == 1 would be a constexpr).
+    const int bytes[] = {8, 8, 8, 4, 4};
+    fake().expect(5, bytes);
+  }
+  Device dev = Device::interpreter();
+};
+
+float asFloat(uint64_t bits) {
+  float f;
+  uint32_t b = static_cast<uint32_t>(bits);
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+void expectLaunch(const Tensor& x, const Tensor& y, const Tensor& out, int64_t n, float alpha, int64_t programs) {
+  const FakeCudaLaunch& l = *fake().last();
+  ASSERT_EQ(l.numParams, 5);
+  EXPECT_EQ(l.params[0], x.data_ptr());
+  EXPECT_EQ(l.params[1], y.data_ptr());
+  EXPECT_EQ(l.params[2], out.data_ptr());
+  EXPECT_EQ(static_cast<int64_t>(static_cast<int32_t>(l.params[3])), n);
+  EXPECT_EQ(asFloat(l.params[4]), alpha);
+  EXPECT_EQ(l.grid[0], static_cast<unsigned>(programs));
+  EXPECT_EQ(l.grid[1], 1u);
+  EXPECT_EQ(l.grid[2], 1u);
+  EXPECT_EQ(l.blockThreads, 128u);  // num_warps 4
+}
+
+TEST_F(HostPath, WarmLaunchesPassTheRightParametersAndAllocateNothing) {
+  Program p = Program::from_source(kSource, "hostpath.py");
+  Kernel k = p.kernel("scaled_add");
+  const int64_t n = 1000 + std::rand() % 24;  // odd sizes: not a multiple of 16 (but 1008)
+  Tensor x = dev.zeros(DType::fp32, {n}), y = dev.zeros(DType::fp32, {n}), out = dev.zeros(DType::fp32, {n});
+  const int64_t block = 256;
+  Grid grid{cdiv(n, block)};
+  Meta meta{{"BLOCK", Value(block)}};
+  LaunchOptions options;
+  Arg args[] = {x, y, out, n, 0.5};
+  unsigned long long before = fake().launches();
+  k.launch(dev, grid, args, 5, meta, options);  // cold: compiles, assembles, loads, remembers
+  ASSERT_EQ(fake().launches(), before + 1);
+  expectLaunch(x, y, out, n, 0.5f, cdiv(n, block));
+  void* function = fake().last()->function;
+
+  // Warm: the same shape with other values; no allocation at all.
+  Tensor x2 = dev.zeros(DType::fp32, {n});
+  Arg warm[] = {x2, y, out, n, 0.25};
+  constexpr int kLaunches = 2000;
+  allocations = 0;
+  counting = true;
+  for (int i = 0; i < kLaunches; ++i) k.launch(dev, grid, warm, 5, meta, options);
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0) << "heap allocations in " << kLaunches << " warm launches";
+  EXPECT_EQ(fake().launches(), before + 1 + kLaunches);
+  expectLaunch(x2, y, out, n, 0.25f, cdiv(n, block));
+  EXPECT_EQ(fake().last()->function, function);
+}
+
+TEST_F(HostPath, ASpecializationChangeNeverReusesAnotherShapesPacking) {
+  Program p = Program::from_source(kSource, "hostpath.py");
+  Kernel k = p.kernel("scaled_add");
+  Tensor x = dev.zeros(DType::fp32, {2048}), y = dev.zeros(DType::fp32, {2048}), out = dev.zeros(DType::fp32, {2048});
+  Meta meta{{"BLOCK", Value(int64_t(128))}};
+  // n % 16 == 0, n % 16 != 0, n == 1 (a constexpr: 4 parameters), and again.
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t n : {int64_t(2048), int64_t(999), int64_t(1)}) {
+      const int withN[] = {8, 8, 8, 4, 4}, withoutN[] = {8, 8, 8, 4};
+      n == 1 ? fake().expect(4, withoutN) : fake().expect(5, withN);
+      k.launch(dev, {cdiv(n, 128)}, {x, y, out, n, 2.0}, meta);
+      const FakeCudaLaunch& l = *fake().last();
+      EXPECT_EQ(l.params[0], x.data_ptr());
+      if (n == 1) {
+        EXPECT_EQ(asFloat(l.params[3]), 2.0f) << "n == 1 is specialized away: alpha comes fourth";
+      } else {
+        EXPECT_EQ(static_cast<int32_t>(l.params[3]), n) << "round " << round;
+        EXPECT_EQ(asFloat(l.params[4]), 2.0f);
+      }
+      EXPECT_EQ(l.grid[0], static_cast<unsigned>(cdiv(n, 128)));
+    }
+  }
+  // A tensor offset by 4 bytes (not 16-aligned) is another specialization too.
+  fake().expect(5, std::array<int, 5>{8, 8, 8, 4, 4}.data());
+  Tensor shifted = x.slice(0, 1, 2048);
+  k.launch(dev, {8}, {shifted, y, out, int64_t(1000), 1.0}, meta);
+  EXPECT_EQ(fake().last()->params[0], x.data_ptr() + 4);
+}
+
+TEST_F(HostPath, LaunchAttributesOnTheWarmPath) {
+  Program p = Program::from_source(kSource, "hostpath.py");
+  Kernel k = p.kernel("scaled_add");
+  Tensor x = dev.zeros(DType::fp32, {512});
+  Arg args[] = {x, x, x, int64_t(512), 1.5};
+  Meta meta{{"BLOCK", Value(int64_t(128))}};
+  Grid grid{4};
+  LaunchOptions pdl;
+  pdl.launch_pdl = true;
+  pdl.num_ctas = 2;
+  for (int i = 0; i < 3; ++i) {
+    allocations = 0;
+    counting = i > 0;
+    k.launch(dev, grid, args, 5, meta, pdl);
+    counting = false;
+    if (i > 0) {
+      EXPECT_EQ(allocations.load(), 0);
+    }
+    EXPECT_EQ(fake().last()->programmaticSerialization, 1);
+    EXPECT_EQ(fake().last()->clusterSize, 2u);
+  }
+  LaunchOptions plain;
+  k.launch(dev, grid, args, 5, meta, plain);
+  EXPECT_EQ(fake().last()->programmaticSerialization, 0);
+  EXPECT_EQ(fake().last()->clusterSize, 1u);
+}
+
+/// Host time of one warm launch against the fake driver's own call
+/// (printed, not asserted).
+TEST_F(HostPath, WarmLaunchHostTime) {
+  Program p = Program::from_source(kSource, "hostpath.py");
+  Kernel k = p.kernel("scaled_add");
+  Tensor x = dev.zeros(DType::fp32, {4096});
+  Meta meta{{"BLOCK", Value(int64_t(1024))}};
+  LaunchOptions options;
+  Arg args[] = {x, x, x, int64_t(4096), 1.0};
+  Grid grid{4};
+  k.launch(dev, grid, args, 5, meta, options);
+  auto best = [](auto&& f) {
+    double b = 1e30;
+    for (int r = 0; r < 20; ++r) {
+      auto t0 = Clock::now();
+      for (int i = 0; i < 1000; ++i) f();
+      b = std::min(b, std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / 1000);
+    }
+    return b;
+  };
+  double api = best([&] { k.launch(dev, grid, args, 5, meta, options); });
+  double userForm = best([&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, {{"BLOCK", int64_t(1024)}}); });
+  using LaunchFn = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
+                           void**);
+  auto raw = reinterpret_cast<LaunchFn>(dlsym(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD), "cuLaunchKernel"));
+  uint64_t slots[5] = {};
+  void* ptrs[5] = {&slots[0], &slots[1], &slots[2], &slots[3], &slots[4]};
+  double floor = best([&] { raw(fake().last()->function, 4, 1, 1, 128, 1, 1, 0, nullptr, ptrs, nullptr); });
+  std::printf("warm launch host time: %.0f ns (Arg array), %.0f ns (initializer lists); the fake cuLaunchKernel "
+              "alone: %.0f ns\n", api, userForm, floor);
+  SUCCEED();
+}
+
+}  // namespace
