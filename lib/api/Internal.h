@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -105,10 +107,21 @@ void checkGridDims(const std::vector<int64_t>& dims);
 
 /// The launch shapes a kernel was last launched with on a GPU, each with its
 /// device function and packing plan (LaunchMemo.cpp): the warm launch path.
+/// Readers (every warm launch) take no lock and no reference: they scan
+/// `recent`, whose entries stay alive in `owned` as long as the kernel.
 struct LaunchMemo {
-  std::mutex mutex;
-  std::vector<std::shared_ptr<const LaunchMemoEntry>> entries;
-  size_t next = 0;  ///< the entry to replace next once full
+  static constexpr size_t kRecent = 8;    ///< shapes looked up by a launch
+  static constexpr size_t kOwned = 256;   ///< shapes remembered in all
+  LaunchMemo();
+  ~LaunchMemo();
+  std::mutex mutex;  ///< writers
+  std::array<std::atomic<const LaunchMemoEntry*>, kRecent> recent;
+  std::vector<std::unique_ptr<const LaunchMemoEntry>> owned;
+  size_t next = 0;  ///< the `recent` slot to replace next once full
+  /// Arguments a launch may give by position and still take the memo: the
+  /// parameters before the first constexpr; -1 not known yet, 0 for
+  /// kernels that never take it (autotuned, heuristics).
+  std::atomic<int> positionalLimit{-1};
 };
 
 /// The autotuner's choices for one kernel: tuning key -> config index.

@@ -16,6 +16,12 @@
 // @triton.heuristics, callable grids, runtime parameters passed by name and
 // more than kMaxArgs arguments always take the full path.
 //
+// The warm path takes no lock, touches no reference count and allocates
+// nothing (tests/hostpath checks the last): it scans the memo's few recent
+// entries, which are immutable once published and live as long as the
+// kernel, so a launch on one thread never sees an entry freed under it by
+// another thread's new shape.
+//
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
@@ -31,7 +37,6 @@ namespace tessera::detail {
 namespace {
 
 constexpr size_t kMaxArgs = 32;
-constexpr size_t kMaxEntries = 8;
 
 /// What the specialization of one argument depends on.
 uint32_t shapeCode(const Arg& a) {
@@ -130,15 +135,19 @@ struct LaunchMemoEntry {
 };
 
 static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const Grid& grid, size_t nargs) {
-  const frontend::JitFunction& fn = *kernel.fn;
-  if (device.kind != DeviceKind::Cuda || grid.fn || nargs > kMaxArgs || fn.hasAutotune || fn.hasHeuristics ||
-      nargs > fn.params.size())
-    return false;
-  // A constexpr given by position specializes on its exact value, which
-  // the shape codes do not hold: such launches take the full path.
-  for (size_t i = 0; i < nargs; ++i)
-    if (fn.params[i].isConstexpr) return false;
-  return true;
+  if (device.kind != DeviceKind::Cuda || grid.fn || nargs > kMaxArgs) return false;
+  LaunchMemo& memo = kernel.cache->memo;
+  int limit = memo.positionalLimit.load(std::memory_order_relaxed);
+  if (limit < 0) {
+    // A constexpr given by position specializes on its exact value, which
+    // the shape codes do not hold: such launches take the full path.
+    const frontend::JitFunction& fn = *kernel.fn;
+    limit = 0;
+    if (!fn.hasAutotune && !fn.hasHeuristics)
+      while (static_cast<size_t>(limit) < fn.params.size() && !fn.params[limit].isConstexpr) ++limit;
+    memo.positionalLimit.store(limit, std::memory_order_relaxed);
+  }
+  return nargs <= static_cast<size_t>(limit);
 }
 
 static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
@@ -153,15 +162,14 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   if (!memoUsable(kernel, device, grid, nargs)) return false;
   std::array<uint32_t, kMaxArgs> codes;
   for (size_t i = 0; i < nargs; ++i) codes[i] = shapeCode(args[i]);
-  std::shared_ptr<const LaunchMemoEntry> entry;
-  {
-    LaunchMemo& memo = kernel.cache->memo;
-    std::lock_guard<std::mutex> lock(memo.mutex);
-    for (const auto& e : memo.entries)
-      if (sameShape(*e, device.cuda, options, args, nargs, codes.data(), constexprs)) {
-        entry = e;
-        break;
-      }
+  const LaunchMemoEntry* entry = nullptr;
+  for (const auto& slot : kernel.cache->memo.recent) {
+    const LaunchMemoEntry* e = slot.load(std::memory_order_acquire);
+    if (!e) break;  // slots fill in order
+    if (sameShape(*e, device.cuda, options, args, nargs, codes.data(), constexprs)) {
+      entry = e;
+      break;
+    }
   }
   if (!entry) return false;
 
@@ -207,12 +215,27 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   return true;
 }
 
+/// Makes `e` one of the recent entries (under memo.mutex): the first free
+/// slot, else the oldest.
+static void publish(LaunchMemo& memo, const LaunchMemoEntry* e) {
+  for (auto& slot : memo.recent) {
+    const LaunchMemoEntry* cur = slot.load(std::memory_order_relaxed);
+    if (cur == e) return;
+    if (!cur) {
+      slot.store(e, std::memory_order_release);
+      return;
+    }
+  }
+  memo.recent[memo.next].store(e, std::memory_order_release);
+  memo.next = (memo.next + 1) % LaunchMemo::kRecent;
+}
+
 void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
                     const Meta& constexprs, const LaunchOptions& options,
                     const std::shared_ptr<CompiledKernelImpl>& compiled, DeviceKernel& dk,
                     const std::vector<BoundParam>& bound) {
   if (!memoUsable(kernel, device, grid, nargs)) return;
-  auto entry = std::make_shared<LaunchMemoEntry>();
+  auto entry = std::make_unique<LaunchMemoEntry>();
   entry->device = device.cuda;
   entry->numWarps = options.num_warps;
   entry->numStages = options.num_stages;
@@ -250,14 +273,19 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   }
   LaunchMemo& memo = kernel.cache->memo;
   std::lock_guard<std::mutex> lock(memo.mutex);
-  for (const auto& e : memo.entries)
-    if (sameShape(*e, device.cuda, options, args, nargs, entry->codes.data(), constexprs)) return;
-  if (memo.entries.size() < kMaxEntries) {
-    memo.entries.push_back(std::move(entry));
-  } else {
-    memo.entries[memo.next] = std::move(entry);
-    memo.next = (memo.next + 1) % kMaxEntries;
-  }
+  for (const auto& e : memo.owned)
+    if (sameShape(*e, device.cuda, options, args, nargs, entry->codes.data(), constexprs)) {
+      publish(memo, e.get());  // seen before, since pushed out of `recent`
+      return;
+    }
+  if (memo.owned.size() >= LaunchMemo::kOwned) return;  // that many shapes: new ones take the full path
+  memo.owned.push_back(std::move(entry));
+  publish(memo, memo.owned.back().get());
 }
+
+LaunchMemo::LaunchMemo() {
+  for (auto& slot : recent) slot.store(nullptr, std::memory_order_relaxed);
+}
+LaunchMemo::~LaunchMemo() = default;
 
 }  // namespace tessera::detail
