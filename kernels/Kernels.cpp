@@ -368,40 +368,137 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
   return attention(device, q, k, v, causal, smScale, attention_launch(device.arch(), dim, causal));
 }
 
-Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double smScale,
-                 const AttentionLaunch& l) {
-  for (const auto& [what, t] : {std::pair<const char*, const Tensor*>{"q", &q}, {"k", &k}, {"v", &v}}) {
+namespace {
+
+/// An attention problem's sizes: every tensor of `named` has q's shape
+/// [..., seq, head_dim] and dtype (fp16 or bf16), head_dim 16/32/64/128.
+struct AttentionShape {
+  int64_t seq = 0, dim = 0, heads = 1;
+  double scale = 0;  ///< sm_scale, or 1/sqrt(head_dim) for <= 0
+};
+
+AttentionShape attentionShape(const char* fn, std::initializer_list<std::pair<const char*, const Tensor*>> named,
+                              double smScale) {
+  const Tensor& q = *named.begin()->second;
+  auto fail = [&](const std::string& what) { throw Error(std::string("tessera::kernels::") + fn + ": " + what); };
+  for (const auto& [what, t] : named) {
     if (!t->defined() || (t->shape().size() != 3 && t->shape().size() != 4))
-      throw Error(std::string("tessera::kernels::attention: ") + what +
-                  " must be [batch * heads, seq, head_dim] or [batch, heads, seq, head_dim]");
-    if (t->shape() != q.shape()) throw Error(std::string("tessera::kernels::attention: ") + what + " must have q's shape");
-    if (t->dtype() != q.dtype()) throw Error(std::string("tessera::kernels::attention: ") + what + " must have q's dtype");
+      fail(std::string(what) + " must be [batch * heads, seq, head_dim] or [batch, heads, seq, head_dim]");
+    if (t->shape() != q.shape()) fail(std::string(what) + " must have q's shape");
+    if (t->dtype() != q.dtype()) fail(std::string(what) + " must have q's dtype");
   }
   if (q.dtype() != DType::fp16 && q.dtype() != DType::bf16)
-    throw Error(std::string("tessera::kernels::attention: q, k and v must be fp16 or bf16, got ") + dtype_name(q.dtype()));
+    fail(std::string("q, k and v must be fp16 or bf16, got ") + dtype_name(q.dtype()));
   const std::vector<int64_t>& shape = q.shape();
-  int64_t seq = shape[shape.size() - 2], dim = shape.back();
-  int64_t heads = 1;
-  for (size_t i = 0; i + 2 < shape.size(); ++i) heads *= shape[i];
-  if (dim != 16 && dim != 32 && dim != 64 && dim != 128)
-    throw Error("tessera::kernels::attention: head_dim must be 16, 32, 64 or 128, got " + std::to_string(dim));
-  Tensor o = device.empty(q.dtype(), shape);
-  if (seq == 0 || heads == 0) return o;
-  double scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(dim));
+  AttentionShape a;
+  a.seq = shape[shape.size() - 2];
+  a.dim = shape.back();
+  for (size_t i = 0; i + 2 < shape.size(); ++i) a.heads *= shape[i];
+  if (a.dim != 16 && a.dim != 32 && a.dim != 64 && a.dim != 128)
+    fail("head_dim must be 16, 32, 64 or 128, got " + std::to_string(a.dim));
+  a.scale = smScale > 0 ? smScale : 1.0 / std::sqrt(static_cast<double>(a.dim));
+  return a;
+}
+
+/// The shape of q without its last dim: one value per query row.
+std::vector<int64_t> rowShape(const Tensor& q) {
+  std::vector<int64_t> s = q.shape();
+  s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double smScale,
+                 const AttentionLaunch& l) {
+  AttentionShape a = attentionShape("attention", {{"q", &q}, {"k", &k}, {"v", &v}}, smScale);
+  Tensor o = device.empty(q.dtype(), q.shape());
+  if (a.seq == 0 || a.heads == 0) return o;
   LaunchOptions options;
   options.num_warps = l.num_warps;
   options.num_stages = l.num_stages;
-  Meta constexprs = {{"HEAD_DIM", dim}, {"BLOCK_M", l.block_m}, {"BLOCK_N", l.block_n}, {"CAUSAL", causal}};
-  int64_t blocksM = (seq + l.block_m - 1) / l.block_m;
+  Meta constexprs = {{"HEAD_DIM", a.dim}, {"BLOCK_M", l.block_m}, {"BLOCK_N", l.block_n}, {"CAUSAL", causal}};
+  int64_t blocksM = (a.seq + l.block_m - 1) / l.block_m;
   if (l.kernel == "attention_fwd_persistent") {
     int64_t programs = std::min<int64_t>(int64_t{device.multiprocessor_count()} * l.programs_per_multiprocessor,
-                                         blocksM * heads);
-    attentionProgram().kernel(l.kernel).launch(device, {programs}, {q, k, v, o, scale, seq, heads}, constexprs,
+                                         blocksM * a.heads);
+    attentionProgram().kernel(l.kernel).launch(device, {programs}, {q, k, v, o, a.scale, a.seq, a.heads}, constexprs,
                                                options);
   } else {
-    attentionProgram().kernel(l.kernel).launch(device, {blocksM, heads}, {q, k, v, o, scale, seq}, constexprs, options);
+    attentionProgram().kernel(l.kernel).launch(device, {blocksM, a.heads}, {q, k, v, o, a.scale, a.seq}, constexprs,
+                                               options);
   }
   return o;
+}
+
+AttentionForward attention_forward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal,
+                                   double smScale) {
+  AttentionShape a = attentionShape("attention_forward", {{"q", &q}, {"k", &k}, {"v", &v}}, smScale);
+  AttentionForward f{device.empty(q.dtype(), q.shape()), device.empty(DType::fp32, rowShape(q))};
+  if (a.seq == 0 || a.heads == 0) return f;
+  // attention_fwd's parameters off sm_90a (the pointer form everywhere).
+  AttentionLaunch l = attention_launch("sm_80", a.dim, causal);
+  LaunchOptions options;
+  options.num_warps = l.num_warps;
+  options.num_stages = l.num_stages;
+  attentionProgram().kernel("attention_fwd_lse").launch(
+      device, {(a.seq + l.block_m - 1) / l.block_m, a.heads}, {q, k, v, f.out, f.lse, a.scale, a.seq},
+      {{"HEAD_DIM", a.dim}, {"BLOCK_M", l.block_m}, {"BLOCK_N", l.block_n}, {"CAUSAL", causal}}, options);
+  return f;
+}
+
+AttentionBackwardLaunch attention_backward_launch(const std::string& arch, int64_t headDim) {
+  // As Triton's fused-attention tutorial: dK/dV programs own 128 keys and
+  // step through 32 queries at a time, dQ programs own 128 rows and step
+  // through 32 keys (the accumulators stay in registers; the short steps
+  // keep the recomputed probabilities small).
+  (void)arch;
+  AttentionBackwardLaunch l;
+  l.block_m1 = 32;
+  l.block_n1 = 128;
+  l.block_m2 = 128;
+  l.block_n2 = 32;
+  l.num_warps = headDim <= 64 ? 4 : 8;
+  l.num_stages = 3;
+  return l;
+}
+
+AttentionGradients attention_backward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& out, const Tensor& lse, const Tensor& dout, bool causal,
+                                      double smScale) {
+  int64_t dim = q.defined() && !q.shape().empty() ? q.shape().back() : 0;
+  return attention_backward(device, q, k, v, out, lse, dout, causal, smScale,
+                            attention_backward_launch(device.arch(), dim));
+}
+
+AttentionGradients attention_backward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& out, const Tensor& lse, const Tensor& dout, bool causal,
+                                      double smScale, const AttentionBackwardLaunch& l) {
+  AttentionShape a = attentionShape("attention_backward",
+                                    {{"q", &q}, {"k", &k}, {"v", &v}, {"out", &out}, {"dout", &dout}}, smScale);
+  if (!lse.defined() || lse.dtype() != DType::fp32 || lse.shape() != rowShape(q))
+    throw Error("tessera::kernels::attention_backward: lse must be fp32 of q's shape without head_dim, as "
+                "attention_forward returns it");
+  AttentionGradients g{device.empty(q.dtype(), q.shape()), device.empty(q.dtype(), q.shape()),
+                       device.empty(q.dtype(), q.shape())};
+  if (a.seq == 0 || a.heads == 0) return g;
+  for (int64_t b : {l.block_m1, l.block_n1, l.block_m2, l.block_n2})
+    if (b < 16 || (b & (b - 1)) != 0)
+      throw Error("tessera::kernels::attention_backward: block sizes must be powers of two >= 16");
+  Tensor delta = device.empty(DType::fp32, rowShape(q));
+  attentionProgram().kernel("attention_bwd_delta").launch(device, {(a.seq + 63) / 64, a.heads}, {out, dout, delta, a.seq},
+                                                          {{"HEAD_DIM", a.dim}, {"BLOCK_M", int64_t(64)}});
+  LaunchOptions options;
+  options.num_warps = l.num_warps;
+  options.num_stages = l.num_stages;
+  attentionProgram().kernel("attention_bwd_dkdv").launch(
+      device, {(a.seq + l.block_n1 - 1) / l.block_n1, a.heads},
+      {q, k, v, dout, lse, delta, g.dk, g.dv, a.scale, a.seq},
+      {{"HEAD_DIM", a.dim}, {"BLOCK_M", l.block_m1}, {"BLOCK_N", l.block_n1}, {"CAUSAL", causal}}, options);
+  attentionProgram().kernel("attention_bwd_dq").launch(
+      device, {(a.seq + l.block_m2 - 1) / l.block_m2, a.heads}, {q, k, v, dout, lse, delta, g.dq, a.scale, a.seq},
+      {{"HEAD_DIM", a.dim}, {"BLOCK_M", l.block_m2}, {"BLOCK_N", l.block_n2}, {"CAUSAL", causal}}, options);
+  return g;
 }
 
 Tensor silu_and_mul(Device& device, const Tensor& gateUp) { return gated(device, gateUp, "silu_and_mul", "silu_and_mul"); }

@@ -29,6 +29,21 @@ attention_fwd_persistent: the descriptor form's tiles (query blocks of
 heads) walked by a persistent grid, as many programs as fit on the GPU at
 once; on sm_90a its producer warpgroup fetches the next tile's keys during
 this tile's epilogue. tessera::kernels::attention runs it without a mask.
+
+Training: attention_fwd_lse is attention_fwd that also stores each query
+row's log-sum-exp of its scaled scores (natural log, fp32 [batch * heads,
+seq_len], as PyTorch's flash attention returns it). The backward pass
+(FlashAttention-2's recomputation: no score matrix is stored) is three
+kernels. attention_bwd_delta: delta = rowsum(dO * O) per query row.
+attention_bwd_dkdv: one program per BLOCK_N keys of a head keeps dK and dV
+in registers and walks the query blocks that see those keys (with CAUSAL,
+from the keys' own block on), recomputing the probabilities transposed,
+P^T = exp(K Q^T * scale - lse), so that dV += P^T dO and dK += dS^T Q with
+dS^T = P^T * (V dO^T - delta) are plain dots with no transposed
+accumulator. attention_bwd_dq: one program per BLOCK_M query rows keeps dQ
+and walks the keys those rows see: dQ += dS K. Nothing is accumulated
+across programs, so there are no atomics and the result does not depend on
+scheduling.
 """
 import triton
 import triton.language as tl
@@ -113,12 +128,11 @@ def query_block(CAUSAL: tl.constexpr):
 
 
 @triton.jit
-def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
-                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  CAUSAL: tl.constexpr):
-    block_m = query_block(CAUSAL)
-    head = tl.program_id(1)
-    base = head.to(tl.int64) * seq_len * HEAD_DIM
+def attend_query_block(q_ptr, k_ptr, v_ptr, base, block_m, seq_len, sm_scale,
+                       HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    # Query rows block_m * BLOCK_M + [0, BLOCK_M) of the head at `base`
+    # against its keys: returns the rows and their running maximum m, sum
+    # l and unnormalized output acc (O = acc / l).
     rows = block_m * BLOCK_M + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, HEAD_DIM)
     row_ok = rows[:, None] < seq_len
@@ -137,9 +151,21 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
                             HEAD_DIM, BLOCK_N, CAUSAL, False)
     m, l, acc = attend_keys(q, k_ptr, v_ptr, base, m, l, acc, rows, split, end, seq_len, scale,
                             HEAD_DIM, BLOCK_N, CAUSAL, True)
+    return rows, m, l, acc
 
+
+@triton.jit
+def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
+                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  CAUSAL: tl.constexpr):
+    block_m = query_block(CAUSAL)
+    base = tl.program_id(1).to(tl.int64) * seq_len * HEAD_DIM
+    rows, m, l, acc = attend_query_block(q_ptr, k_ptr, v_ptr, base, block_m, seq_len, sm_scale,
+                                         HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
+    dims = tl.arange(0, HEAD_DIM)
     out = acc / l[:, None]
-    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty), mask=row_ok)
+    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty),
+             mask=rows[:, None] < seq_len)
 
 
 @triton.jit
@@ -205,3 +231,107 @@ def attention_fwd_persistent(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, head
             block_m = blocks_m - 1 - block_m
         attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
                                   HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
+
+
+@triton.jit
+def attention_fwd_lse(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, seq_len,
+                      HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      CAUSAL: tl.constexpr):
+    block_m = query_block(CAUSAL)
+    head = tl.program_id(1).to(tl.int64)
+    base = head * seq_len * HEAD_DIM
+    rows, m, l, acc = attend_query_block(q_ptr, k_ptr, v_ptr, base, block_m, seq_len, sm_scale,
+                                         HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
+    dims = tl.arange(0, HEAD_DIM)
+    out = acc / l[:, None]
+    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty),
+             mask=rows[:, None] < seq_len)
+    # m and log2(l) are in base 2 of the scaled scores: ln(sum e^s) = ln 2 * (m + log2 l).
+    tl.store(lse_ptr + head * seq_len + rows, (m + tl.math.log2(l)) * 0.6931471805599453, mask=rows < seq_len)
+
+
+@triton.jit
+def attention_bwd_delta(o_ptr, do_ptr, delta_ptr, seq_len, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
+    head = tl.program_id(1).to(tl.int64)
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
+    offs = head * seq_len * HEAD_DIM + rows[:, None] * HEAD_DIM + dims[None, :]
+    row_ok = rows < seq_len
+    o = tl.load(o_ptr + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
+    do = tl.load(do_ptr + offs, mask=row_ok[:, None], other=0.0).to(tl.float32)
+    tl.store(delta_ptr + head * seq_len + rows, tl.sum(o * do, 1), mask=row_ok)
+
+
+@triton.jit
+def attention_bwd_dkdv(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr, sm_scale, seq_len,
+                       HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       CAUSAL: tl.constexpr):
+    head = tl.program_id(1).to(tl.int64)
+    base = head * seq_len * HEAD_DIM
+    stats = head * seq_len
+    keys = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    dims = tl.arange(0, HEAD_DIM)
+    key_ok = keys < seq_len
+    kv_offs = base + keys[:, None] * HEAD_DIM + dims[None, :]
+    k = tl.load(k_ptr + kv_offs, mask=key_ok[:, None], other=0.0)
+    v = tl.load(v_ptr + kv_offs, mask=key_ok[:, None], other=0.0)
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    scale = sm_scale * 1.4426950408889634  # base 2
+    lo = 0
+    if CAUSAL:
+        lo = tl.program_id(0) * BLOCK_N  # earlier queries do not see these keys
+    for start in range(lo, seq_len, BLOCK_M):
+        rows = start + tl.arange(0, BLOCK_M)
+        row_ok = rows < seq_len
+        qt = tl.load(q_ptr + base + rows[None, :] * HEAD_DIM + dims[:, None], mask=row_ok[None, :], other=0.0)
+        do = tl.load(do_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], mask=row_ok[:, None], other=0.0)
+        lse = tl.load(lse_ptr + stats + rows, mask=row_ok, other=0.0) * 1.4426950408889634
+        delta = tl.load(delta_ptr + stats + rows, mask=row_ok, other=0.0)
+        # P^T: keys x queries, 0 where a query does not see a key.
+        pt = tl.math.exp2(tl.dot(k, qt) * scale - lse[None, :])
+        visible = row_ok[None, :]
+        if CAUSAL:
+            visible = visible & (keys[:, None] <= rows[None, :])
+        pt = tl.where(visible, pt, 0.0)
+        dv = tl.dot(pt.to(do.dtype), do, dv)
+        dst = pt * (tl.dot(v, tl.trans(do)) - delta[None, :])
+        dk = tl.dot(dst.to(qt.dtype), tl.trans(qt), dk)
+    tl.store(dk_ptr + kv_offs, (dk * sm_scale).to(dk_ptr.dtype.element_ty), mask=key_ok[:, None])
+    tl.store(dv_ptr + kv_offs, dv.to(dv_ptr.dtype.element_ty), mask=key_ok[:, None])
+
+
+@triton.jit
+def attention_bwd_dq(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dq_ptr, sm_scale, seq_len,
+                     HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     CAUSAL: tl.constexpr):
+    head = tl.program_id(1).to(tl.int64)
+    base = head * seq_len * HEAD_DIM
+    stats = head * seq_len
+    block_m = tl.program_id(0)
+    rows = block_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, HEAD_DIM)
+    row_ok = rows < seq_len
+    q_offs = base + rows[:, None] * HEAD_DIM + dims[None, :]
+    q = tl.load(q_ptr + q_offs, mask=row_ok[:, None], other=0.0)
+    do = tl.load(do_ptr + q_offs, mask=row_ok[:, None], other=0.0)
+    lse = tl.load(lse_ptr + stats + rows, mask=row_ok, other=0.0) * 1.4426950408889634
+    delta = tl.load(delta_ptr + stats + rows, mask=row_ok, other=0.0)
+    dq = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    scale = sm_scale * 1.4426950408889634  # base 2
+    hi = seq_len
+    if CAUSAL:
+        hi = tl.minimum((block_m + 1) * BLOCK_M, seq_len)  # later keys are not seen
+    for start in range(0, hi, BLOCK_N):
+        keys = start + tl.arange(0, BLOCK_N)
+        key_ok = keys < seq_len
+        kt = tl.load(k_ptr + base + keys[None, :] * HEAD_DIM + dims[:, None], mask=key_ok[None, :], other=0.0)
+        vt = tl.load(v_ptr + base + keys[None, :] * HEAD_DIM + dims[:, None], mask=key_ok[None, :], other=0.0)
+        p = tl.math.exp2(tl.dot(q, kt) * scale - lse[:, None])
+        visible = key_ok[None, :]
+        if CAUSAL:
+            visible = visible & (keys[None, :] <= rows[:, None])
+        p = tl.where(visible, p, 0.0)
+        ds = p * (tl.dot(do, vt) - delta[:, None])
+        dq = tl.dot(ds.to(kt.dtype), tl.trans(kt), dq)
+    tl.store(dq_ptr + q_offs, (dq * sm_scale).to(dq_ptr.dtype.element_ty), mask=row_ok[:, None])

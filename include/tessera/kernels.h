@@ -110,6 +110,44 @@ AttentionLaunch attention_launch(const std::string& arch, int64_t head_dim, bool
 Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal, double sm_scale,
                  const AttentionLaunch& launch);
 
+/// Attention for training, forward: `attention`'s output and each query
+/// row's log-sum-exp of its scaled scores, ln(sum_j exp(sm_scale * q.k_j))
+/// over the keys the row sees (fp32, q's shape without head_dim), which
+/// the backward pass needs (kernels/attention.py: attention_fwd_lse).
+struct AttentionForward {
+  Tensor out;
+  Tensor lse;
+};
+AttentionForward attention_forward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v,
+                                   bool causal = false, double sm_scale = 0);
+
+/// Attention backward: the gradients of the loss with respect to q, k and
+/// v given its gradient `dout` with respect to the output, from q, k, v
+/// and `attention_forward`'s out and lse (the scores are recomputed, not
+/// stored: FlashAttention-2's scheme, kernels/attention.py:
+/// attention_bwd_delta, attention_bwd_dkdv, attention_bwd_dq). Shapes,
+/// dtypes, `causal` and `sm_scale` as for `attention`; dq, dk, dv have q's
+/// shape and dtype. Deterministic (no atomics).
+struct AttentionGradients {
+  Tensor dq, dk, dv;
+};
+AttentionGradients attention_backward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& out, const Tensor& lse, const Tensor& dout, bool causal = false,
+                                      double sm_scale = 0);
+
+/// How `attention_backward` launches its kernels on `arch` at `head_dim`:
+/// attention_bwd_dkdv's keys per program (block_n1) and query step
+/// (block_m1), attention_bwd_dq's rows per program (block_m2) and key step
+/// (block_n2), and their warps and stages. bench_attention times these.
+struct AttentionBackwardLaunch {
+  int64_t block_m1 = 0, block_n1 = 0, block_m2 = 0, block_n2 = 0;
+  int num_warps = 0, num_stages = 0;
+};
+AttentionBackwardLaunch attention_backward_launch(const std::string& arch, int64_t head_dim);
+AttentionGradients attention_backward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& out, const Tensor& lse, const Tensor& dout, bool causal,
+                                      double sm_scale, const AttentionBackwardLaunch& launch);
+
 /// SwiGLU: for each row [gate | up] of 2*d columns, silu(gate) * up (d columns).
 Tensor silu_and_mul(Device& device, const Tensor& gate_up);
 

@@ -295,24 +295,36 @@ std::vector<double> attentionReference(const std::vector<float>& q, const std::v
   return want;
 }
 
+/// An attention problem of the library tests: q's dtype and shape
+/// [..., seq, head_dim], and causal or not.
+struct AttentionShapeCase {
+  DType dt;
+  std::vector<int64_t> shape;
+  bool causal;
+  /// heads (the leading dims' product), seq, head_dim, elements.
+  std::tuple<int64_t, int64_t, int64_t, int64_t> sizes() const {
+    int64_t seq = shape[shape.size() - 2], dim = shape.back(), numel = 1;
+    for (int64_t d : shape) numel *= d;
+    return {numel / (seq * dim), seq, dim, numel};
+  }
+  std::string text() const {
+    auto [heads, seq, dim, numel] = sizes();
+    return std::string(tessera::dtype_name(dt)) + " heads " + std::to_string(heads) + " seq " + std::to_string(seq) +
+           " dim " + std::to_string(dim) + (causal ? " causal" : "");
+  }
+};
+
 TEST(KernelLibrary, Attention) {
   E2E_RNG(rng);
-  struct Case {
-    DType dt;
-    std::vector<int64_t> shape;  // [..., seq, head_dim]
-    bool causal;
-  } cases[] = {{DType::fp16, {2, 3, 77, 64}, true}, {DType::fp16, {2, 3, 77, 64}, false},
+  AttentionShapeCase cases[] = {{DType::fp16, {2, 3, 77, 64}, true}, {DType::fp16, {2, 3, 77, 64}, false},
                {DType::bf16, {2, 130, 32}, true}, {DType::fp16, {1, 50, 128}, false},
                // The descriptor form on sm_90a (128-key blocks, 2 stages,
                // a producer warpgroup; causal: the diagonal block's loop
                // goes on in the producer's ring).
                {DType::bf16, {2, 2, 300, 128}, false}, {DType::bf16, {1, 2, 333, 128}, true}};
-  for (const Case& c : cases) {
-    int64_t seq = c.shape[c.shape.size() - 2], dim = c.shape.back(), numel = 1;
-    for (int64_t d : c.shape) numel *= d;
-    int64_t heads = numel / (seq * dim);
-    SCOPED_TRACE(std::string(tessera::dtype_name(c.dt)) + " heads " + std::to_string(heads) + " seq " +
-                 std::to_string(seq) + " dim " + std::to_string(dim) + (c.causal ? " causal" : ""));
+  for (const AttentionShapeCase& c : cases) {
+    auto [heads, seq, dim, numel] = c.sizes();
+    SCOPED_TRACE(c.text());
     auto q = rounded(c.dt, rng.floats(numel, -1, 1)), k = rounded(c.dt, rng.floats(numel, -1, 1)),
          v = rounded(c.dt, rng.floats(numel, -1, 1));
     tessera::Tensor o = K::attention(dev(), uploadAs(c.dt, q, c.shape), uploadAs(c.dt, k, c.shape),
@@ -320,6 +332,98 @@ TEST(KernelLibrary, Attention) {
     ASSERT_EQ(o.shape(), c.shape);
     EXPECT_LE(relativeError(downloadFloats(o), attentionReference(q, k, v, heads, seq, dim, c.causal)), 1e-2);
   }
+}
+
+/// float64 attention forward and backward of one problem ([heads, seq,
+/// dim] flattened): the output, each row's natural log-sum-exp, and the
+/// gradients of q, k, v for the output gradient `dout`.
+struct AttentionGradsRef {
+  std::vector<double> out, lse, dq, dk, dv;
+};
+AttentionGradsRef attentionGradsReference(const std::vector<float>& q, const std::vector<float>& k,
+                                          const std::vector<float>& v, const std::vector<float>& dout, int64_t heads,
+                                          int64_t seq, int64_t dim, bool causal) {
+  double scale = 1.0 / std::sqrt(double(dim));
+  int64_t n = heads * seq * dim;
+  AttentionGradsRef r{std::vector<double>(n), std::vector<double>(heads * seq), std::vector<double>(n),
+                      std::vector<double>(n), std::vector<double>(n)};
+  std::vector<double> p(seq * seq), dp(seq * seq);
+  for (int64_t h = 0; h < heads; ++h) {
+    auto at = [&](const std::vector<float>& t, int64_t row, int64_t d) { return double(t[(h * seq + row) * dim + d]); };
+    for (int64_t i = 0; i < seq; ++i) {
+      int64_t last = causal ? i : seq - 1;
+      double top = -1e300, total = 0;
+      for (int64_t j = 0; j < seq; ++j) {
+        double dot = 0;
+        for (int64_t d = 0; d < dim; ++d) dot += at(q, i, d) * at(k, j, d);
+        p[i * seq + j] = dot * scale;
+        if (j <= last) top = std::max(top, p[i * seq + j]);
+      }
+      for (int64_t j = 0; j < seq; ++j) total += p[i * seq + j] = j <= last ? std::exp(p[i * seq + j] - top) : 0.0;
+      for (int64_t j = 0; j < seq; ++j) p[i * seq + j] /= total;
+      r.lse[h * seq + i] = top + std::log(total);
+      for (int64_t d = 0; d < dim; ++d) {
+        double o = 0;
+        for (int64_t j = 0; j <= last; ++j) o += p[i * seq + j] * at(v, j, d);
+        r.out[(h * seq + i) * dim + d] = o;
+      }
+    }
+    // dP = dO V^T, dS = P * (dP - rowsum(dO * O)).
+    for (int64_t i = 0; i < seq; ++i) {
+      double delta = 0;
+      for (int64_t d = 0; d < dim; ++d) delta += at(dout, i, d) * r.out[(h * seq + i) * dim + d];
+      for (int64_t j = 0; j < seq; ++j) {
+        double s = 0;
+        for (int64_t d = 0; d < dim; ++d) s += at(dout, i, d) * at(v, j, d);
+        dp[i * seq + j] = p[i * seq + j] * (s - delta);
+      }
+    }
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t d = 0; d < dim; ++d) {
+        double dq = 0, dk = 0, dv = 0;
+        for (int64_t j = 0; j < seq; ++j) {
+          dq += dp[i * seq + j] * at(k, j, d);
+          dk += dp[j * seq + i] * at(q, j, d);
+          dv += p[j * seq + i] * at(dout, j, d);
+        }
+        r.dq[(h * seq + i) * dim + d] = dq * scale;
+        r.dk[(h * seq + i) * dim + d] = dk * scale;
+        r.dv[(h * seq + i) * dim + d] = dv;
+      }
+  }
+  return r;
+}
+
+TEST(KernelLibrary, AttentionBackward) {
+  E2E_RNG(rng);
+  AttentionShapeCase cases[] = {{DType::fp16, {2, 3, 77, 64}, true}, {DType::fp16, {2, 2, 77, 64}, false},
+               {DType::bf16, {2, 130, 32}, true}, {DType::fp16, {1, 161, 16}, false},
+               {DType::bf16, {1, 1, 45, 128}, true}};
+  for (const AttentionShapeCase& c : cases) {
+    auto [heads, seq, dim, numel] = c.sizes();
+    SCOPED_TRACE(c.text());
+    auto q = rounded(c.dt, rng.floats(numel, -1, 1)), k = rounded(c.dt, rng.floats(numel, -1, 1)),
+         v = rounded(c.dt, rng.floats(numel, -1, 1)), dout = rounded(c.dt, rng.floats(numel, -1, 1));
+    tessera::Tensor tq = uploadAs(c.dt, q, c.shape), tk = uploadAs(c.dt, k, c.shape), tv = uploadAs(c.dt, v, c.shape);
+    K::AttentionForward f = K::attention_forward(dev(), tq, tk, tv, c.causal);
+    AttentionGradsRef want = attentionGradsReference(q, k, v, dout, heads, seq, dim, c.causal);
+    std::vector<int64_t> rows(c.shape.begin(), c.shape.end() - 1);
+    ASSERT_EQ(f.lse.shape(), rows);
+    EXPECT_LE(relativeError(downloadFloats(f.out), want.out), 1e-2);
+    EXPECT_LE(relativeError(f.lse.download<float>(), want.lse), 1e-5);
+    K::AttentionGradients g =
+        K::attention_backward(dev(), tq, tk, tv, f.out, f.lse, uploadAs(c.dt, dout, c.shape), c.causal);
+    double tol = c.dt == DType::fp16 ? 1e-2 : 2.5e-2;
+    EXPECT_LE(relativeError(downloadFloats(g.dq), want.dq), tol) << "dq";
+    EXPECT_LE(relativeError(downloadFloats(g.dk), want.dk), tol) << "dk";
+    EXPECT_LE(relativeError(downloadFloats(g.dv), want.dv), tol) << "dv";
+  }
+  // Arguments are checked by name.
+  tessera::Tensor x = dev().zeros(DType::fp16, {1, 20, 16});
+  std::string msg = errorOf([&] { K::attention_backward(dev(), x, x, x, x, dev().zeros(DType::fp32, {1, 19}), x); });
+  EXPECT_NE(msg.find("lse must be fp32 of q's shape"), std::string::npos) << msg;
+  msg = errorOf([&] { K::attention_backward(dev(), x, x, x, x, dev().zeros(DType::fp32, {1, 20}), dev().zeros(DType::fp16, {1, 20, 32})); });
+  EXPECT_NE(msg.find("dout must have q's shape"), std::string::npos) << msg;
 }
 
 /// One launch of a form of kernels/attention.py on fresh bf16 q, k, v of
