@@ -537,6 +537,12 @@ class Kernel {
   /// @triton.autotune / @triton.heuristics.
   void launch(Device& device, const Grid& grid, const std::vector<Arg>& args,
               const Meta& constexprs = {}, const LaunchOptions& options = {});
+  /// `launch(device, {blocks}, {x, y, n}, {{"BLOCK", 1024}})`: the braced
+  /// arguments stay on the caller's stack (no vector is allocated).
+  void launch(Device& device, const Grid& grid, std::initializer_list<Arg> args, const Meta& constexprs = {},
+              const LaunchOptions& options = {}) {
+    launch(device, grid, args.begin(), args.size(), constexprs, options);
+  }
   /// `kernel[grid](args..., kw("BLOCK", 1024), num_warps(4))`: Triton's
   /// launch syntax (see GridLaunch).
   GridLaunch operator[](Grid grid) { return GridLaunch(*this, std::move(grid)); }

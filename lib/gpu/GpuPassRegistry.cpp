@@ -217,6 +217,11 @@ const std::vector<PassInfo>& gpuPasses() {
        "(base + sum of index * stride, i64) with a bounds mask and the padding as `other`.",
        {},
        [](const Options&) { return createFunctionPass(rewriteBlockPointers); }},
+      {"transposed-loads",
+       "A tt.trans read only by dots, of a loaded tile that is also read as it is, becomes a second load "
+       "of the transposed pointer, mask and other tiles (so each orientation is a tile of its own).",
+       {},
+       [](const Options&) { return createFunctionPass(transposeLoadedOperands); }},
       {"combine-dot-add",
        "Folds x + tt.dot(a, b, 0) into tt.dot(a, b, x) when the dot has no other use (not fp8 dots on wgmma, "
        "as in Triton).",

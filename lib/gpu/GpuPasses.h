@@ -73,6 +73,10 @@ ir::OpOperand* wgmmaOperandUse(ir::Operation* load, const Target& target, int nu
 /// as if the load, which feeds the dot directly, were of the transposed
 /// tile read through tt.trans (pointerTilesToTma's copies of K^T).
 bool isStageableWgmmaOperand(ir::Operation* load, const Target& target, int numWarps, bool transposedCopy = false);
+/// A tl.trans of a loaded tile that is also read as it is, where only
+/// dots read the transpose, becomes a load of the transposed tile
+/// (TransposedLoads.cpp).
+void transposeLoadedOperands(ir::Operation* func);
 /// x + dot(a, b, 0) -> dot(a, b, x) (CombineDotAdd.cpp).
 void combineDotAdd(ir::Operation* func, const Target& target, int numWarps);
 /// fp8 (e4m3, e5m2) dot operands are extended to fp16 unless the dot runs

@@ -33,6 +33,9 @@ std::string gpuPipeline(const std::string& kernelName, const GpuOptions& options
       // invariant: folded here, the rows' offsets, masks and address terms
       // become loop-invariant and licm hoists them after pipelining.
       "canonicalize", "dce"};
+  // A tile read both as it is and transposed by dots becomes two loads,
+  // each a tile the passes below can copy (TMA, cp.async stages).
+  p.push_back("transposed-loads");
   // Only where the pipeliner stages the copies: one TMA copy outside a
   // pipeline goes through scratch shared memory, slower than the loads.
   if (options.pointerTma && options.numStages >= 2) p.push_back("pointer-tiles-to-tma" + targeted);

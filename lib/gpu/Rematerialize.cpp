@@ -10,6 +10,13 @@
 // `offs_m[:, None] * s + offs_n[None, :]` ends with two ranges in the two
 // slice layouts of the tile and no conversion at all.
 //
+// A chain that reaches an expensive value (a load, a reduction) fails,
+// unless broadcasts on the way made that value at least 4x smaller than the
+// converted one and the convert moves data (its layouts are not one linear
+// layout): then it is that value that gets converted, and the
+// broadcast is rebuilt in the target layout (`lse[None, :]` broadcast over a
+// dot's tile converts 32 values, not 128 x 32).
+//
 // foldConversions then removes converts that are no-ops: same encoding, or
 // different encodings that denote the same linear layout for the shape, and
 // collapses chains convert(convert(x)).
@@ -32,11 +39,27 @@ class Rematerializer {
  public:
   /// The value `v` rebuilt in `target` before `before`, or null if the chain
   /// is not cheap.
-  Value rebuild(Value v, Encoding target, Operation* before, int depth = 0) {
+  /// `convertLeaves`: a chain may end in a convert of a value much smaller
+  /// than the converted one (see below).
+  explicit Rematerializer(bool convertLeaves = false) : convertLeaves_(convertLeaves) {}
+
+  Value rebuild(Value v, Encoding target, Operation* before, int depth = 0, int64_t rootElements = 0) {
     if (!v.type().isTensor()) return v;
     if (v.type().encoding() == target) return v;
+    int64_t elements = v.type().numElements();
+    if (depth == 0) rootElements = elements;
     Operation* def = v.definingOp();
-    if (!def || depth > 16 || !isRematerializable(def)) return {};
+    if (!def || depth > 16 || !isRematerializable(def)) {
+      // Through a broadcast the chain reached a value at least 4x smaller
+      // than the converted one (a row vector of statistics broadcast over
+      // a tile): converting it instead of the tile moves that much less
+      // through shared memory.
+      if (!convertLeaves_ || depth == 0 || elements * 4 > rootElements) return {};
+      OpBuilder b;
+      b.setInsertionPoint(before);
+      b.setLoc(def ? def->loc() : before->loc());
+      return b.create(OpCode::ConvertLayout, {v.type().withEncoding(target)}, {v}, {})->result();
+    }
     auto key = std::make_pair(v.impl(), target.impl());
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
@@ -58,7 +81,7 @@ class Rematerializer {
       } else if (def->is(OpCode::Broadcast) && target.isLinear() && o.type().shape() != shape) {
         want = toLinearLayout(shape, target).resizedTo(o.type().shape()).toEncoding();
       }
-      Value r = o.type().isTensor() ? rebuild(o, want, before, depth + 1) : o;
+      Value r = o.type().isTensor() ? rebuild(o, want, before, depth + 1, rootElements) : o;
       if (!r) return {};
       operands.push_back(r);
     }
@@ -75,6 +98,7 @@ class Rematerializer {
 
  private:
   std::map<std::pair<ValueImpl*, const EncodingStorage*>, Value> memo_;
+  bool convertLeaves_;
 };
 
 void collectConverts(Operation* func, std::vector<Operation*>& out) {
@@ -100,8 +124,14 @@ void rematerializeConversions(Operation* func) {
   std::vector<Operation*> converts;
   collectConverts(func, converts);
   for (Operation* cvt : converts) {
-    Rematerializer remat;  // per convert: a clone made for one convert may not dominate another
     Value src = cvt->operand(0);
+    // Converts whose layouts are the same linear layout move no data (the
+    // emitter renames registers): rebuilding their chain to shrink them
+    // would only add work.
+    Type from = src.type(), to = cvt->result().type();
+    bool moves = from.encoding() && to.encoding() && !from.encoding().isShared() && !to.encoding().isShared() &&
+                 toLinearLayout(from.shape(), from.encoding()) != toLinearLayout(to.shape(), to.encoding());
+    Rematerializer remat(moves);  // per convert: a clone made for one convert may not dominate another
     // Build the clone where the convert is: every operand of the chain
     // dominates the convert, so the clone is valid there.
     Value rebuilt = remat.rebuild(src, cvt->result().type().encoding(), cvt);

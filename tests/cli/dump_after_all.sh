@@ -14,7 +14,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 sig="*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1"
 # The pipeline's passes, in order (lib/gpu/LowerToGpuIR.cpp, gpuPipeline).
-want_90a="inline canonicalize cse dce select-kernel carry-block-pointer-offsets canonicalize dce pointer-tiles-to-tma
+want_90a="inline canonicalize cse dce select-kernel carry-block-pointer-offsets canonicalize dce transposed-loads pointer-tiles-to-tma
 tma-descriptor-loads rewrite-block-pointers combine-dot-add upcast-fp8-dots carry-pointer-offsets dce convert-to-gpu
 propagate-dot-layouts rematerialize-converts fold-converts wgmma-register-operands cse dce sink-casts
 rematerialize-at-uses pipeline-dot-loops licm dce ping-pong-warpgroups encode-host-tensormaps allocate-shared-memory"

@@ -28,7 +28,7 @@ TEST(GpuPassRegistry, RegisteringTwiceAddsEachPassOnce) {
   gpu::registerGpuPasses();
   EXPECT_EQ(registeredNames(),
             (std::vector<std::string>{"inline", "canonicalize", "cse", "dce", "licm", "convert-to-gpu",
-                                      "carry-block-pointer-offsets", "pointer-tiles-to-tma", "tma-descriptor-loads", "rewrite-block-pointers", "combine-dot-add", "upcast-fp8-dots", "carry-pointer-offsets", "pipeline-dot-loops", "ping-pong-warpgroups",
+                                      "carry-block-pointer-offsets", "pointer-tiles-to-tma", "tma-descriptor-loads", "rewrite-block-pointers", "transposed-loads", "combine-dot-add", "upcast-fp8-dots", "carry-pointer-offsets", "pipeline-dot-loops", "ping-pong-warpgroups",
                                       "encode-host-tensormaps", "allocate-shared-memory", "propagate-dot-layouts", "wgmma-register-operands",
                                       "rematerialize-converts",
                                       "fold-converts", "sink-casts",
