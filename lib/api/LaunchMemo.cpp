@@ -38,12 +38,14 @@ namespace {
 
 constexpr size_t kMaxArgs = 32;
 
-/// What the specialization of one argument depends on.
-uint32_t shapeCode(const Arg& a) {
+/// What the specialization of one argument depends on; a tensor's data
+/// pointer goes to `ptr` (the warm path packs it without reading it again).
+uint32_t shapeCode(const Arg& a, uint64_t& ptr) {
   switch (a.kind) {
     case Arg::Kind::Tensor:
       if (!a.tensor.defined()) return 0xffffffffu;  // an error on the full path
-      return 1u | (static_cast<uint32_t>(a.tensor.dtype()) << 8) | ((a.tensor.data_ptr() % 16 == 0) ? 16u : 0u) |
+      ptr = a.tensor.data_ptr();
+      return 1u | (static_cast<uint32_t>(a.tensor.dtype()) << 8) | ((ptr % 16 == 0) ? 16u : 0u) |
              (a.tensor.is_read_only() ? 32u : 0u);  // checked on the full path
     case Arg::Kind::Int:
       return 2u | (a.i == 1 ? 16u : 0u) | (intDivisibleBy16(a.i, a.isUnsigned64) ? 32u : 0u) |
@@ -113,6 +115,11 @@ std::string wrongDeviceMessage(const frontend::JitFunction& fn, int paramIndex, 
          ", but the kernel is launched on cuda:" + std::to_string(deviceOrdinal) + "; upload it to that device";
 }
 
+/// How the warm path packs a parameter: a tensor's pointer, an i32 from an
+/// int argument and an f32 from a float argument directly, the others
+/// through packScalarParam.
+enum class Pack : uint8_t { Pointer, Int32, F32, Other };
+
 /// One remembered launch shape and how to launch it.
 struct LaunchMemoEntry {
   runtime::CudaDevice* device = nullptr;
@@ -125,6 +132,7 @@ struct LaunchMemoEntry {
   /// Per PTX parameter: the argument it comes from and how to pack it.
   struct Slot {
     int arg = 0;
+    Pack pack = Pack::Other;  ///< how the warm path packs it
     bool pointer = false;
     bool floatArg = false;
     bool scratch = false;  ///< the global scratch: CudaDevice::launch fills it in
@@ -161,7 +169,8 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
                     const Meta& constexprs, const LaunchOptions& options) {
   if (!memoUsable(kernel, device, grid, nargs)) return false;
   std::array<uint32_t, kMaxArgs> codes;
-  for (size_t i = 0; i < nargs; ++i) codes[i] = shapeCode(args[i]);
+  std::array<uint64_t, kMaxArgs> argPtrs;
+  for (size_t i = 0; i < nargs; ++i) codes[i] = shapeCode(args[i], argPtrs[i]);
   const LaunchMemoEntry* entry = nullptr;
   for (const auto& slot : kernel.cache->memo.recent) {
     const LaunchMemoEntry* e = slot.load(std::memory_order_acquire);
@@ -193,15 +202,33 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
       continue;
     }
     const Arg& a = args[s.arg];
-    if (s.pointer) {
-      const TensorStorage* storage = a.tensor.storage().get();
-      if (!storage || storage->kind != DeviceKind::Cuda || storage->cuda != device.cuda)
-        throw Error(wrongDeviceMessage(*kernel.fn, s.arg, storage, device.ordinal));
-      slots[i] = a.tensor.data_ptr();
-      continue;
+    switch (s.pack) {
+      case Pack::Pointer: {
+        const TensorStorage* storage = a.tensor.storage().get();
+        if (!storage || storage->kind != DeviceKind::Cuda || storage->cuda != device.cuda)
+          throw Error(wrongDeviceMessage(*kernel.fn, s.arg, storage, device.ordinal));
+        slots[i] = argPtrs[s.arg];
+        break;
+      }
+      case Pack::Int32:  // the common scalars, packed here directly
+        if (a.kind == Arg::Kind::Int) {
+          slots[i] = static_cast<uint32_t>(a.i);
+          break;
+        }
+        [[fallthrough]];
+      case Pack::F32:
+        if (s.pack == Pack::F32 && a.kind == Arg::Kind::Float) {
+          float f = static_cast<float>(a.f);
+          slots[i] = 0;
+          std::memcpy(&slots[i], &f, sizeof f);
+          break;
+        }
+        [[fallthrough]];
+      case Pack::Other: {
+        auto [intValue, floatValue] = scalarValues(a);
+        packScalarParam(s.param, intValue, floatValue, s.floatArg, slots[i]);
+      }
     }
-    auto [intValue, floatValue] = scalarValues(a);
-    packScalarParam(s.param, intValue, floatValue, s.floatArg, slots[i]);
   }
   const DeviceKernel& dk = *entry->kernel;
   std::vector<TensorMapBytes> maps;
@@ -243,7 +270,8 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   entry->numCtas = options.num_ctas;
   entry->nargs = nargs;
   for (size_t i = 0; i < nargs; ++i) {
-    entry->codes[i] = shapeCode(args[i]);
+    uint64_t ptr = 0;
+    entry->codes[i] = shapeCode(args[i], ptr);
     if (entry->codes[i] == 0xffffffffu) return;
   }
   entry->constexprs = constexprs;
@@ -269,6 +297,10 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     s.pointer = params[i].type.isPointer();
     s.floatArg = b.spec.type.isFloat();
     s.param = params[i];
+    s.pack = s.pointer ? Pack::Pointer
+             : params[i].type.kind() == ir::TypeKind::I32 && args[paramIndex].kind == Arg::Kind::Int ? Pack::Int32
+             : params[i].type.kind() == ir::TypeKind::F32 && args[paramIndex].kind == Arg::Kind::Float ? Pack::F32
+                                                                                                         : Pack::Other;
     entry->slots.push_back(s);
   }
   LaunchMemo& memo = kernel.cache->memo;
