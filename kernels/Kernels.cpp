@@ -14,6 +14,7 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tessera::kernels {
 
@@ -336,6 +337,72 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
                     c.stride(0) % 8 == 0;
   matmulProgram().kernel(descriptor ? "matmul_kernel_descriptor" : "matmul_kernel").launch(
       device, grid, {a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1)});
+  return c;
+}
+
+std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  auto fail = [](const std::string& what) { throw Error("tessera::kernels::grouped_matmul: " + what); };
+  if (a.size() != b.size())
+    fail(std::to_string(a.size()) + " A matrices but " + std::to_string(b.size()) + " B matrices");
+  std::vector<Tensor> c;
+  if (a.empty()) return c;
+  DType dt = a[0].defined() ? a[0].dtype() : DType::fp16;
+  if (dt != DType::fp16 && dt != DType::bf16) fail(std::string("A and B must be fp16 or bf16, got ") + dtype_name(dt));
+  size_t groups = a.size();
+  std::vector<int64_t> addresses(3 * groups);
+  std::vector<int32_t> sizes(3 * groups), strides(3 * groups);
+  int64_t elem = static_cast<int64_t>(dtype_size(dt)), tiles = 0;
+  bool aligned = true;
+  auto in16 = [&](int64_t v) { return (v * elem) % 16 == 0; };
+  for (size_t g = 0; g < groups; ++g) {
+    std::string which = "product " + std::to_string(g) + ": ";
+    for (const Tensor* t : {&a[g], &b[g]}) {
+      if (!t->defined() || t->shape().size() != 2) fail(which + "A and B must be 2-D");
+      if (t->dtype() != dt) fail(which + "every A and B must have the first A's dtype");
+      if (t->shape()[1] > 1 && t->stride(1) != 1) fail(which + "rows must be contiguous (column stride 1)");
+    }
+    int64_t M = a[g].shape()[0], K = a[g].shape()[1], N = b[g].shape()[1];
+    if (b[g].shape()[0] != K)
+      fail(which + "A is " + std::to_string(M) + " x " + std::to_string(K) + " but B has " +
+           std::to_string(b[g].shape()[0]) + " rows");
+    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || a[g].stride(0) > INT32_MAX || b[g].stride(0) > INT32_MAX)
+      fail(which + "sizes and strides must fit in int32");
+    c.push_back(device.empty(dt, {M, N}));
+    addresses[3 * g] = static_cast<int64_t>(a[g].data_ptr());
+    addresses[3 * g + 1] = static_cast<int64_t>(b[g].data_ptr());
+    addresses[3 * g + 2] = static_cast<int64_t>(c.back().data_ptr());
+    sizes[3 * g] = static_cast<int32_t>(M);
+    sizes[3 * g + 1] = static_cast<int32_t>(N);
+    sizes[3 * g + 2] = static_cast<int32_t>(K);
+    strides[3 * g] = static_cast<int32_t>(a[g].stride(0));
+    strides[3 * g + 1] = static_cast<int32_t>(b[g].stride(0));
+    strides[3 * g + 2] = static_cast<int32_t>(c.back().stride(0));
+    for (int k = 0; k < 3; ++k) aligned = aligned && addresses[3 * g + k] % 16 == 0 && in16(strides[3 * g + k]);
+    aligned = aligned && in16(K);
+    tiles += (M + 127) / 128 * ((N + 127) / 128);
+  }
+  int64_t block = aligned ? 128 : 64;
+  if (!aligned) {
+    tiles = 0;
+    for (size_t g = 0; g < groups; ++g) tiles += (sizes[3 * g] + 63) / 64 * ((sizes[3 * g + 1] + 63) / 64);
+  }
+  if (tiles == 0) {  // nothing to compute but empty products (or K == 0 ones, zeros)
+    for (size_t g = 0; g < groups; ++g)
+      if (c[g].numel() > 0) c[g] = device.zeros(dt, c[g].shape());
+    return c;
+  }
+  Tensor addr = device.upload(addresses, {static_cast<int64_t>(groups), 3});
+  Tensor size = device.upload(sizes, {static_cast<int64_t>(groups), 3});
+  Tensor stride = device.upload(strides, {static_cast<int64_t>(groups), 3});
+  LaunchOptions options;
+  options.num_warps = aligned ? 8 : 4;
+  options.num_stages = 3;
+  int64_t programs = std::min<int64_t>(tiles, int64_t{device.multiprocessor_count()} * (aligned ? 1 : 2));
+  matmulProgram().kernel("grouped_matmul_kernel").launch(
+      device, {std::max<int64_t>(programs, 1)}, {addr, size, stride, static_cast<int64_t>(groups)},
+      {{"DT", std::string(dt == DType::fp16 ? "fp16" : "bf16")}, {"BLOCK_M", block}, {"BLOCK_N", block},
+       {"BLOCK_K", aligned ? int64_t(64) : int64_t(32)}, {"ALIGNED", aligned}},
+      options);
   return c;
 }
 

@@ -29,6 +29,11 @@ Triton needs triton.set_allocator for the descriptors' scratch.
 matmul_kernel_block_ptr: the same product with block pointers
 (tl.make_block_ptr, tl.advance), the form of Triton's older tutorials. On
 sm_90a Tessera copies these tiles with TMA too (Triton 3.6 does not).
+
+grouped_matmul_kernel: several products of different sizes in one launch
+(tessera::kernels::grouped_matmul), each tile the same K loop as above
+(product_tile), on a persistent grid that walks the products' tiles in
+order.
 """
 import triton
 import triton.language as tl
@@ -72,11 +77,10 @@ def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl
 
 
 @triton.jit
-def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K,
-                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                GROUP_M: tl.constexpr):
-    tile_m, tile_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+def product_tile(a_ptr, b_ptr, c_ptr, tile_m, tile_n, M, N, K,
+                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Tile (tile_m, tile_n) of C = A @ B, K in BLOCK_K steps.
     offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
@@ -96,6 +100,16 @@ def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K,
 
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=row_ok & col_ok)
+
+
+@triton.jit
+def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K,
+                stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                GROUP_M: tl.constexpr):
+    tile_m, tile_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    product_tile(a_ptr, b_ptr, c_ptr, tile_m, tile_n, M, N, K,
+                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K)
 
 
 @triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])
@@ -159,3 +173,52 @@ def matmul_kernel_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K,
     c_blk = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (tile_m * BLOCK_M, tile_n * BLOCK_N),
                               (BLOCK_M, BLOCK_N), (1, 0))
     tl.store(c_blk, acc.to(c_ptr.dtype.element_ty), boundary_check=(0, 1))
+
+
+@triton.jit
+def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
+                          DT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                          ALIGNED: tl.constexpr):
+    # A group of products C_g = A_g @ B_g of different sizes in one launch:
+    # addresses is int64 [groups, 3] (the A, B, C base addresses of each
+    # product, elements of type DT), sizes int32 [groups, 3] (M, N, K),
+    # row_strides int32 [groups, 3] (the rows of A, B, C; their columns
+    # are contiguous). A persistent grid: the tiles of all products are
+    # numbered one product after another, and program p takes tiles p,
+    # p + num_programs, ... (each program walks the list of products once,
+    # keeping the number of the product's first tile). ALIGNED: every base
+    # address, row stride and K is a multiple of 16 bytes, which the
+    # compiler cannot see through values loaded from memory (without it the
+    # tiles are loaded an element at a time and not pipelined).
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    first = 0
+    for g in range(groups):
+        M = tl.load(sizes + 3 * g)
+        N = tl.load(sizes + 3 * g + 1)
+        K = tl.load(sizes + 3 * g + 2)
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        count = tl.cdiv(M, BLOCK_M) * tiles_n
+        if count > 0:
+            a_ptr = tl.load(addresses + 3 * g).to(tl.pointer_type(DT))
+            b_ptr = tl.load(addresses + 3 * g + 1).to(tl.pointer_type(DT))
+            c_ptr = tl.load(addresses + 3 * g + 2).to(tl.pointer_type(DT))
+            lda = tl.load(row_strides + 3 * g)
+            ldb = tl.load(row_strides + 3 * g + 1)
+            ldc = tl.load(row_strides + 3 * g + 2)
+            if ALIGNED:
+                a_ptr = tl.multiple_of(a_ptr, 16)
+                b_ptr = tl.multiple_of(b_ptr, 16)
+                c_ptr = tl.multiple_of(c_ptr, 16)
+                VEC: tl.constexpr = 128 // DT.primitive_bitwidth  # elements in 16 bytes
+                lda = tl.multiple_of(lda, VEC)
+                ldb = tl.multiple_of(ldb, VEC)
+                ldc = tl.multiple_of(ldc, VEC)
+                K = tl.multiple_of(K, VEC)
+            # This program's first tile at or after `first`.
+            start = first + (pid - first % programs + programs) % programs
+            for t in range(start, first + count, programs):
+                local = t - first
+                product_tile(a_ptr, b_ptr, c_ptr, local // tiles_n, local % tiles_n, M, N, K,
+                             lda, 1, ldb, 1, ldc, 1, BLOCK_M, BLOCK_N, BLOCK_K)
+        first += count

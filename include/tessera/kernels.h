@@ -80,6 +80,16 @@ Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor&
 /// TMA copies); fp32 accumulation, C in the inputs' dtype.
 Tensor matmul(Device& device, const Tensor& a, const Tensor& b);
 
+/// C_g = A_g @ B_g for a list of products of different sizes in one launch
+/// (kernels/matmul.py: grouped_matmul_kernel, a persistent grid over the
+/// tiles of all products): A_g is M_g x K_g, B_g is K_g x N_g, all fp16 or
+/// all bf16 on one device, rows contiguous (column stride 1); fp32
+/// accumulation, each C_g in the inputs' dtype. When every base address,
+/// row stride and K_g is a multiple of 16 bytes the tiles are vector loads
+/// in a multi-stage pipeline (128 x 128 tiles); otherwise they are loaded
+/// element by element (64 x 64 tiles).
+std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b);
+
 /// Attention forward, softmax(Q K^T * sm_scale) V, FlashAttention style
 /// (kernels/attention.py): q, k, v of shape [batch * heads, seq, head_dim] or
 /// [batch, heads, seq, head_dim], fp16 or bf16, head_dim 16, 32, 64 or 128,

@@ -271,6 +271,61 @@ TEST(KernelLibrary, LargeMatmul) {
   }
 }
 
+TEST(KernelLibrary, GroupedMatmul) {
+  E2E_RNG(rng);
+  // Products of different sizes in one launch: odd sizes (element-wise
+  // tiles), 16-byte multiples throughout (pipelined vector tiles), an empty
+  // product and a K = 0 one (zeros), and a strided A (a column slice).
+  struct Shape {
+    int64_t M, N, K;
+  };
+  std::vector<std::vector<Shape>> sets = {{{37, 50, 70}, {128, 64, 33}, {5, 200, 48}, {0, 16, 16}, {9, 7, 0}},
+                                          {{64, 48, 96}, {130, 72, 40}, {3, 8, 16}, {200, 136, 64}}};
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (const auto& set : sets) {
+      std::vector<tessera::Tensor> a, b;
+      std::vector<std::vector<float>> ha, hb;
+      for (const Shape& s : set) {
+        ha.push_back(rounded(dt, rng.floats(s.M * s.K, -1, 1)));
+        hb.push_back(rounded(dt, rng.floats(s.K * s.N, -1, 1)));
+        a.push_back(uploadAs(dt, ha.back(), {s.M, s.K}));
+        b.push_back(uploadAs(dt, hb.back(), {s.K, s.N}));
+      }
+      std::vector<tessera::Tensor> c = K::grouped_matmul(dev(), a, b);
+      ASSERT_EQ(c.size(), set.size());
+      for (size_t g = 0; g < set.size(); ++g) {
+        const Shape& s = set[g];
+        SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " product " + std::to_string(g) + ": " +
+                     std::to_string(s.M) + " x " + std::to_string(s.N) + " x " + std::to_string(s.K));
+        ASSERT_EQ(c[g].shape(), (std::vector<int64_t>{s.M, s.N}));
+        std::vector<double> want(s.M * s.N, 0.0);
+        for (int64_t i = 0; i < s.M; ++i)
+          for (int64_t k = 0; k < s.K; ++k)
+            for (int64_t j = 0; j < s.N; ++j) want[i * s.N + j] += double(ha[g][i * s.K + k]) * hb[g][k * s.N + j];
+        std::vector<float> got = downloadFloats(c[g]);
+        if (s.K == 0 || s.M == 0) {
+          for (float v : got) EXPECT_EQ(v, 0.0f);
+          continue;
+        }
+        EXPECT_LE(relativeError(got, want), outputTolerance(dt) * 4);
+      }
+    }
+  }
+  // A column slice of a wider matrix: rows of stride 80, not the width.
+  std::vector<float> wide = rounded(DType::fp16, rng.floats(33 * 80, -1, 1)), hb = rounded(DType::fp16, rng.floats(40 * 24, -1, 1));
+  tessera::Tensor aw = uploadAs(DType::fp16, wide, {33, 80}).slice(1, 8, 48);
+  std::vector<tessera::Tensor> c = K::grouped_matmul(dev(), {aw}, {uploadAs(DType::fp16, hb, {40, 24})});
+  std::vector<double> want(33 * 24, 0.0);
+  for (int64_t i = 0; i < 33; ++i)
+    for (int64_t k = 0; k < 40; ++k)
+      for (int64_t j = 0; j < 24; ++j) want[i * 24 + j] += double(wide[i * 80 + 8 + k]) * hb[k * 24 + j];
+  EXPECT_LE(relativeError(downloadFloats(c[0]), want), 1e-2);
+  // Mismatched inner sizes are an error naming the product.
+  tessera::Tensor x = dev().zeros(DType::fp16, {4, 8});
+  std::string msg = errorOf([&] { K::grouped_matmul(dev(), {x, x}, {dev().zeros(DType::fp16, {8, 4}), x}); });
+  EXPECT_NE(msg.find("product 1: A is 4 x 8 but B has 4 rows"), std::string::npos) << msg;
+}
+
 /// float64 attention of q, k, v ([heads, seq, dim] flattened).
 std::vector<double> attentionReference(const std::vector<float>& q, const std::vector<float>& k,
                                        const std::vector<float>& v, int64_t heads, int64_t seq, int64_t dim,
