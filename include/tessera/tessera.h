@@ -397,6 +397,40 @@ class PreparedLaunch {
   std::shared_ptr<Impl> impl_;
 };
 
+/// Launches recorded once into a CUDA graph and replayed with one driver
+/// call each time (stream capture, cuGraphLaunch): the host work of the
+/// launches (binding, specialization lookup, packing) is paid at capture
+/// only. Capture first launches each kernel's shape outside (a first
+/// launch compiles; an autotuned kernel must have its choice: see
+/// docs/user-guide.md, "CUDA graphs").
+///
+///   tessera::Graph g = tessera::Graph::capture(dev, [&](void* stream) {
+///     k1.launch(dev, {blocks}, {x, y, n}, {}, tessera::LaunchOptions{.stream = stream});
+///     k2.launch(dev, {blocks}, {y, z, n}, {}, tessera::LaunchOptions{.stream = stream});
+///   });
+///   for (int step = 0; step < steps; ++step) g.replay();
+///
+/// The recorded launches keep the arguments they were given (tensor
+/// addresses included): keep those tensors alive and in place while the
+/// graph is used. On the interpreter the graph keeps `record` and replay
+/// calls it again with a null stream.
+class Graph {
+ public:
+  /// Calls `record(stream)` with a new stream in capture mode (non-blocking,
+  /// this thread only): launches on it are recorded, not run. If `record`
+  /// throws, the capture is discarded and the exception propagates.
+  static Graph capture(Device& device, std::function<void(void* stream)> record);
+  /// Runs the recorded launches, in order, on `stream` (a CUstream;
+  /// nullptr: the default stream).
+  void replay(void* stream = nullptr) const;
+
+  struct Impl;
+
+ private:
+  explicit Graph(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
 /// With TESSERA_PROFILE=FILE: writes the timeline recorded so far (compiles,
 /// autotuning sweeps, launches, GPU execution) to FILE as a Chrome trace,
 /// waiting for the GPU launches it times. Also done at exit. A no-op

@@ -112,6 +112,15 @@ struct DriverApi {
   // Host-encoded TMA descriptors (CUDA 12.0+), optional.
   CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const uint64_t*, const uint64_t*, const unsigned*,
                                      const unsigned*, int, int, int, int) = nullptr;
+  // Stream capture into graphs (CUDA 10+ / 11.4+), optional: Graph needs them.
+  CUresult (*cuStreamCreate)(CUstream*, unsigned) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream) = nullptr;
+  CUresult (*cuStreamBeginCapture)(CUstream, int) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream, void**) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(void**, void*, unsigned long long) = nullptr;
+  CUresult (*cuGraphLaunch)(void*, CUstream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(void*) = nullptr;
+  CUresult (*cuGraphDestroy)(void*) = nullptr;
 
   std::string error;  ///< why the driver is unusable ("" when usable)
   int deviceCount = 0;
@@ -181,7 +190,15 @@ const DriverApi& driverApi() {
                            Entry{"cuStreamIsCapturing", slot(a->cuStreamIsCapturing)},
                            Entry{"cuThreadExchangeStreamCaptureMode", slot(a->cuThreadExchangeStreamCaptureMode)},
                            Entry{"cuTensorMapEncodeTiled", slot(a->cuTensorMapEncodeTiled)},
-                           Entry{"cuLaunchKernelEx", slot(a->cuLaunchKernelEx)}})
+                           Entry{"cuLaunchKernelEx", slot(a->cuLaunchKernelEx)},
+                           Entry{"cuStreamCreate", slot(a->cuStreamCreate)},
+                           Entry{"cuStreamDestroy_v2", slot(a->cuStreamDestroy)},
+                           Entry{"cuStreamBeginCapture_v2", slot(a->cuStreamBeginCapture)},
+                           Entry{"cuStreamEndCapture", slot(a->cuStreamEndCapture)},
+                           Entry{"cuGraphInstantiateWithFlags", slot(a->cuGraphInstantiateWithFlags)},
+                           Entry{"cuGraphLaunch", slot(a->cuGraphLaunch)},
+                           Entry{"cuGraphExecDestroy", slot(a->cuGraphExecDestroy)},
+                           Entry{"cuGraphDestroy", slot(a->cuGraphDestroy)}})
       *e.slot = lib.symbol(e.name);
     // CUDA 12.8+ has cuEventElapsedTime_v2 (same signature); prefer it.
     if (void* v2 = lib.symbol("cuEventElapsedTime_v2")) *slot(a->cuEventElapsedTime) = v2;
@@ -523,6 +540,50 @@ bool CudaDevice::capturing(void* stream) {
   // global mode (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT): a capture is going on.
   constexpr CUresult kErrorStreamCaptureImplicit = 906;
   return r == kErrorStreamCaptureImplicit || (r == kSuccess && status != 0);
+}
+
+void* CudaDevice::beginCapture() {
+  const DriverApi& api = driverApi();
+  if (!api.cuStreamCreate || !api.cuStreamBeginCapture || !api.cuStreamEndCapture ||
+      !api.cuGraphInstantiateWithFlags || !api.cuGraphLaunch)
+    throw Error("CUDA graphs need stream capture (cuStreamBeginCapture_v2, cuGraphInstantiateWithFlags), which the "
+                "CUDA driver lacks (driver older than CUDA 11.4)");
+  makeCurrent();
+  CUstream stream = nullptr;
+  check(api.cuStreamCreate(&stream, /*CU_STREAM_NON_BLOCKING*/ 1), "creating a stream to capture a graph on");
+  userStreams_.store(true, std::memory_order_relaxed);
+  // Thread-local mode: other threads' work is not disturbed, and this
+  // thread's own unsafe calls (a module load for a first launch) are made
+  // in relaxed mode by loadKernel.
+  CUresult r = api.cuStreamBeginCapture(stream, /*CU_STREAM_CAPTURE_MODE_THREAD_LOCAL*/ 1);
+  if (r != kSuccess) {
+    api.cuStreamDestroy(stream);
+    check(r, "beginning a stream capture");
+  }
+  return stream;
+}
+
+void* CudaDevice::endCapture(void* stream, bool keep) {
+  const DriverApi& api = driverApi();
+  makeCurrent();
+  void* graph = nullptr;
+  CUresult r = api.cuStreamEndCapture(stream, &graph);
+  api.cuStreamDestroy(stream);
+  void* exec = nullptr;
+  if (r == kSuccess && keep) r = api.cuGraphInstantiateWithFlags(&exec, graph, 0);
+  if (graph) api.cuGraphDestroy(graph);
+  if (keep) check(r, "capturing a graph (a launch in it was not capturable, or another thread's unsafe call "
+                     "invalidated the capture)");
+  return exec;
+}
+
+void CudaDevice::launchGraph(void* exec, void* stream) {
+  makeCurrent();
+  check(driverApi().cuGraphLaunch(exec, stream), "launching a graph");
+}
+
+void CudaDevice::destroyGraph(void* exec) noexcept {
+  if (exec && driverApi().cuGraphExecDestroy) driverApi().cuGraphExecDestroy(exec);
 }
 
 void CudaDevice::loadKernel(LoadedKernel& out, const std::vector<char>& cubin, const std::string& kernelName,

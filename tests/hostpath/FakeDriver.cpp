@@ -8,7 +8,8 @@
 // SMs; "device" memory is host memory (copies are memcpy); modules and
 // functions are handles with no code; a launch records its configuration
 // and copies its parameter values (the sizes come from fakecudaExpectParams)
-// and runs nothing.
+// and runs nothing. Stream capture keeps a capturing stream's launches for
+// a graph, and launching the graph replays them as launches.
 //
 // What it is for: tests and profiles of the host work of a launch
 // (tests/hostpath): how many heap allocations a warm launch makes, what it
@@ -19,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 
@@ -47,8 +49,15 @@ size_t touchBytes = [] {
   return touchBuffer ? kb * 1024 : 0;
 }();
 
+/// Stream capture: launches on the capturing stream are kept for a graph.
+void* capturingStream = nullptr;
+std::vector<FakeCudaLaunch> captured;
+
 void record(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned shared, void* stream,
             void** params, unsigned cluster, int pdl) {
+  bool capture = stream && stream == capturingStream;
+  FakeCudaLaunch saved;
+  if (capture) saved = last;
   last.function = fn;
   last.grid[0] = gx;
   last.grid[1] = gy;
@@ -62,6 +71,11 @@ void record(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsign
   for (int i = 0; i < expectedParams && params; ++i) {
     last.params[i] = 0;
     std::memcpy(&last.params[i], params[i], static_cast<size_t>(expectedBytes[i]));
+  }
+  if (capture) {  // recorded into the graph, not run
+    captured.push_back(last);
+    last = saved;
+    return;
   }
   launches.fetch_add(1, std::memory_order_relaxed);
   for (size_t i = 0; i < touchBytes; i += 64) touchBuffer[i]++;
@@ -124,7 +138,50 @@ CUresult cuMemcpyDtoD_v2(uint64_t d, uint64_t s, size_t n) {
 }
 CUresult cuMemcpyDtoDAsync_v2(uint64_t d, uint64_t s, size_t n, void*) { return cuMemcpyDtoD_v2(d, s, n); }
 CUresult cuStreamSynchronize(void*) { return kSuccess; }
-CUresult cuStreamIsCapturing(void*, int* status) { *status = 0; return kSuccess; }
+CUresult cuStreamIsCapturing(void* stream, int* status) {
+  *status = stream && stream == capturingStream ? 1 : 0;
+  return kSuccess;
+}
+CUresult cuStreamCreate(void** stream, unsigned) {
+  *stream = std::malloc(8);
+  return kSuccess;
+}
+CUresult cuStreamDestroy_v2(void* stream) {
+  std::free(stream);
+  return kSuccess;
+}
+CUresult cuStreamBeginCapture_v2(void* stream, int) {
+  if (capturingStream) return kErrorInvalidValue;
+  capturingStream = stream;
+  captured.clear();
+  return kSuccess;
+}
+CUresult cuStreamEndCapture(void* stream, void** graph) {
+  if (stream != capturingStream) return kErrorInvalidValue;
+  capturingStream = nullptr;
+  *graph = new std::vector<FakeCudaLaunch>(std::move(captured));
+  captured.clear();
+  return kSuccess;
+}
+CUresult cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long) {
+  *exec = new std::vector<FakeCudaLaunch>(*static_cast<std::vector<FakeCudaLaunch>*>(graph));
+  return kSuccess;
+}
+CUresult cuGraphLaunch(void* exec, void*) {
+  for (const FakeCudaLaunch& l : *static_cast<std::vector<FakeCudaLaunch>*>(exec)) {
+    last = l;
+    launches.fetch_add(1, std::memory_order_relaxed);
+  }
+  return kSuccess;
+}
+CUresult cuGraphExecDestroy(void* exec) {
+  delete static_cast<std::vector<FakeCudaLaunch>*>(exec);
+  return kSuccess;
+}
+CUresult cuGraphDestroy(void* graph) {
+  delete static_cast<std::vector<FakeCudaLaunch>*>(graph);
+  return kSuccess;
+}
 CUresult cuMemsetD8_v2(uint64_t d, unsigned char v, size_t n) { std::memset(reinterpret_cast<void*>(d), v, n); return kSuccess; }
 CUresult cuMemsetD8Async(uint64_t d, unsigned char v, size_t n, void*) { return cuMemsetD8_v2(d, v, n); }
 CUresult cuModuleLoadData(void** m, const void*) { *m = &moduleObject; return kSuccess; }

@@ -225,6 +225,39 @@ TEST_F(HostPath, LaunchAttributesOnTheWarmPath) {
   EXPECT_EQ(fake().last()->clusterSize, 1u);
 }
 
+TEST_F(HostPath, GraphsRecordOnceAndReplayTheLaunchesInOrder) {
+  Program p = Program::from_source(kSource, "hostpath.py");
+  Kernel k = p.kernel("scaled_add");
+  Tensor x = dev.zeros(DType::fp32, {300}), y = dev.zeros(DType::fp32, {300}), out = dev.zeros(DType::fp32, {300});
+  Meta meta{{"BLOCK", Value(int64_t(128))}};
+  k.launch(dev, {3}, {x, y, out, int64_t(300), 1.0}, meta);  // compiled outside the capture
+  unsigned long long before = fake().launches();
+  Graph g = Graph::capture(dev, [&](void* stream) {
+    LaunchOptions on;
+    on.stream = stream;
+    k.launch(dev, {3}, {x, y, out, int64_t(300), 2.0}, meta, on);
+    k.launch(dev, {2}, {y, x, out, int64_t(250), 3.0}, meta, on);
+  });
+  EXPECT_EQ(fake().launches(), before) << "a capture records, it runs nothing";
+  for (int replay = 1; replay <= 3; ++replay) {
+    g.replay();
+    EXPECT_EQ(fake().launches(), before + 2 * replay);
+    expectLaunch(y, x, out, 250, 3.0f, 2);  // the last recorded launch, as recorded
+  }
+  // A failing record discards the capture: later launches run as usual.
+  EXPECT_THROW(Graph::capture(dev, [&](void* stream) {
+                 LaunchOptions on;
+                 on.stream = stream;
+                 k.launch(dev, {3}, {x, y, out, int64_t(300), 2.0}, meta, on);
+                 throw Error("stop");
+               }),
+               Error);
+  unsigned long long after = fake().launches();
+  k.launch(dev, {3}, {x, y, out, int64_t(300), 5.0}, meta);
+  EXPECT_EQ(fake().launches(), after + 1);
+  expectLaunch(x, y, out, 300, 5.0f, 3);
+}
+
 /// Host time of one warm launch next to a PreparedLaunch and the driver's
 /// own call (printed, not asserted). Without the fake on LD_LIBRARY_PATH it
 /// measures the real driver: the device run uses it that way.
@@ -255,6 +288,12 @@ TEST(HostPathTiming, WarmLaunchHostTime) {
                            void**);
   auto raw = reinterpret_cast<LaunchFn>(dlsym(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD), "cuLaunchKernel"));
   ASSERT_NE(raw, nullptr);
+  // One graph of 10 launches: its replay's cost per kernel.
+  Graph ten = Graph::capture(dev, [&](void* stream) {
+    LaunchOptions on = options;
+    on.stream = stream;
+    for (int i = 0; i < 10; ++i) k.launch(dev, grid, args, 5, meta, on);
+  });
   for (int round = 0; round < 3; ++round) {  // alternating rounds
     double api = best([&] { k.launch(dev, grid, args, 5, meta, options); });
     double userForm = best([&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, {{"BLOCK", int64_t(1024)}}); });
@@ -263,9 +302,10 @@ TEST(HostPathTiming, WarmLaunchHostTime) {
       raw(prepared.cu_function(), 4, 1, 1, unsigned(prepared.block_threads()), 1, 1, unsigned(prepared.shared_bytes()),
           nullptr, prepared.cu_params(), nullptr);
     });
+    double graph = best([&] { ten.replay(); }) / 10;
     std::printf("warm launch host time, ns per call (%s): Kernel::launch %.0f (Arg array), %.0f (initializer "
-                "lists); PreparedLaunch %.0f; cuLaunchKernel alone %.0f\n",
-                dev.name().c_str(), api, userForm, prep, floor);
+                "lists); PreparedLaunch %.0f; cuLaunchKernel alone %.0f; a graph of 10 launches, per launch %.0f\n",
+                dev.name().c_str(), api, userForm, prep, floor, graph);
   }
   SUCCEED();
 }

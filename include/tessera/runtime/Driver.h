@@ -151,6 +151,16 @@ class CudaDevice {
   /// a CUDA graph, where nothing may synchronize (cuStreamIsCapturing;
   /// false when the driver cannot tell).
   bool capturing(void* stream);
+  /// A new non-blocking stream in capture mode (thread-local): launches on
+  /// it are recorded, not run. Give it to endCapture.
+  void* beginCapture();
+  /// Ends the capture of `stream` (from beginCapture) and destroys the
+  /// stream; returns the instantiated graph (a CUgraphExec) when `keep`,
+  /// else discards what was recorded and returns nullptr.
+  void* endCapture(void* stream, bool keep);
+  /// Runs an instantiated graph on `stream` (nullptr: the default stream).
+  void launchGraph(void* exec, void* stream);
+  void destroyGraph(void* exec) noexcept;
 
   /// Loads `cubin` and looks up the entry `kernelName`. When the kernel
   /// needs more than 48 KiB of dynamic shared memory the function is allowed
