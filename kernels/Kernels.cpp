@@ -360,13 +360,18 @@ std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a,
       if (!t->defined() || t->shape().size() != 2) fail(which + "A and B must be 2-D");
       if (t->dtype() != dt) fail(which + "every A and B must have the first A's dtype");
       if (t->shape()[1] > 1 && t->stride(1) != 1) fail(which + "rows must be contiguous (column stride 1)");
+      // The kernel reads them through addresses, which no launch check sees.
+      if (!t->is_on(device)) fail(which + "A and B must live on " + device.name());
     }
     int64_t M = a[g].shape()[0], K = a[g].shape()[1], N = b[g].shape()[1];
     if (b[g].shape()[0] != K)
       fail(which + "A is " + std::to_string(M) + " x " + std::to_string(K) + " but B has " +
            std::to_string(b[g].shape()[0]) + " rows");
-    if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || a[g].stride(0) > INT32_MAX || b[g].stride(0) > INT32_MAX)
-      fail(which + "sizes and strides must fit in int32");
+    // The kernel's offsets are int32 (as matmul_kernel's): each operand's
+    // last element must be within 2^31 - 1 elements of its first.
+    auto span = [](int64_t rows, int64_t stride, int64_t cols) { return rows > 0 && cols > 0 ? (rows - 1) * stride + cols : 0; };
+    if (span(M, a[g].stride(0), K) > INT32_MAX || span(K, b[g].stride(0), N) > INT32_MAX || span(M, N, N) > INT32_MAX)
+      fail(which + "an operand spans 2^31 elements or more (the kernel's offsets are int32): split the product");
     c.push_back(device.empty(dt, {M, N}));
     addresses[3 * g] = static_cast<int64_t>(a[g].data_ptr());
     addresses[3 * g + 1] = static_cast<int64_t>(b[g].data_ptr());
@@ -378,13 +383,14 @@ std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a,
     strides[3 * g + 1] = static_cast<int32_t>(b[g].stride(0));
     strides[3 * g + 2] = static_cast<int32_t>(c.back().stride(0));
     for (int k = 0; k < 3; ++k) aligned = aligned && addresses[3 * g + k] % 16 == 0 && in16(strides[3 * g + k]);
-    aligned = aligned && in16(K);
+    aligned = aligned && in16(K) && in16(N);
     tiles += (M + 127) / 128 * ((N + 127) / 128);
   }
   int64_t block = aligned ? 128 : 64;
   if (!aligned) {
     tiles = 0;
-    for (size_t g = 0; g < groups; ++g) tiles += (sizes[3 * g] + 63) / 64 * ((sizes[3 * g + 1] + 63) / 64);
+    for (size_t g = 0; g < groups; ++g)
+      tiles += (int64_t{sizes[3 * g]} + 63) / 64 * ((int64_t{sizes[3 * g + 1]} + 63) / 64);
   }
   if (tiles == 0) {  // nothing to compute but empty products (or K == 0 ones, zeros)
     for (size_t g = 0; g < groups; ++g)
@@ -453,6 +459,8 @@ AttentionShape attentionShape(const char* fn, std::initializer_list<std::pair<co
       fail(std::string(what) + " must be [batch * heads, seq, head_dim] or [batch, heads, seq, head_dim]");
     if (t->shape() != q.shape()) fail(std::string(what) + " must have q's shape");
     if (t->dtype() != q.dtype()) fail(std::string(what) + " must have q's dtype");
+    // The kernels index rows as row * head_dim within head * seq * head_dim.
+    if (!t->is_contiguous()) fail(std::string(what) + " must be contiguous (row-major; copy a transposed view first)");
   }
   if (q.dtype() != DType::fp16 && q.dtype() != DType::bf16)
     fail(std::string("q, k and v must be fp16 or bf16, got ") + dtype_name(q.dtype()));
@@ -543,8 +551,8 @@ AttentionGradients attention_backward(Device& device, const Tensor& q, const Ten
                                       double smScale, const AttentionBackwardLaunch& l) {
   AttentionShape a = attentionShape("attention_backward",
                                     {{"q", &q}, {"k", &k}, {"v", &v}, {"out", &out}, {"dout", &dout}}, smScale);
-  if (!lse.defined() || lse.dtype() != DType::fp32 || lse.shape() != rowShape(q))
-    throw Error("tessera::kernels::attention_backward: lse must be fp32 of q's shape without head_dim, as "
+  if (!lse.defined() || lse.dtype() != DType::fp32 || lse.shape() != rowShape(q) || !lse.is_contiguous())
+    throw Error("tessera::kernels::attention_backward: lse must be fp32 of q's shape without head_dim, contiguous, as "
                 "attention_forward returns it");
   AttentionGradients g{device.empty(q.dtype(), q.shape()), device.empty(q.dtype(), q.shape()),
                        device.empty(q.dtype(), q.shape())};

@@ -187,7 +187,7 @@ def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
     # numbered one product after another, and program p takes tiles p,
     # p + num_programs, ... (each program walks the list of products once,
     # keeping the number of the product's first tile). ALIGNED: every base
-    # address, row stride and K is a multiple of 16 bytes, which the
+    # address, row stride, K and N is a multiple of 16 bytes, which the
     # compiler cannot see through values loaded from memory (without it the
     # tiles are loaded an element at a time and not pipelined).
     pid = tl.program_id(0)
@@ -215,6 +215,7 @@ def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
                 ldb = tl.multiple_of(ldb, VEC)
                 ldc = tl.multiple_of(ldc, VEC)
                 K = tl.multiple_of(K, VEC)
+                N = tl.multiple_of(N, VEC)  # C's rows are N long: ldc = N
             # This program's first tile at or after `first`.
             start = first + (pid - first % programs + programs) % programs
             for t in range(start, first + count, programs):

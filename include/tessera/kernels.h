@@ -85,7 +85,7 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b);
 /// tiles of all products): A_g is M_g x K_g, B_g is K_g x N_g, all fp16 or
 /// all bf16 on one device, rows contiguous (column stride 1); fp32
 /// accumulation, each C_g in the inputs' dtype. When every base address,
-/// row stride and K_g is a multiple of 16 bytes the tiles are vector loads
+/// row stride, K_g and N_g is a multiple of 16 bytes the tiles are vector loads
 /// in a multi-stage pipeline (128 x 128 tiles); otherwise they are loaded
 /// element by element (64 x 64 tiles).
 std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b);

@@ -102,6 +102,9 @@ class Tensor {
   bool defined() const { return storage_ != nullptr; }
   /// Row-major contiguous (dimensions of size 1 may have any stride).
   bool is_contiguous() const;
+  /// Whether the tensor's memory belongs to `device` (host memory for the
+  /// interpreter, that GPU's memory for a CUDA device).
+  bool is_on(const Device& device) const;
   /// Elements between the allocation's start and the first element (views).
   int64_t storage_offset() const;
   /// Memory its producer marked read-only (DLPack 1.x's flag): a launch that

@@ -119,9 +119,11 @@ struct LaunchMemo {
   std::vector<std::unique_ptr<const LaunchMemoEntry>> owned;
   size_t next = 0;  ///< the `recent` slot to replace next once full
   /// Arguments a launch may give by position and still take the memo: the
-  /// parameters before the first constexpr; -1 not known yet, 0 for
-  /// kernels that never take it (autotuned, heuristics).
-  std::atomic<int> positionalLimit{-1};
+  /// parameters before the first constexpr; kUnknown not computed yet,
+  /// kNever for kernels that never take it (autotuned, heuristics: their
+  /// hooks and choices run on every launch).
+  static constexpr int kUnknown = -1, kNever = -2;
+  std::atomic<int> positionalLimit{kUnknown};
 };
 
 /// The autotuner's choices for one kernel: tuning key -> config index.

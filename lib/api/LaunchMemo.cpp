@@ -146,16 +146,17 @@ static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const
   if (device.kind != DeviceKind::Cuda || grid.fn || nargs > kMaxArgs) return false;
   LaunchMemo& memo = kernel.cache->memo;
   int limit = memo.positionalLimit.load(std::memory_order_relaxed);
-  if (limit < 0) {
+  if (limit == LaunchMemo::kUnknown) {
     // A constexpr given by position specializes on its exact value, which
     // the shape codes do not hold: such launches take the full path.
     const frontend::JitFunction& fn = *kernel.fn;
     limit = 0;
-    if (!fn.hasAutotune && !fn.hasHeuristics)
+    if (fn.hasAutotune || fn.hasHeuristics) limit = LaunchMemo::kNever;
+    else
       while (static_cast<size_t>(limit) < fn.params.size() && !fn.params[limit].isConstexpr) ++limit;
     memo.positionalLimit.store(limit, std::memory_order_relaxed);
   }
-  return nargs <= static_cast<size_t>(limit);
+  return limit != LaunchMemo::kNever && nargs <= static_cast<size_t>(limit);
 }
 
 static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,

@@ -174,6 +174,11 @@ int64_t Tensor::storage_offset() const { return layout_ ? layout_->offset : 0; }
 
 bool Tensor::is_read_only() const { return storage_ && storage_->readOnly; }
 
+bool Tensor::is_on(const Device& device) const {
+  const detail::DeviceImpl& d = *device.impl();
+  return storage_ && storage_->kind == d.kind && (d.kind != detail::DeviceKind::Cuda || storage_->cuda == d.cuda);
+}
+
 bool Tensor::is_contiguous() const {
   const std::vector<int64_t>& dims = shape();
   const std::vector<int64_t>& st = strides();

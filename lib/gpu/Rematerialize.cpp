@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <map>
+#include <set>
 
 #include "gpu/GpuPasses.h"
 #include "tessera/gpu/LinearLayout.h"
@@ -55,10 +56,14 @@ class Rematerializer {
       // a tile): converting it instead of the tile moves that much less
       // through shared memory.
       if (!convertLeaves_ || depth == 0 || elements * 4 > rootElements) return {};
+      auto key = std::make_pair(v.impl(), target.impl());
+      if (auto it = memo_.find(key); it != memo_.end()) return it->second;
       OpBuilder b;
       b.setInsertionPoint(before);
       b.setLoc(def ? def->loc() : before->loc());
-      return b.create(OpCode::ConvertLayout, {v.type().withEncoding(target)}, {v}, {})->result();
+      Value converted = b.create(OpCode::ConvertLayout, {v.type().withEncoding(target)}, {v}, {})->result();
+      memo_[key] = converted;
+      return converted;
     }
     auto key = std::make_pair(v.impl(), target.impl());
     auto it = memo_.find(key);
@@ -107,15 +112,27 @@ void collectConverts(Operation* func, std::vector<Operation*>& out) {
   });
 }
 
-void eraseDeadChain(Operation* op) {
-  if (!op || !isRematerializable(op) && !op->is(OpCode::ConvertLayout)) return;
-  for (Value r : op->results())
-    if (r.hasUses()) return;
-  std::vector<Operation*> producers;
-  for (Value o : op->operands())
-    if (Operation* d = o.definingOp()) producers.push_back(d);
-  op->erase();
-  for (Operation* p : producers) eraseDeadChain(p);
+/// Erases `op` if nothing uses it, then its producers that become unused,
+/// and so on. A worklist with a set of what was erased: a chain may reach
+/// one producer twice (x * x, or a diamond such as where(offs < n, offs, 0)).
+void eraseDeadChain(Operation* root) {
+  std::vector<Operation*> work{root};
+  std::set<Operation*> erased;
+  while (!work.empty()) {
+    Operation* op = work.back();
+    work.pop_back();
+    if (!op || erased.count(op) || (!isRematerializable(op) && !op->is(OpCode::ConvertLayout))) continue;
+    bool used = false;
+    for (Value r : op->results()) used = used || r.hasUses();
+    if (used) continue;
+    std::vector<Operation*> producers;
+    for (Value o : op->operands())
+      if (Operation* d = o.definingOp()) producers.push_back(d);
+    erased.insert(op);
+    op->erase();
+    for (Operation* p : producers)
+      if (!erased.count(p)) work.push_back(p);
+  }
 }
 
 }  // namespace

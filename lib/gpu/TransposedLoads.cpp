@@ -11,12 +11,16 @@
 //
 // Expects: Tile IR (no layouts yet); 2-D pointer-tensor loads.
 // Guarantees: the new load reads the same addresses under the same mask
-//   right after the original one, so it sees the values the original saw
-//   (a volatile load, a block-pointer load and a load outside the trans's
-//   function body region chain are left alone); the transposes move to the
-//   pointer, mask and `other` tiles, which layout assignment rebuilds in
-//   the load's layout (index arithmetic rebuilt with its dims swapped: no
-//   data movement).
+//   right after the original one, so it sees the values the original saw.
+//   Left alone: volatile and block-pointer loads; loads that a store or
+//   atomic may precede (one earlier in the function, or in a loop around
+//   the load): the program's own writes are visible to the original load's
+//   threads, not necessarily to the transposed load's; loads whose pointer
+//   or mask is not index arithmetic the pass can rebuild transposed (a
+//   loop-carried pointer tile would need a data transpose per iteration).
+//   The pointer and mask are rebuilt with their dims swapped (no data
+//   movement); `other` may be transposed as data. The second load keeps the
+//   first's cache hint, not its eviction policy (it should hit the cache).
 // Why: backward kernels read a tile both ways — FlashAttention's dK/dV loop
 //   uses Q^T and dO in one dot and their transposes in another
 //   (tl.dot(ds, tl.trans(qT))). A register transpose of a loaded tile costs
@@ -94,6 +98,45 @@ class Transposer {
   std::map<ValueImpl*, Value> memo_;
 };
 
+/// Whether the Transposer rebuilds `v` without a data transpose.
+bool rebuildable(Value v, int depth = 0) {
+  if (!v || !v.type().isTensor() || v.type().rank() != 2) return true;
+  Operation* def = v.definingOp();
+  if (!def || depth > 32 || def->numRegions() != 0 || def->numResults() != 1) return false;
+  bool simple = def->is(OpCode::Splat) || def->is(OpCode::Constant) || def->is(OpCode::Broadcast) ||
+                (def->is(OpCode::ExpandDims) && def->operand(0).type().rank() == 1) || isRematerializable(def);
+  if (!simple) return false;
+  for (Value o : def->operands())
+    if (!rebuildable(o, depth + 1)) return false;
+  return true;
+}
+
+/// Ops that write memory, in program order, and whether `load` may come
+/// after one of them: an earlier one in the walk, or one inside a loop
+/// that also holds the load (a later iteration reads after it).
+class Writes {
+ public:
+  explicit Writes(Operation* func) {
+    func->walk([&](Operation* op) {
+      order_[op] = order_.size();
+      if (op->hasTrait(MemWrite) && !op->is(OpCode::LocalAlloc)) writes_.push_back(op);
+    });
+  }
+  bool mayPrecede(Operation* load) const {
+    size_t at = order_.at(load);
+    for (Operation* w : writes_) {
+      if (order_.at(w) < at) return true;
+      for (Operation* p = load->parentOp(); p; p = p->parentOp())
+        if ((p->is(OpCode::For) || p->is(OpCode::While)) && p->isAncestorOf(w)) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::map<Operation*, size_t> order_;
+  std::vector<Operation*> writes_;
+};
+
 }  // namespace
 
 void transposeLoadedOperands(Operation* func) {
@@ -101,6 +144,8 @@ void transposeLoadedOperands(Operation* func) {
   func->walk([&](Operation* op) {
     if (isTranspose2D(op)) transposes.push_back(op);
   });
+  if (transposes.empty()) return;
+  Writes writes(func);
   for (Operation* trans : transposes) {
     Operation* load = trans->operand(0).definingOp();
     // A load read only through the transpose is left to the passes that
@@ -110,7 +155,8 @@ void transposeLoadedOperands(Operation* func) {
     LoadOp view(load);
     const std::vector<int64_t>& shape = load->result().type().shape();
     if (view.isVolatile() || !view.ptr().type().isTensor() || view.ptr().type().shape() != shape ||
-        !view.boundaryCheck().empty() || !view.padding().empty())
+        !view.boundaryCheck().empty() || !view.padding().empty() || !rebuildable(view.ptr()) ||
+        !rebuildable(view.mask()) || writes.mayPrecede(load))
       continue;
     OpBuilder b;
     b.setInsertionPointAfter(load);
@@ -118,7 +164,9 @@ void transposeLoadedOperands(Operation* func) {
     Transposer transposed(b);
     std::vector<Value> operands;
     for (Value v : load->operands()) operands.push_back(v.type().shape() == shape ? transposed(v) : v);
-    Operation* copy = b.create(OpCode::Load, {trans->result().type()}, operands, load->attrs());
+    AttrMap attrs = load->attrs();
+    attrs.erase("evict");
+    Operation* copy = b.create(OpCode::Load, {trans->result().type()}, operands, attrs);
     trans->result().replaceAllUsesWith(copy->result());
     trans->erase();
     if (!load->result().hasUses()) load->erase();

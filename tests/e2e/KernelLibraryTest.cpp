@@ -279,8 +279,13 @@ TEST(KernelLibrary, GroupedMatmul) {
   struct Shape {
     int64_t M, N, K;
   };
-  std::vector<std::vector<Shape>> sets = {{{37, 50, 70}, {128, 64, 33}, {5, 200, 48}, {0, 16, 16}, {9, 7, 0}},
-                                          {{64, 48, 96}, {130, 72, 40}, {3, 8, 16}, {200, 136, 64}}};
+  // Each set also has a product of more tiles than a GPU runs programs
+  // (132 SMs: 264 programs of 64 x 64 tiles, 132 of 128 x 128), so programs
+  // take several tiles, across products (on the interpreter, with one or
+  // two programs per pool thread, they always do).
+  std::vector<std::vector<Shape>> sets = {
+      {{37, 50, 70}, {128, 64, 33}, {1100, 1100, 21}, {5, 200, 48}, {0, 16, 16}, {9, 7, 0}},
+      {{64, 48, 96}, {130, 72, 40}, {3, 8, 16}, {1664, 1664, 16}, {200, 136, 64}}};
   for (DType dt : {DType::fp16, DType::bf16}) {
     for (const auto& set : sets) {
       std::vector<tessera::Tensor> a, b;

@@ -22,20 +22,22 @@
 #include <string>
 
 #include "FakeDriver.h"
+#include "tessera/runtime/Assembler.h"
 #include "tessera/tessera.h"
 
-// Every C++ allocation of the process is counted while `counting` is set.
+// Every C++ allocation of the calling thread is counted while `counting`
+// is set (other threads, a profiler's or a pool's, are not the launch's).
 namespace {
-std::atomic<bool> counting{false};
+thread_local bool counting = false;
 std::atomic<long> allocations{0};
 void* counted(size_t n) {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  if (counting) allocations.fetch_add(1, std::memory_order_relaxed);
   void* p = std::malloc(n ? n : 1);
   if (!p) throw std::bad_alloc();
   return p;
 }
 void* countedAligned(size_t n, std::align_val_t a) {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  if (counting) allocations.fetch_add(1, std::memory_order_relaxed);
   size_t align = static_cast<size_t>(a);
   void* p = std::aligned_alloc(align, (n + align - 1) / align * align);
   if (!p) throw std::bad_alloc();
@@ -98,6 +100,8 @@ const Fake& fake() {
 class HostPath : public ::testing::Test {
  protected:
   void SetUp() override {
+    std::string why;
+    if (!runtime::toolkitAvailable(&why)) GTEST_SKIP() << "no CUDA toolkit to assemble the kernels: " << why;
     try {
       dev = Device::cuda(0);  // loads libcuda.so.1: the fake
     } catch (const Error& e) {
@@ -264,6 +268,8 @@ TEST_F(HostPath, GraphsRecordOnceAndReplayTheLaunchesInOrder) {
 TEST(HostPathTiming, WarmLaunchHostTime) {
   Device dev = Device::default_device();
   if (dev.is_interpreter()) GTEST_SKIP() << "no CUDA driver";
+  std::string why;
+  if (!runtime::toolkitAvailable(&why)) GTEST_SKIP() << "no CUDA toolkit to assemble the kernels: " << why;
   Program p = Program::from_source(kSource, "hostpath.py");
   Kernel k = p.kernel("scaled_add");
   Tensor x = dev.zeros(DType::fp32, {4096});
