@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -282,14 +283,43 @@ struct ArgTuple {
 };
 
 /// 1-3 grid dimensions, or a callable of the meta-parameters.
+/// A grid's dimensions as given: up to three stored inline, so that a grid
+/// built from braces (`{blocks}`) allocates nothing; read like a
+/// std::vector<int64_t> (more than three are kept too, and refused at
+/// launch).
+class GridDims {
+ public:
+  GridDims() = default;
+  GridDims(std::initializer_list<int64_t> dims) { assign(dims.begin(), dims.size()); }
+  GridDims(const std::vector<int64_t>& dims) { assign(dims.data(), dims.size()); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const int64_t* data() const { return size_ <= kInline ? inline_ : more_.data(); }
+  const int64_t* begin() const { return data(); }
+  const int64_t* end() const { return data() + size_; }
+  int64_t operator[](size_t i) const { return data()[i]; }
+  operator std::vector<int64_t>() const { return std::vector<int64_t>(begin(), end()); }
+
+ private:
+  static constexpr size_t kInline = 3;
+  void assign(const int64_t* d, size_t n) {
+    size_ = n;
+    if (n <= kInline) std::copy(d, d + n, inline_);
+    else more_.assign(d, d + n);
+  }
+  int64_t inline_[kInline] = {0, 0, 0};
+  size_t size_ = 0;
+  std::vector<int64_t> more_;
+};
+
 struct Grid {
   Grid(std::initializer_list<int64_t> dims) : dims(dims) {}
-  Grid(std::vector<int64_t> dims) : dims(std::move(dims)) {}
+  Grid(std::vector<int64_t> dims) : dims(dims) {}
   Grid(std::function<std::vector<int64_t>(const Meta&)> fn) : fn(std::move(fn)) {}
   /// The dimensions for these meta-parameters (missing dims are 1).
   std::vector<int64_t> resolve(const Meta& meta) const;
 
-  std::vector<int64_t> dims;
+  GridDims dims;
   std::function<std::vector<int64_t>(const Meta&)> fn;
 };
 

@@ -163,10 +163,10 @@ TEST_F(HostPath, WarmLaunchesPassTheRightParametersAndAllocateNothing) {
   EXPECT_EQ(allocations.load(), 0) << "heap allocations in " << kLaunches << " warm launches";
   EXPECT_EQ(fake().launches(), before + 1 + kLaunches);
   expectLaunch(x2, y, out, n, 0.25f, cdiv(n, block));
-  // The braced form keeps its arguments on the stack too.
+  // The braced form keeps its grid and arguments on the stack too.
   allocations = 0;
   counting = true;
-  for (int i = 0; i < kLaunches; ++i) k.launch(dev, grid, {x, y, out, n, 0.75}, meta, options);
+  for (int i = 0; i < kLaunches; ++i) k.launch(dev, {cdiv(n, block)}, {x, y, out, n, 0.75}, meta, options);
   counting = false;
   EXPECT_EQ(allocations.load(), 0) << "heap allocations in " << kLaunches << " warm launches with braced arguments";
   expectLaunch(x, y, out, n, 0.75f, cdiv(n, block));
