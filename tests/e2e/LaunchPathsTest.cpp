@@ -221,3 +221,23 @@ TEST(LaunchPaths, GraphReplaysItsLaunches) {
 }
 
 }  // namespace
+
+namespace {
+
+// Grids of four dims are refused by name on every path (the dims are kept
+// inline up to three, and beyond).
+TEST(LaunchPaths, FourDimensionalGridIsAnError) {
+  tessera::Kernel k = kernel(kFile, "vector_add");
+  auto t = dev().zeros(DType::fp32, {8});
+  for (int warm = 0; warm < 2; ++warm) {
+    k.launch(dev(), {1}, {t, t, t, int64_t(8)}, {{"BLOCK", int64_t(8)}});
+    std::string msg = errorOf([&] { k.launch(dev(), {1, 1, 1, 1}, {t, t, t, int64_t(8)}, {{"BLOCK", int64_t(8)}}); });
+    EXPECT_NE(msg.find("grid must have 1 to 3 dimensions, got 4"), std::string::npos) << msg;
+  }
+  tessera::GridDims d{5, 6, 7, 8};
+  EXPECT_EQ(std::vector<int64_t>(d), (std::vector<int64_t>{5, 6, 7, 8}));
+  EXPECT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[3], 8);
+}
+
+}  // namespace
