@@ -508,15 +508,28 @@ Tensor attention(Device& device, const Tensor& q, const Tensor& k, const Tensor&
 
 AttentionForward attention_forward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal,
                                    double smScale) {
+  // attention()'s parameters, but never its persistent form (it keeps no
+  // log-sum-exp): the descriptor form on sm_90a at head_dim 64 and 128, the
+  // pointer form elsewhere.
+  int64_t dim = q.defined() && !q.shape().empty() ? q.shape().back() : 0;
+  return attention_forward(device, q, k, v, causal, smScale, attention_launch(device.arch(), dim, /*causal=*/true));
+}
+
+AttentionForward attention_forward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal,
+                                   double smScale, const AttentionLaunch& l) {
   AttentionShape a = attentionShape("attention_forward", {{"q", &q}, {"k", &k}, {"v", &v}}, smScale);
+  const char* kernel = l.kernel == "attention_fwd"              ? "attention_fwd_lse"
+                       : l.kernel == "attention_fwd_descriptor" ? "attention_fwd_lse_descriptor"
+                                                                : nullptr;
+  if (!kernel)
+    throw Error("tessera::kernels::attention_forward: no form of '" + l.kernel +
+                "' keeps the log-sum-exp (attention_fwd and attention_fwd_descriptor do)");
   AttentionForward f{device.empty(q.dtype(), q.shape()), device.empty(DType::fp32, rowShape(q))};
   if (a.seq == 0 || a.heads == 0) return f;
-  // attention_fwd's parameters off sm_90a (the pointer form everywhere).
-  AttentionLaunch l = attention_launch("sm_80", a.dim, causal);
   LaunchOptions options;
   options.num_warps = l.num_warps;
   options.num_stages = l.num_stages;
-  attentionProgram().kernel("attention_fwd_lse").launch(
+  attentionProgram().kernel(kernel).launch(
       device, {(a.seq + l.block_m - 1) / l.block_m, a.heads}, {q, k, v, f.out, f.lse, a.scale, a.seq},
       {{"HEAD_DIM", a.dim}, {"BLOCK_M", l.block_m}, {"BLOCK_N", l.block_n}, {"CAUSAL", causal}}, options);
   return f;

@@ -32,7 +32,9 @@ this tile's epilogue. tessera::kernels::attention runs it without a mask.
 
 Training: attention_fwd_lse is attention_fwd that also stores each query
 row's log-sum-exp of its scaled scores (natural log, fp32 [batch * heads,
-seq_len], as PyTorch's flash attention returns it). The backward pass
+seq_len], as PyTorch's flash attention returns it); attention_fwd_lse_descriptor
+the same in the descriptor form (tessera::kernels::attention_forward's
+choice on sm_90a at head_dim 64 and 128). The backward pass
 (FlashAttention-2's recomputation: no score matrix is stored) is three
 kernels. attention_bwd_delta: delta = rowsum(dO * O) per query row.
 attention_bwd_dkdv: one program per BLOCK_N keys of a head keeps dK and dV
@@ -169,11 +171,12 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
 
 
 @triton.jit
-def attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
-                              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                              CAUSAL: tl.constexpr):
+def attend_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
+                           HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                           CAUSAL: tl.constexpr):
     # Query block block_m of head `head`, through tensor descriptors of the
-    # head's [seq_len, HEAD_DIM] slices.
+    # head's [seq_len, HEAD_DIM] slices: returns O's descriptor, the block's
+    # first row, and its rows' running maximum m, sum l and output acc.
     base = head.to(tl.int64) * seq_len * HEAD_DIM
     q_desc = tl.make_tensor_descriptor(q_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
     k_desc = tl.make_tensor_descriptor(k_ptr + base, [seq_len, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_N, HEAD_DIM])
@@ -195,7 +198,15 @@ def attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, 
                                        BLOCK_N, CAUSAL, False)
     m, l, acc = attend_keys_descriptor(q, k_desc, v_desc, m, l, acc, rows, split, end, seq_len, scale,
                                        BLOCK_N, CAUSAL, True)
+    return o_desc, m0, rows, m, l, acc
 
+
+@triton.jit
+def attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
+                              HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              CAUSAL: tl.constexpr):
+    o_desc, m0, rows, m, l, acc = attend_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
+                                                         HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
     out = acc / l[:, None]
     o_desc.store([m0, 0], out.to(o_desc.dtype))
 
@@ -335,3 +346,18 @@ def attention_bwd_dq(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dq_ptr, sm
         ds = p * (tl.dot(do, vt) - delta[:, None])
         dq = tl.dot(ds.to(kt.dtype), tl.trans(kt), dq)
     tl.store(dq_ptr + q_offs, (dq * sm_scale).to(dq_ptr.dtype.element_ty), mask=row_ok[:, None])
+
+
+@triton.jit
+def attention_fwd_lse_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, seq_len,
+                                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 CAUSAL: tl.constexpr):
+    # attention_fwd_lse in the descriptor form (TMA on sm_90a).
+    block_m = query_block(CAUSAL)
+    head = tl.program_id(1)
+    scale = sm_scale * 1.4426950408889634  # scores in base 2
+    o_desc, m0, rows, m, l, acc = attend_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
+                                                         HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
+    o_desc.store([m0, 0], (acc / l[:, None]).to(o_desc.dtype))
+    tl.store(lse_ptr + head.to(tl.int64) * seq_len + rows, (m + tl.math.log2(l)) * 0.6931471805599453,
+             mask=rows < seq_len)

@@ -130,6 +130,12 @@ struct AttentionForward {
 };
 AttentionForward attention_forward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v,
                                    bool causal = false, double sm_scale = 0);
+/// `attention_forward` on the given launch: its kernel attention_fwd (the
+/// pointer form) or attention_fwd_descriptor (TMA on sm_90a; the default
+/// there at head_dim 64 and 128) with its parameters; the persistent form
+/// keeps no log-sum-exp (an error).
+AttentionForward attention_forward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v, bool causal,
+                                   double sm_scale, const AttentionLaunch& launch);
 
 /// Attention backward: the gradients of the loss with respect to q, k and
 /// v given its gradient `dout` with respect to the output, from q, k, v

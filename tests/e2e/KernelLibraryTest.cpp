@@ -471,6 +471,12 @@ TEST(KernelLibrary, AttentionBackward) {
     ASSERT_EQ(f.lse.shape(), rows);
     EXPECT_LE(relativeError(downloadFloats(f.out), want.out), 1e-2);
     EXPECT_LE(relativeError(f.lse.download<float>(), want.lse), 1e-5);
+    if (dim == 64 || dim == 128) {  // the descriptor form, sm_90a's default there
+      K::AttentionForward fd = K::attention_forward(dev(), tq, tk, tv, c.causal, 0, K::attention_launch("sm_90a", dim, true));
+      ASSERT_EQ(fd.lse.shape(), rows);
+      EXPECT_LE(relativeError(downloadFloats(fd.out), want.out), 1e-2) << "descriptor form";
+      EXPECT_LE(relativeError(fd.lse.download<float>(), want.lse), 1e-5) << "descriptor form";
+    }
     K::AttentionGradients g =
         K::attention_backward(dev(), tq, tk, tv, f.out, f.lse, uploadAs(c.dt, dout, c.shape), c.causal);
     double tol = c.dt == DType::fp16 ? 1e-2 : 2.5e-2;
@@ -484,6 +490,10 @@ TEST(KernelLibrary, AttentionBackward) {
   EXPECT_NE(msg.find("lse must be fp32 of q's shape"), std::string::npos) << msg;
   msg = errorOf([&] { K::attention_backward(dev(), x, x, x, x, dev().zeros(DType::fp32, {1, 20}), dev().zeros(DType::fp16, {1, 20, 32})); });
   EXPECT_NE(msg.find("dout must have q's shape"), std::string::npos) << msg;
+  msg = errorOf([&] { K::attention_forward(dev(), x, x, x, false, 0, K::attention_launch("sm_90a", 64, false)); });
+  EXPECT_NE(msg.find("no form of 'attention_fwd_persistent' keeps the log-sum-exp"), std::string::npos) << msg;
+  msg = errorOf([&] { K::attention_forward(dev(), x.transpose(1, 2), x.transpose(1, 2), x.transpose(1, 2)); });
+  EXPECT_NE(msg.find("must be contiguous"), std::string::npos) << msg;
 }
 
 /// One launch of a form of kernels/attention.py on fresh bf16 q, k, v of
