@@ -351,7 +351,7 @@ std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a,
   size_t groups = a.size();
   std::vector<int64_t> addresses(3 * groups);
   std::vector<int32_t> sizes(3 * groups), strides(3 * groups);
-  int64_t elem = static_cast<int64_t>(dtype_size(dt)), tiles = 0;
+  int64_t elem = static_cast<int64_t>(dtype_size(dt));
   bool aligned = true;
   auto in16 = [&](int64_t v) { return (v * elem) % 16 == 0; };
   for (size_t g = 0; g < groups; ++g) {
@@ -384,19 +384,11 @@ std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a,
     strides[3 * g + 2] = static_cast<int32_t>(c.back().stride(0));
     for (int k = 0; k < 3; ++k) aligned = aligned && addresses[3 * g + k] % 16 == 0 && in16(strides[3 * g + k]);
     aligned = aligned && in16(K) && in16(N);
-    tiles += (M + 127) / 128 * ((N + 127) / 128);
   }
-  int64_t block = aligned ? 128 : 64;
-  if (!aligned) {
-    tiles = 0;
-    for (size_t g = 0; g < groups; ++g)
-      tiles += (int64_t{sizes[3 * g]} + 63) / 64 * ((int64_t{sizes[3 * g + 1]} + 63) / 64);
-  }
-  if (tiles == 0) {  // nothing to compute but empty products (or K == 0 ones, zeros)
-    for (size_t g = 0; g < groups; ++g)
-      if (c[g].numel() > 0) c[g] = device.zeros(dt, c[g].shape());
-    return c;
-  }
+  int64_t block = aligned ? 128 : 64, tiles = 0;
+  for (size_t g = 0; g < groups; ++g)
+    tiles += (int64_t{sizes[3 * g]} + block - 1) / block * ((int64_t{sizes[3 * g + 1]} + block - 1) / block);
+  if (tiles == 0) return c;  // every product is empty
   Tensor addr = device.upload(addresses, {static_cast<int64_t>(groups), 3});
   Tensor size = device.upload(sizes, {static_cast<int64_t>(groups), 3});
   Tensor stride = device.upload(strides, {static_cast<int64_t>(groups), 3});

@@ -157,6 +157,21 @@ def attend_query_block(q_ptr, k_ptr, v_ptr, base, block_m, seq_len, sm_scale,
 
 
 @triton.jit
+def store_query_block(o_ptr, base, rows, l, acc, seq_len, HEAD_DIM: tl.constexpr):
+    # O = acc / l for the query rows (those inside the sequence).
+    dims = tl.arange(0, HEAD_DIM)
+    out = acc / l[:, None]
+    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty),
+             mask=rows[:, None] < seq_len)
+
+
+@triton.jit
+def row_lse(m, l):
+    # m and log2(l) are in base 2 of the scaled scores: ln(sum e^s) = ln 2 * (m + log2 l).
+    return (m + tl.math.log2(l)) * 0.6931471805599453
+
+
+@triton.jit
 def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
                   HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                   CAUSAL: tl.constexpr):
@@ -164,10 +179,7 @@ def attention_fwd(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len,
     base = tl.program_id(1).to(tl.int64) * seq_len * HEAD_DIM
     rows, m, l, acc = attend_query_block(q_ptr, k_ptr, v_ptr, base, block_m, seq_len, sm_scale,
                                          HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
-    dims = tl.arange(0, HEAD_DIM)
-    out = acc / l[:, None]
-    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty),
-             mask=rows[:, None] < seq_len)
+    store_query_block(o_ptr, base, rows, l, acc, seq_len, HEAD_DIM)
 
 
 @triton.jit
@@ -253,12 +265,8 @@ def attention_fwd_lse(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, seq_len,
     base = head * seq_len * HEAD_DIM
     rows, m, l, acc = attend_query_block(q_ptr, k_ptr, v_ptr, base, block_m, seq_len, sm_scale,
                                          HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
-    dims = tl.arange(0, HEAD_DIM)
-    out = acc / l[:, None]
-    tl.store(o_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], out.to(o_ptr.dtype.element_ty),
-             mask=rows[:, None] < seq_len)
-    # m and log2(l) are in base 2 of the scaled scores: ln(sum e^s) = ln 2 * (m + log2 l).
-    tl.store(lse_ptr + head * seq_len + rows, (m + tl.math.log2(l)) * 0.6931471805599453, mask=rows < seq_len)
+    store_query_block(o_ptr, base, rows, l, acc, seq_len, HEAD_DIM)
+    tl.store(lse_ptr + head * seq_len + rows, row_lse(m, l), mask=rows < seq_len)
 
 
 @triton.jit
@@ -359,5 +367,4 @@ def attention_fwd_lse_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, sm_scale, 
     o_desc, m0, rows, m, l, acc = attend_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
                                                          HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
     o_desc.store([m0, 0], (acc / l[:, None]).to(o_desc.dtype))
-    tl.store(lse_ptr + head.to(tl.int64) * seq_len + rows, (m + tl.math.log2(l)) * 0.6931471805599453,
-             mask=rows < seq_len)
+    tl.store(lse_ptr + head.to(tl.int64) * seq_len + rows, row_lse(m, l), mask=rows < seq_len)

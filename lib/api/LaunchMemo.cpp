@@ -133,7 +133,6 @@ struct LaunchMemoEntry {
   struct Slot {
     int arg = 0;
     Pack pack = Pack::Other;  ///< how the warm path packs it
-    bool pointer = false;
     bool floatArg = false;
     bool scratch = false;  ///< the global scratch: CudaDevice::launch fills it in
     bool tensorMap = false;  ///< a host tensor map: encoded from the others
@@ -211,20 +210,15 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
         slots[i] = argPtrs[s.arg];
         break;
       }
-      case Pack::Int32:  // the common scalars, packed here directly
-        if (a.kind == Arg::Kind::Int) {
-          slots[i] = static_cast<uint32_t>(a.i);
-          break;
-        }
-        [[fallthrough]];
-      case Pack::F32:
-        if (s.pack == Pack::F32 && a.kind == Arg::Kind::Float) {
-          float f = static_cast<float>(a.f);
-          slots[i] = 0;
-          std::memcpy(&slots[i], &f, sizeof f);
-          break;
-        }
-        [[fallthrough]];
+      case Pack::Int32:  // an int argument (the shape code keeps its kind)
+        slots[i] = static_cast<uint32_t>(a.i);
+        break;
+      case Pack::F32: {  // a float argument
+        float f = static_cast<float>(a.f);
+        slots[i] = 0;
+        std::memcpy(&slots[i], &f, sizeof f);
+        break;
+      }
       case Pack::Other: {
         auto [intValue, floatValue] = scalarValues(a);
         packScalarParam(s.param, intValue, floatValue, s.floatArg, slots[i]);
@@ -295,10 +289,9 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     const BoundParam& b = bound[paramIndex];
     LaunchMemoEntry::Slot s;
     s.arg = paramIndex;
-    s.pointer = params[i].type.isPointer();
     s.floatArg = b.spec.type.isFloat();
     s.param = params[i];
-    s.pack = s.pointer ? Pack::Pointer
+    s.pack = params[i].type.isPointer() ? Pack::Pointer
              : params[i].type.kind() == ir::TypeKind::I32 && args[paramIndex].kind == Arg::Kind::Int ? Pack::Int32
              : params[i].type.kind() == ir::TypeKind::F32 && args[paramIndex].kind == Arg::Kind::Float ? Pack::F32
                                                                                                          : Pack::Other;
