@@ -328,6 +328,24 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
     return std::vector<int64_t>{((M + blocks(m, "BLOCK_M") - 1) / blocks(m, "BLOCK_M")) *
                                 ((N + blocks(m, "BLOCK_N") - 1) / blocks(m, "BLOCK_N"))};
   });
+  // Skinny products (fewer 128 x 128 tiles of C than multiprocessors, a
+  // long K: inference's few rows against a weight matrix) run the split-K
+  // kernel, autotuned over small tiles and K split up to SPLITK_MAX ways
+  // (performance.md, "Skinny matmuls").
+  if ((M + 127) / 128 * ((N + 127) / 128) < device.multiprocessor_count() && K >= 1024) {
+    constexpr int64_t kSplitMax = 4;  // kernels/matmul.py: SPLITK_MAX
+    Tensor partial = device.empty(DType::fp32, {kSplitMax, M, N});
+    Tensor counts = device.zeros(DType::i32, {(M + 15) / 16 * ((N + 63) / 64)});  // tiles of the smallest config
+    Grid split([M, N, blocks](const Meta& m) {
+      return std::vector<int64_t>{((M + blocks(m, "BLOCK_M") - 1) / blocks(m, "BLOCK_M")) *
+                                      ((N + blocks(m, "BLOCK_N") - 1) / blocks(m, "BLOCK_N")),
+                                  blocks(m, "SPLIT_K")};
+    });
+    matmulProgram().kernel("matmul_kernel_splitk").launch(device, split, {a, b, c, partial, counts, M, N, K, a.stride(0),
+                                                                         a.stride(1), b.stride(0), b.stride(1),
+                                                                         c.stride(0), c.stride(1)});
+    return c;
+  }
   // On sm_90a, products from 2048^3 on run the tensor-descriptor form,
   // whose tiles TMA copies: 1.02-1.16x the pointer form there, 0.85x at
   // 1024^3 (performance.md). Rows that are not 16-byte aligned would only
@@ -340,7 +358,34 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
   return c;
 }
 
+GroupedMatmulLaunch grouped_matmul_launch(const std::string& arch, bool aligned) {
+  // Off 16-byte multiples the tiles are loaded element by element: small
+  // tiles, two programs per multiprocessor. Aligned: vector loads in a
+  // 3-stage pipeline, or on sm_90a the descriptor form, whose tiles TMA
+  // copies (performance.md, "Grouped GEMM").
+  GroupedMatmulLaunch l;
+  l.aligned = aligned;
+  if (!aligned) {
+    l.kernel = "grouped_matmul_kernel";
+    l.block_m = l.block_n = 64;
+    l.block_k = 32;
+    l.num_warps = 4;
+    l.programs_per_multiprocessor = 2;
+    return l;
+  }
+  l.kernel = arch == "sm_90a" ? "grouped_matmul_kernel_descriptor" : "grouped_matmul_kernel";
+  l.block_m = l.block_n = 128;
+  l.block_k = 64;
+  l.num_warps = 8;
+  return l;
+}
+
 std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  return grouped_matmul(device, a, b, GroupedMatmulLaunch{});
+}
+
+std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b,
+                                   const GroupedMatmulLaunch& requested) {
   auto fail = [](const std::string& what) { throw Error("tessera::kernels::grouped_matmul: " + what); };
   if (a.size() != b.size())
     fail(std::to_string(a.size()) + " A matrices but " + std::to_string(b.size()) + " B matrices");
@@ -385,22 +430,36 @@ std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a,
     for (int k = 0; k < 3; ++k) aligned = aligned && addresses[3 * g + k] % 16 == 0 && in16(strides[3 * g + k]);
     aligned = aligned && in16(K) && in16(N);
   }
-  int64_t block = aligned ? 128 : 64, tiles = 0;
+  GroupedMatmulLaunch l = requested.kernel.empty() ? grouped_matmul_launch(device.arch(), aligned) : requested;
+  if (l.kernel != "grouped_matmul_kernel" && l.kernel != "grouped_matmul_kernel_descriptor")
+    fail("unknown kernel '" + l.kernel + "' (grouped_matmul_kernel or grouped_matmul_kernel_descriptor)");
+  // ALIGNED and the descriptors' 16-byte rows are promises the kernels
+  // cannot check: only aligned operands may run them.
+  bool needsAligned = l.kernel == "grouped_matmul_kernel_descriptor" || l.aligned;
+  if (needsAligned && !aligned)
+    fail(l.kernel + (l.kernel == "grouped_matmul_kernel" ? " with aligned = true" : "") +
+         " needs every base address, row stride, K and N to be a multiple of 16 bytes, and these are not");
+  if (l.block_m <= 0 || l.block_n <= 0 || l.block_k <= 0 || l.num_warps <= 0 || l.num_stages <= 0 ||
+      l.programs_per_multiprocessor <= 0)
+    fail("the launch's blocks, warps, stages and programs per multiprocessor must be positive");
+  int64_t tiles = 0;
   for (size_t g = 0; g < groups; ++g)
-    tiles += (int64_t{sizes[3 * g]} + block - 1) / block * ((int64_t{sizes[3 * g + 1]} + block - 1) / block);
+    tiles += (int64_t{sizes[3 * g]} + l.block_m - 1) / l.block_m * ((int64_t{sizes[3 * g + 1]} + l.block_n - 1) / l.block_n);
   if (tiles == 0) return c;  // every product is empty
   Tensor addr = device.upload(addresses, {static_cast<int64_t>(groups), 3});
   Tensor size = device.upload(sizes, {static_cast<int64_t>(groups), 3});
   Tensor stride = device.upload(strides, {static_cast<int64_t>(groups), 3});
   LaunchOptions options;
-  options.num_warps = aligned ? 8 : 4;
-  options.num_stages = 3;
-  int64_t programs = std::min<int64_t>(tiles, int64_t{device.multiprocessor_count()} * (aligned ? 1 : 2));
-  matmulProgram().kernel("grouped_matmul_kernel").launch(
-      device, {std::max<int64_t>(programs, 1)}, {addr, size, stride, static_cast<int64_t>(groups)},
-      {{"DT", std::string(dt == DType::fp16 ? "fp16" : "bf16")}, {"BLOCK_M", block}, {"BLOCK_N", block},
-       {"BLOCK_K", aligned ? int64_t(64) : int64_t(32)}, {"ALIGNED", aligned}},
-      options);
+  options.num_warps = l.num_warps;
+  options.num_stages = l.num_stages;
+  int64_t programs = std::min<int64_t>(tiles, int64_t{device.multiprocessor_count()} * l.programs_per_multiprocessor);
+  Meta meta = {{"DT", std::string(dt == DType::fp16 ? "fp16" : "bf16")},
+               {"BLOCK_M", l.block_m},
+               {"BLOCK_N", l.block_n},
+               {"BLOCK_K", l.block_k}};
+  if (l.kernel == "grouped_matmul_kernel") meta["ALIGNED"] = l.aligned;
+  matmulProgram().kernel(l.kernel).launch(device, {std::max<int64_t>(programs, 1)},
+                                          {addr, size, stride, static_cast<int64_t>(groups)}, meta, options);
   return c;
 }
 

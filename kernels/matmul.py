@@ -30,6 +30,14 @@ matmul_kernel_block_ptr: the same product with block pointers
 (tl.make_block_ptr, tl.advance), the form of Triton's older tutorials. On
 sm_90a Tessera copies these tiles with TMA too (Triton 3.6 does not).
 
+matmul_kernel_splitk: the same product for skinny shapes, autotuned over
+small tiles and K split SPLIT_K ways (grid: tiles x SPLIT_K). Each program
+sums its share of K and stores it in fp32 to `partial` ([SPLITK_MAX, M, N],
+contiguous); the last of a tile's programs to finish (a per-tile counter in
+`counts`, int32, zero before the first launch) adds the shares in split
+order (the result does not depend on which finished last), stores C and
+sets the counter back to zero for the next launch.
+
 grouped_matmul_kernel: several products of different sizes in one launch
 (tessera::kernels::grouped_matmul), each tile the same K loop as above
 (product_tile), on a persistent grid that walks the products' tiles in
@@ -55,10 +63,27 @@ _FP8_TILES = [
     (128, 64, 128, 4, 4),
     (64, 128, 64, 4, 4),
 ]
+# Skinny products (few tiles of C, a long K: inference's M = 16-128 rows
+# against N = K = 4096-8192): small BLOCK_M, and K split over SPLIT_K
+# programs per tile so that the grid fills the machine.
+# BLOCK_M, BLOCK_N, BLOCK_K, SPLIT_K, num_warps, num_stages.
+_SPLITK_TILES = [
+    (16, 64, 128, 1, 4, 4),
+    (16, 64, 128, 4, 4, 4),
+    (16, 128, 128, 4, 4, 4),
+    (32, 64, 128, 4, 4, 4),
+    (64, 64, 128, 2, 4, 4),
+    (64, 128, 64, 4, 4, 4),
+    (128, 128, 64, 2, 8, 3),
+    (128, 128, 64, 4, 8, 3),
+]
+SPLITK_MAX = 4  # the most any config splits K (the partial sums' buffer)
 _CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
             for bm, bn, bk, w, s in _TILES]
 _FP8_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
                 for bm, bn, bk, w, s in _FP8_TILES]
+_SPLITK_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "SPLIT_K": sk, "GROUP_M": 8},
+                                 num_warps=w, num_stages=st) for bm, bn, bk, sk, w, st in _SPLITK_TILES]
 
 
 @triton.jit
@@ -132,6 +157,53 @@ def matmul_kernel_fp8(a_ptr, b_ptr, c_ptr, M, N, K,
                 BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
 
+@triton.autotune(configs=_SPLITK_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel_splitk(a_ptr, b_ptr, c_ptr, partial, counts, M, N, K,
+                         stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                         SPLIT_K: tl.constexpr, GROUP_M: tl.constexpr):
+    tile_m, tile_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    if SPLIT_K == 1:
+        product_tile(a_ptr, b_ptr, c_ptr, tile_m, tile_n, M, N, K,
+                     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, BLOCK_M, BLOCK_N, BLOCK_K)
+    else:
+        # This program's share of K: whole BLOCK_K steps, the last share shorter.
+        split = tl.program_id(1)
+        per_split = tl.cdiv(tl.cdiv(K, SPLIT_K), BLOCK_K) * BLOCK_K
+        k_lo = split * per_split
+        k_hi = tl.minimum(K, k_lo + per_split)
+        offs_m = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        offs_k = tl.arange(0, BLOCK_K)
+        row_ok = offs_m[:, None] < M
+        col_ok = offs_n[None, :] < N
+        a_ptrs = a_ptr + offs_m[:, None] * stride_am + (k_lo + offs_k[None, :]) * stride_ak
+        b_ptrs = b_ptr + (k_lo + offs_k[:, None]) * stride_bk + offs_n[None, :] * stride_bn
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k0 in tl.range(k_lo, k_hi, BLOCK_K):
+            k_left = K - k0  # shares are whole steps: only K's last step is partial
+            a = tl.load(a_ptrs, mask=row_ok & (offs_k[None, :] < k_left), other=0.0)
+            b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & col_ok, other=0.0)
+            acc += tl.dot(a, b)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        mn = offs_m[:, None] * N + offs_n[None, :]
+        ok = row_ok & col_ok
+        tl.store(partial + split * M * N + mn, acc, mask=ok)
+        # Every thread's share is stored before one thread counts it
+        # (release); the count's acquire orders the reads after it.
+        tl.debug_barrier()
+        tile = tl.program_id(0)
+        if tl.atomic_add(counts + tile, 1, sem="acq_rel") == SPLIT_K - 1:
+            total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for s in tl.static_range(SPLIT_K):
+                total += tl.load(partial + s * M * N + mn, mask=ok, other=0.0, cache_modifier=".cg")
+            c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+            tl.store(c_ptrs, total.to(c_ptr.dtype.element_ty), mask=ok)
+            tl.atomic_xchg(counts + tile, 0)
+
+
 @triton.autotune(configs=_CONFIGS, key=["M", "N", "K"])
 @triton.jit
 def matmul_kernel_descriptor(a_ptr, b_ptr, c_ptr, M, N, K,
@@ -176,6 +248,35 @@ def matmul_kernel_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 @triton.jit
+def group_product(addresses, sizes, row_strides, g, DT: tl.constexpr, ALIGNED: tl.constexpr):
+    # Product g of a group (grouped_matmul_kernel): its M, N, K, the A, B, C
+    # pointers and their row strides. ALIGNED: every base address, row
+    # stride, K and N is a multiple of 16 bytes, which the compiler cannot
+    # see through values loaded from memory (without it the tiles are loaded
+    # an element at a time and not pipelined, and no TMA copies them).
+    M = tl.load(sizes + 3 * g)
+    N = tl.load(sizes + 3 * g + 1)
+    K = tl.load(sizes + 3 * g + 2)
+    a_ptr = tl.load(addresses + 3 * g).to(tl.pointer_type(DT))
+    b_ptr = tl.load(addresses + 3 * g + 1).to(tl.pointer_type(DT))
+    c_ptr = tl.load(addresses + 3 * g + 2).to(tl.pointer_type(DT))
+    lda = tl.load(row_strides + 3 * g)
+    ldb = tl.load(row_strides + 3 * g + 1)
+    ldc = tl.load(row_strides + 3 * g + 2)
+    if ALIGNED:
+        a_ptr = tl.multiple_of(a_ptr, 16)
+        b_ptr = tl.multiple_of(b_ptr, 16)
+        c_ptr = tl.multiple_of(c_ptr, 16)
+        VEC: tl.constexpr = 128 // DT.primitive_bitwidth  # elements in 16 bytes
+        lda = tl.multiple_of(lda, VEC)
+        ldb = tl.multiple_of(ldb, VEC)
+        ldc = tl.multiple_of(ldc, VEC)
+        K = tl.multiple_of(K, VEC)
+        N = tl.multiple_of(N, VEC)  # C's rows are N long: ldc = N
+    return M, N, K, a_ptr, b_ptr, c_ptr, lda, ldb, ldc
+
+
+@triton.jit
 def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
                           DT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                           ALIGNED: tl.constexpr):
@@ -186,40 +287,50 @@ def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
     # are contiguous). A persistent grid: the tiles of all products are
     # numbered one product after another, and program p takes tiles p,
     # p + num_programs, ... (each program walks the list of products once,
-    # keeping the number of the product's first tile). ALIGNED: every base
-    # address, row stride, K and N is a multiple of 16 bytes, which the
-    # compiler cannot see through values loaded from memory (without it the
-    # tiles are loaded an element at a time and not pipelined).
+    # keeping the number of the product's first tile).
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
     first = 0
     for g in range(groups):
-        M = tl.load(sizes + 3 * g)
-        N = tl.load(sizes + 3 * g + 1)
-        K = tl.load(sizes + 3 * g + 2)
+        M, N, K, a_ptr, b_ptr, c_ptr, lda, ldb, ldc = group_product(addresses, sizes, row_strides, g, DT, ALIGNED)
+        tiles_n = tl.cdiv(N, BLOCK_N)
+        count = tl.cdiv(M, BLOCK_M) * tiles_n
+        # This program's first tile at or after `first`.
+        start = first + (pid - first % programs + programs) % programs
+        for t in range(start, first + count, programs):
+            local = t - first
+            product_tile(a_ptr, b_ptr, c_ptr, local // tiles_n, local % tiles_n, M, N, K,
+                         lda, 1, ldb, 1, ldc, 1, BLOCK_M, BLOCK_N, BLOCK_K)
+        first += count
+
+
+@triton.jit
+def grouped_matmul_kernel_descriptor(addresses, sizes, row_strides, groups,
+                                     DT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                     BLOCK_K: tl.constexpr):
+    # The same group of products and persistent tile order as
+    # grouped_matmul_kernel, each product's operands read through tensor
+    # descriptors the program makes from the loaded addresses (on sm_90a
+    # TMA copies; Triton needs triton.set_allocator for their scratch).
+    # Every base address, row stride, K and N must be a multiple of 16 bytes.
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    first = 0
+    for g in range(groups):
+        M, N, K, a_ptr, b_ptr, c_ptr, lda, ldb, ldc = group_product(addresses, sizes, row_strides, g, DT, True)
         tiles_n = tl.cdiv(N, BLOCK_N)
         count = tl.cdiv(M, BLOCK_M) * tiles_n
         if count > 0:
-            a_ptr = tl.load(addresses + 3 * g).to(tl.pointer_type(DT))
-            b_ptr = tl.load(addresses + 3 * g + 1).to(tl.pointer_type(DT))
-            c_ptr = tl.load(addresses + 3 * g + 2).to(tl.pointer_type(DT))
-            lda = tl.load(row_strides + 3 * g)
-            ldb = tl.load(row_strides + 3 * g + 1)
-            ldc = tl.load(row_strides + 3 * g + 2)
-            if ALIGNED:
-                a_ptr = tl.multiple_of(a_ptr, 16)
-                b_ptr = tl.multiple_of(b_ptr, 16)
-                c_ptr = tl.multiple_of(c_ptr, 16)
-                VEC: tl.constexpr = 128 // DT.primitive_bitwidth  # elements in 16 bytes
-                lda = tl.multiple_of(lda, VEC)
-                ldb = tl.multiple_of(ldb, VEC)
-                ldc = tl.multiple_of(ldc, VEC)
-                K = tl.multiple_of(K, VEC)
-                N = tl.multiple_of(N, VEC)  # C's rows are N long: ldc = N
-            # This program's first tile at or after `first`.
+            a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [lda, 1], [BLOCK_M, BLOCK_K])
+            b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [ldb, 1], [BLOCK_K, BLOCK_N])
+            c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [ldc, 1], [BLOCK_M, BLOCK_N])
             start = first + (pid - first % programs + programs) % programs
             for t in range(start, first + count, programs):
                 local = t - first
-                product_tile(a_ptr, b_ptr, c_ptr, local // tiles_n, local % tiles_n, M, N, K,
-                             lda, 1, ldb, 1, ldc, 1, BLOCK_M, BLOCK_N, BLOCK_K)
+                m0 = (local // tiles_n) * BLOCK_M
+                n0 = (local % tiles_n) * BLOCK_N
+                acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+                for k0 in tl.range(0, K, BLOCK_K):
+                    acc += tl.dot(a_desc.load([m0, k0]), b_desc.load([k0, n0]))
+                c_desc.store([m0, n0], acc.to(DT))
         first += count

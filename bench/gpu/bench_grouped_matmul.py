@@ -7,13 +7,20 @@ one torch.matmul per product, and torch._grouped_mm where this PyTorch has it
 
     python3 [-m tessera] bench/gpu/bench_grouped_matmul.py [--sets squares,moe] [--json FILE]
 
-Launch parameters as tessera::kernels::grouped_matmul's aligned path:
-128 x 128 x 64 tiles, 8 warps, 3 stages, ALIGNED=True, a persistent grid
-of min(tiles, SMs) programs. Sets (fp16, rows contiguous):
+Forms (--forms): "pointer" is grouped_matmul_kernel with ALIGNED=True
+(tessera::kernels::grouped_matmul off sm_90a), "descriptor" is
+grouped_matmul_kernel_descriptor (its sm_90a path; Triton gets an
+allocator for the descriptors' scratch), each with BLOCK_M x BLOCK_N x
+BLOCK_K tiles (--tiles, default 128x128x64), 8 warps, 3 stages, a
+persistent grid of min(tiles, P x SMs) programs (--programs: P, default
+1 and 2). Sets (fp16, rows contiguous):
   squares: four products n x n x n, n = 128, 256, 512, 1024 (the grouped
            GEMM workload of Triton's tutorials), and the same with n = 1024,
            2048, 4096, 8192 (squares_big);
-  moe:     eight experts, M = 128, 256, ..., 2048 tokens (uneven), N = K = 4096.
+  moe:     eight experts, M = 128, 320, 384, 576, ..., 1088 tokens (uneven),
+           N = K = 4096.
+The PyTorch providers are timed once per set and reported in every form's
+row.
 Every result is checked against torch.matmul in float32 (relative error at
 most 1e-2) before timing (triton.testing.do_bench, median). TFLOP/s count
 2 M N K over all products. One JSON line per provider and set, a table last.
@@ -35,7 +42,7 @@ SETS = {
     "squares_big": [(n, n, n) for n in (1024, 2048, 4096, 8192)],
     "moe": [(128 * (i + 1) + (64 if i % 2 else 0), 4096, 4096) for i in range(8)],
 }
-BLOCK, BLOCK_K, WARPS, STAGES = 128, 64, 8, 3
+WARPS, STAGES = 8, 3
 
 
 def load():
@@ -48,9 +55,15 @@ def load():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="squares,squares_big,moe")
+    ap.add_argument("--forms", default="pointer,descriptor")
+    ap.add_argument("--tiles", default="128x128x64", help="BLOCK_MxBLOCK_NxBLOCK_K, comma-separated")
+    ap.add_argument("--programs", default="1,2", help="programs per multiprocessor, comma-separated")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     mod = load()
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    variants = [(form, tuple(int(x) for x in tile.split("x")) + (int(p),))
+                for form in args.forms.split(",") for tile in args.tiles.split(",") for p in args.programs.split(",")]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     lines, failures = [], 0
     for name in args.sets.split(","):
@@ -64,21 +77,24 @@ def main():
         sizes = torch.tensor([[m, n, k] for m, n, k in shapes], dtype=torch.int32, device="cuda")
         strides = torch.tensor([[x.stride(0), y.stride(0), z.stride(0)] for x, y, z in zip(a, b, c)],
                                dtype=torch.int32, device="cuda")
-        tiles = sum(triton.cdiv(m, BLOCK) * triton.cdiv(n, BLOCK) for m, n, k in shapes)
-        grid = (min(tiles, sms),)
-
-        def grouped():
-            mod.grouped_matmul_kernel[grid](addresses, sizes, strides, len(shapes), DT=triton.language.float16,
-                                            BLOCK_M=BLOCK, BLOCK_N=BLOCK, BLOCK_K=BLOCK_K, ALIGNED=True,
-                                            num_warps=WARPS, num_stages=STAGES)
+        def grouped_run(form, tile):
+            bm, bn, bk = tile
+            grid = (min(sum(triton.cdiv(m, bm) * triton.cdiv(n, bn) for m, n, k in shapes), sms),)
+            if form == "pointer":
+                return lambda: mod.grouped_matmul_kernel[grid](
+                    addresses, sizes, strides, len(shapes), DT=triton.language.float16, BLOCK_M=bm, BLOCK_N=bn,
+                    BLOCK_K=bk, ALIGNED=True, num_warps=WARPS, num_stages=STAGES)
+            return lambda: mod.grouped_matmul_kernel_descriptor[grid](
+                addresses, sizes, strides, len(shapes), DT=triton.language.float16, BLOCK_M=bm, BLOCK_N=bn,
+                BLOCK_K=bk, num_warps=WARPS, num_stages=STAGES)
 
         def torch_loop():
             for x, y, z in zip(a, b, c):
                 torch.matmul(x, y, out=z)
 
-        providers = [(PROVIDER, grouped)]
+        providers = [(PROVIDER, form, tile, grouped_run(form, tile)) for form, tile in variants]
         if PROVIDER == "triton":
-            providers.append(("torch.matmul loop", torch_loop))
+            providers.append(("torch.matmul loop", None, None, torch_loop))
             if hasattr(torch, "_grouped_mm"):
                 def torch_grouped():
                     # torch._grouped_mm wants equal K and N: only the moe set qualifies.
@@ -86,10 +102,10 @@ def main():
                 if len({(n, k) for m, n, k in shapes}) == 1:
                     offsets = torch.tensor([sum(s[0] for s in shapes[:i + 1]) for i in range(len(shapes))],
                                            dtype=torch.int32, device="cuda")
-                    providers.append(("torch._grouped_mm", torch_grouped))
+                    providers.append(("torch._grouped_mm", None, None, torch_grouped))
         flops = sum(2.0 * m * n * k for m, n, k in shapes)
         refs = [x.float() @ y.float() for x, y in zip(a, b)]
-        for provider, run in providers:
+        for provider, form, tile, run in providers:
             line = {"kind": "grouped_matmul", "provider": provider, "set": name, "shapes": shapes}
             try:
                 for z in c:
@@ -107,16 +123,19 @@ def main():
                 failures += provider in ("tessera", "triton", "torch.matmul loop")
                 line["error"] = str(e)[:300]
                 print("FAIL %s %s: %s" % (provider, name, e), file=sys.stderr)
-            lines.append(line)
-            text = json.dumps(line)
-            print(text)
-            if args.json:
-                with open(args.json, "a") as f:
-                    f.write(text + "\n")
-    print("\n| provider | set | ms | TFLOP/s | rel. error |")
-    print("| --- | --- | ---: | ---: | ---: |")
+            # One row per kernel form; PyTorch's timings are repeated in each.
+            for f, t in ([(form, tile)] if form else variants):
+                row = dict(line, form="%s %dx%dx%d, %d/SM" % ((f,) + t))
+                lines.append(row)
+                text = json.dumps(row)
+                print(text)
+                if args.json:
+                    with open(args.json, "a") as fh:
+                        fh.write(text + "\n")
+    print("\n| provider | set | form | ms | TFLOP/s | rel. error |")
+    print("| --- | --- | --- | ---: | ---: | ---: |")
     for l in lines:
-        print("| %s | %s | %s | %s | %s |" % (l["provider"], l["set"], "%.3f" % l["ms"] if "ms" in l else "-",
+        print("| %s | %s | %s | %s | %s | %s |" % (l["provider"], l["set"], l["form"], "%.3f" % l["ms"] if "ms" in l else "-",
                                              "%.1f" % l["tflops"] if "tflops" in l else "-",
                                              "%.2e" % l["rel_err"] if "rel_err" in l else l.get("error", "-")))
     return 1 if failures else 0

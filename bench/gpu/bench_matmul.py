@@ -1,6 +1,7 @@
 """kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
 
-    python3 bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr] [--sizes 1024,2048x2048x64]
+    python3 [-m tessera] bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr,splitk]
+                                         [--sizes 1024,2048x2048x64]
                             [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
                             [--fresh-cache] [--skip-cublas]
@@ -10,6 +11,10 @@ with importlib; its @triton.autotune tunes it, as Tessera's does) on the
 same rows, fp16 and bf16 at M = N = K in {1024, 2048, 4096, 8192}, fp8
 e4m3 ("fp8e4nv", matmul_kernel_fp8) at 4096 and 8192 (DTYPES, SIZES,
 FP8_SIZES; keep bench_matmul.cpp's kDTypes, kSizes and kFp8Sizes the same);
+Under `python3 -m tessera` the same rows run on Tessera's drop-in (provider
+"tessera"). The "splitk" form (not in the default set) is
+matmul_kernel_splitk, the library's kernel for skinny products, with its
+buffers, on a grid of tiles x SPLIT_K; cuBLAS is timed with it too.
 fp16 and bf16 rows in three forms, matmul_kernel ("form": "pointer"),
 matmul_kernel_descriptor ("descriptor") and matmul_kernel_block_ptr
 ("block_ptr"); cuBLAS is timed with the pointer rows.
@@ -49,17 +54,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "matmul.py"))
 
 DTYPES = ["fp16", "bf16", "fp8e4nv"]
-FORMS = ["pointer", "descriptor", "block_ptr"]
+FORMS = ["pointer", "descriptor", "block_ptr", "splitk"]
 SIZES = [1024, 2048, 4096, 8192]
 FP8_SIZES = [4096, 8192]
 SAMPLES = 256
 MAX_REL_ERR = 1e-2
+COMPILER = "triton"  # "tessera" under python3 -m tessera
 
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16,fp8e4nv")
-    ap.add_argument("--forms", default=",".join(FORMS), help="kernel forms: pointer, descriptor, block_ptr")
+    ap.add_argument("--forms", default="pointer,descriptor,block_ptr",
+                    help="kernel forms: pointer, descriptor, block_ptr, splitk")
     ap.add_argument("--sizes", default="", help="M = N = K values or MxNxK, e.g. 1024,2048x2048x64 (default: %s)" %
                     ",".join(map(str, SIZES)))
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
@@ -108,6 +115,8 @@ def main():
     # Kernels that make tensor descriptors on the device need global scratch.
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     module = load_kernel_module(args.kernel_file)
+    global COMPILER
+    COMPILER = "tessera" if "tessera" in triton.__file__ else "triton"
     torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8e4nv": torch.float8_e4m3fn}
     out = open(args.json, "a") if args.json else sys.stdout
     failures = 0
@@ -150,20 +159,25 @@ def main():
                 return rel
 
             flop = 2.0 * M * N * K
-            for provider in ("triton", "cublas"):
-                if provider == "cublas" and (args.skip_cublas or form != "pointer"):
+            for provider in (COMPILER, "cublas"):
+                if provider == "cublas" and (args.skip_cublas or form not in ("pointer", "splitk")):
                     continue
                 rec = dict(kind="matmul", provider=provider, dtype=name, form=form, M=M, N=N, K=K)
                 try:
                     extra = {}
-                    if provider == "triton":
+                    if provider == COMPILER:
                         c = torch.full((M, N), float("nan"), device="cuda", dtype=out_dtype)
+                        # The split-K form's fp32 shares and per-tile counters.
+                        split = ((torch.empty(module.SPLITK_MAX, M, N, device="cuda"),
+                                  torch.zeros(triton.cdiv(M, 16) * triton.cdiv(N, 16), device="cuda",
+                                              dtype=torch.int32)) if form == "splitk" else ())
 
                         def grid(meta):
-                            return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+                            return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),
+                                    meta.get("SPLIT_K", 1))
 
                         def run():
-                            kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                            kernel[grid](a, b, c, *split, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                                          c.stride(0), c.stride(1))
 
                         torch.cuda.synchronize()

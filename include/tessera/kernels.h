@@ -81,14 +81,35 @@ Tensor cross_entropy_backward(Device& device, const Tensor& dloss, const Tensor&
 Tensor matmul(Device& device, const Tensor& a, const Tensor& b);
 
 /// C_g = A_g @ B_g for a list of products of different sizes in one launch
-/// (kernels/matmul.py: grouped_matmul_kernel, a persistent grid over the
-/// tiles of all products): A_g is M_g x K_g, B_g is K_g x N_g, all fp16 or
-/// all bf16 on one device, rows contiguous (column stride 1); fp32
-/// accumulation, each C_g in the inputs' dtype. When every base address,
-/// row stride, K_g and N_g is a multiple of 16 bytes the tiles are vector loads
-/// in a multi-stage pipeline (128 x 128 tiles); otherwise they are loaded
-/// element by element (64 x 64 tiles).
+/// (kernels/matmul.py: a persistent grid over the tiles of all products):
+/// A_g is M_g x K_g, B_g is K_g x N_g, all fp16 or all bf16 on one device,
+/// rows contiguous (column stride 1); fp32 accumulation, each C_g in the
+/// inputs' dtype. When every base address, row stride, K_g and N_g is a
+/// multiple of 16 bytes the tiles are vector loads in a multi-stage
+/// pipeline (128 x 128 tiles; on sm_90a tensor descriptors the program
+/// makes, copied by TMA); otherwise they are loaded element by element
+/// (64 x 64 tiles).
 std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b);
+
+/// The kernel and parameters grouped_matmul launches: grouped_matmul_kernel
+/// (pointer tiles; `aligned` sets its ALIGNED) or
+/// grouped_matmul_kernel_descriptor (tensor descriptors), the tile, warps,
+/// stages and programs per multiprocessor of the persistent grid.
+/// grouped_matmul_launch gives the default for an architecture and whether
+/// every operand is 16-byte aligned.
+struct GroupedMatmulLaunch {
+  std::string kernel;  ///< empty: grouped_matmul_launch's choice
+  int64_t block_m = 0, block_n = 0, block_k = 0;
+  int num_warps = 0, num_stages = 3;
+  int programs_per_multiprocessor = 1;
+  bool aligned = true;  ///< grouped_matmul_kernel's ALIGNED (operands must be)
+};
+GroupedMatmulLaunch grouped_matmul_launch(const std::string& arch, bool aligned);
+
+/// `grouped_matmul` on the given launch (an error when it asks for 16-byte
+/// alignment the operands lack).
+std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b,
+                                   const GroupedMatmulLaunch& launch);
 
 /// Attention forward, softmax(Q K^T * sm_scale) V, FlashAttention style
 /// (kernels/attention.py): q, k, v of shape [batch * heads, seq, head_dim] or

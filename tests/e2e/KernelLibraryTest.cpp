@@ -247,6 +247,87 @@ TEST(KernelLibrary, Matmul) {
   }
 }
 
+// Skinny products (fewer 128 x 128 tiles than multiprocessors, K >= 1024:
+// on the interpreter, fewer than its pool's threads) run the split-K kernel,
+// autotuned over small tiles and K split up to 4 ways; its tuning runs
+// reuse the tile counters, so a counter left non-zero would leave C
+// unwritten. Odd sizes, K not a multiple of any share; on the GPU also
+// inference's shapes, checked on sampled elements.
+TEST(KernelLibrary, SkinnyMatmul) {
+  E2E_RNG(rng);
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {{5, 100, 1100}, {16, 64, 2048}, {1, 37, 1037}};
+  if (!dev().is_interpreter()) shapes.insert(shapes.end(), {{16, 4096, 4096}, {67, 4096, 4104}, {128, 8192, 8192}});
+  for (DType dt : {DType::fp16, DType::bf16}) {
+    for (auto [M, N, K] : shapes) {
+      SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                   std::to_string(K));
+      auto a = rounded(dt, rng.floats(M * K, -1, 1)), b = rounded(dt, rng.floats(K * N, -1, 1));
+      std::vector<float> got = downloadFloats(K::matmul(dev(), uploadAs(dt, a, {M, K}), uploadAs(dt, b, {K, N})));
+      ASSERT_EQ(got.size(), size_t(M * N));
+      std::vector<float> sampled;
+      std::vector<double> want;
+      for (int s = 0; s < 600; ++s) {
+        // Every element of the small products; corners, then random ones.
+        int64_t e = M * N <= 600 ? s % (M * N) : s == 0 ? M * N - 1 : s == 1 ? 0 : rng.integer(0, M * N - 1);
+        double sum = 0;
+        for (int64_t k = 0; k < K; ++k) sum += double(a[(e / N) * K + k]) * b[k * N + e % N];
+        sampled.push_back(got[e]);
+        want.push_back(sum);
+      }
+      EXPECT_LE(relativeError(sampled, want), 1e-2);
+    }
+  }
+}
+
+// Every config of matmul_kernel_splitk (one kept by early_config_prune at
+// a time, each on its own K so that no tuning choice is reused), launched
+// twice on the same counters: the second launch only finds a tile's last
+// share if the first set every counter back to zero, which the counters
+// are checked to be after each launch.
+TEST(KernelLibrary, SplitKMatmulEveryConfig) {
+  E2E_RNG(rng);
+  static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/matmul.py");
+  tessera::Kernel splitk = program.kernel("matmul_kernel_splitk");
+  size_t configs = splitk.autotune_configs().size();
+  ASSERT_GE(configs, 4u);
+  const int64_t M = 45, N = 150;
+  const int64_t splitMax = 4, counters = (M + 15) / 16 * ((N + 63) / 64);
+  tessera::Tensor partial = dev().empty(DType::fp32, {splitMax, M, N});
+  for (size_t i = 0; i < configs; ++i) {
+    const tessera::Meta& config = splitk.autotune_configs()[i].kwargs;
+    auto get = [&](const char* name) { return std::get<int64_t>(config.at(name)); };
+    int64_t K = 700 + 37 * int64_t(i);
+    SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(get("BLOCK_M")) + "x" +
+                 std::to_string(get("BLOCK_N")) + "x" + std::to_string(get("BLOCK_K")) + ", split " +
+                 std::to_string(get("SPLIT_K")) + ", K " + std::to_string(K));
+    tessera::AutotuneHooks hooks;
+    hooks.early_config_prune = [i](const std::vector<tessera::AutotuneConfig>&, const tessera::Meta&) {
+      return std::vector<size_t>{i};
+    };
+    splitk.set_autotune_hooks(hooks);
+    tessera::Tensor counts = dev().zeros(DType::i32, {counters});
+    for (int round = 0; round < 2; ++round) {
+      auto a = rounded(DType::fp16, rng.floats(M * K, -1, 1)), b = rounded(DType::fp16, rng.floats(K * N, -1, 1));
+      tessera::Tensor c = dev().zeros(DType::fp16, {M, N});
+      splitk.launch(dev(),
+                    tessera::Grid([&](const tessera::Meta& m) {
+                      auto blocks = [&](const char* name) { return std::get<int64_t>(m.at(name)); };
+                      return std::vector<int64_t>{(M + blocks("BLOCK_M") - 1) / blocks("BLOCK_M") *
+                                                      ((N + blocks("BLOCK_N") - 1) / blocks("BLOCK_N")),
+                                                  blocks("SPLIT_K")};
+                    }),
+                    {uploadAs(DType::fp16, a, {M, K}), uploadAs(DType::fp16, b, {K, N}), c, partial, counts, M, N, K, K,
+                     int64_t(1), N, int64_t(1), N, int64_t(1)});
+      std::vector<double> want(M * N, 0.0);
+      for (int64_t r = 0; r < M; ++r)
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t j = 0; j < N; ++j) want[r * N + j] += double(a[r * K + k]) * b[k * N + j];
+      EXPECT_LE(relativeError(downloadFloats(c), want), 1e-2) << "round " << round;
+      for (int32_t v : counts.download<int32_t>()) ASSERT_EQ(v, 0) << "round " << round;
+    }
+  }
+}
+
 // A product large enough for the tensor-descriptor form on sm_90a (TMA),
 // checked on 512 sampled elements against float64 sums. GPU only: the
 // interpreter would take minutes for it.
@@ -296,11 +377,22 @@ TEST(KernelLibrary, GroupedMatmul) {
         a.push_back(uploadAs(dt, ha.back(), {s.M, s.K}));
         b.push_back(uploadAs(dt, hb.back(), {s.K, s.N}));
       }
-      std::vector<tessera::Tensor> c = K::grouped_matmul(dev(), a, b);
+      // The default launch (the descriptor form on sm_90a for aligned
+      // sets), and for the aligned set both forms named.
+      std::vector<K::GroupedMatmulLaunch> launches = {K::GroupedMatmulLaunch{}};
+      if (&set == &sets[1])
+        for (const char* name : {"grouped_matmul_kernel", "grouped_matmul_kernel_descriptor"}) {
+          K::GroupedMatmulLaunch l = K::grouped_matmul_launch(dev().arch(), true);
+          l.kernel = name;
+          launches.push_back(l);
+        }
+      for (const K::GroupedMatmulLaunch& launch : launches) {
+      std::vector<tessera::Tensor> c = K::grouped_matmul(dev(), a, b, launch);
       ASSERT_EQ(c.size(), set.size());
       for (size_t g = 0; g < set.size(); ++g) {
         const Shape& s = set[g];
-        SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " product " + std::to_string(g) + ": " +
+        SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + (launch.kernel.empty() ? "default" : launch.kernel) +
+                     " product " + std::to_string(g) + ": " +
                      std::to_string(s.M) + " x " + std::to_string(s.N) + " x " + std::to_string(s.K));
         ASSERT_EQ(c[g].shape(), (std::vector<int64_t>{s.M, s.N}));
         std::vector<double> want(s.M * s.N, 0.0);
@@ -313,6 +405,7 @@ TEST(KernelLibrary, GroupedMatmul) {
           continue;
         }
         EXPECT_LE(relativeError(got, want), outputTolerance(dt) * 4);
+      }
       }
     }
   }
@@ -329,6 +422,19 @@ TEST(KernelLibrary, GroupedMatmul) {
   tessera::Tensor x = dev().zeros(DType::fp16, {4, 8});
   std::string msg = errorOf([&] { K::grouped_matmul(dev(), {x, x}, {dev().zeros(DType::fp16, {8, 4}), x}); });
   EXPECT_NE(msg.find("product 1: A is 4 x 8 but B has 4 rows"), std::string::npos) << msg;
+  // The aligned forms refuse operands that are not 16-byte multiples (the
+  // kernels would read them wrong): K = 7 fp16 elements is 14 bytes.
+  K::GroupedMatmulLaunch descriptor = K::grouped_matmul_launch("sm_90a", true);
+  ASSERT_EQ(descriptor.kernel, "grouped_matmul_kernel_descriptor");
+  tessera::Tensor odd = dev().zeros(DType::fp16, {16, 7});
+  msg = errorOf([&] { K::grouped_matmul(dev(), {odd}, {dev().zeros(DType::fp16, {7, 16})}, descriptor); });
+  EXPECT_NE(msg.find("grouped_matmul_kernel_descriptor needs every base address, row stride, K and N to be a multiple "
+                     "of 16 bytes"),
+            std::string::npos)
+      << msg;
+  descriptor.kernel = "matmul_kernel";
+  msg = errorOf([&] { K::grouped_matmul(dev(), {x}, {dev().zeros(DType::fp16, {8, 4})}, descriptor); });
+  EXPECT_NE(msg.find("unknown kernel 'matmul_kernel'"), std::string::npos) << msg;
 }
 
 /// float64 attention of q, k, v ([heads, seq, dim] flattened).
