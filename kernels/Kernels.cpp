@@ -328,11 +328,12 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
     return std::vector<int64_t>{((M + blocks(m, "BLOCK_M") - 1) / blocks(m, "BLOCK_M")) *
                                 ((N + blocks(m, "BLOCK_N") - 1) / blocks(m, "BLOCK_N"))};
   });
-  // Skinny products (fewer 128 x 128 tiles of C than multiprocessors, a
-  // long K: inference's few rows against a weight matrix) run the split-K
-  // kernel, autotuned over small tiles and K split up to SPLITK_MAX ways
-  // (performance.md, "Skinny matmuls").
-  if ((M + 127) / 128 * ((N + 127) / 128) < device.multiprocessor_count() && K >= 1024) {
+  // Skinny products (at most 128 rows or columns, fewer 128 x 128 tiles
+  // of C than multiprocessors, a long K: inference's few rows against a
+  // weight matrix) run the split-K kernel, autotuned over small tiles and K
+  // split up to SPLITK_MAX ways: 1.03-1.5x matmul_kernel there, 0.75x at
+  // 1024^3 (performance.md, "Skinny matmuls").
+  if ((M <= 128 || N <= 128) && (M + 127) / 128 * ((N + 127) / 128) < device.multiprocessor_count() && K >= 1024) {
     constexpr int64_t kSplitMax = 4;  // kernels/matmul.py: SPLITK_MAX
     Tensor partial = device.empty(DType::fp32, {kSplitMax, M, N});
     Tensor counts = device.zeros(DType::i32, {(M + 15) / 16 * ((N + 63) / 64)});  // tiles of the smallest config
@@ -358,11 +359,13 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
   return c;
 }
 
-GroupedMatmulLaunch grouped_matmul_launch(const std::string& arch, bool aligned) {
+GroupedMatmulLaunch grouped_matmul_launch(const std::string& arch, bool aligned, double wideTilesPerMultiprocessor) {
   // Off 16-byte multiples the tiles are loaded element by element: small
   // tiles, two programs per multiprocessor. Aligned: vector loads in a
-  // 3-stage pipeline, or on sm_90a the descriptor form, whose tiles TMA
-  // copies (performance.md, "Grouped GEMM").
+  // 3-stage pipeline on 128 x 128 tiles, or, on sm_90a with at least two
+  // 128 x 256 tiles per multiprocessor, the descriptor form on those
+  // (TMA copies; each program makes each product's descriptors, which
+  // only pays with enough work: performance.md, "Grouped GEMM").
   GroupedMatmulLaunch l;
   l.aligned = aligned;
   if (!aligned) {
@@ -373,8 +376,10 @@ GroupedMatmulLaunch grouped_matmul_launch(const std::string& arch, bool aligned)
     l.programs_per_multiprocessor = 2;
     return l;
   }
-  l.kernel = arch == "sm_90a" ? "grouped_matmul_kernel_descriptor" : "grouped_matmul_kernel";
-  l.block_m = l.block_n = 128;
+  bool descriptor = arch == "sm_90a" && wideTilesPerMultiprocessor >= 2;
+  l.kernel = descriptor ? "grouped_matmul_kernel_descriptor" : "grouped_matmul_kernel";
+  l.block_m = 128;
+  l.block_n = descriptor ? 256 : 128;
   l.block_k = 64;
   l.num_warps = 8;
   return l;
@@ -430,7 +435,12 @@ std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a,
     for (int k = 0; k < 3; ++k) aligned = aligned && addresses[3 * g + k] % 16 == 0 && in16(strides[3 * g + k]);
     aligned = aligned && in16(K) && in16(N);
   }
-  GroupedMatmulLaunch l = requested.kernel.empty() ? grouped_matmul_launch(device.arch(), aligned) : requested;
+  int64_t wideTiles = 0;
+  for (size_t g = 0; g < groups; ++g) wideTiles += (int64_t{sizes[3 * g]} + 127) / 128 * ((int64_t{sizes[3 * g + 1]} + 255) / 256);
+  GroupedMatmulLaunch l = requested.kernel.empty()
+                              ? grouped_matmul_launch(device.arch(), aligned,
+                                                      double(wideTiles) / std::max(1, device.multiprocessor_count()))
+                              : requested;
   if (l.kernel != "grouped_matmul_kernel" && l.kernel != "grouped_matmul_kernel_descriptor")
     fail("unknown kernel '" + l.kernel + "' (grouped_matmul_kernel or grouped_matmul_kernel_descriptor)");
   // ALIGNED and the descriptors' 16-byte rows are promises the kernels

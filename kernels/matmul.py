@@ -87,18 +87,24 @@ _SPLITK_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "
 
 
 @triton.jit
-def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
-    # Which tile of C: program ids fill a band of GROUP_M tile rows one
-    # column of tiles at a time, then move on to the next band (the last
-    # band may be shorter).
-    pid = tl.program_id(0)
+def band_tile(index, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    # Which tile of C is number `index`: the numbers fill a band of GROUP_M
+    # tile rows one column of tiles at a time, then move on to the next
+    # band (the last band may be shorter), so that tiles numbered close
+    # together share rows of A and columns of B in L2.
     n_tiles_m = tl.cdiv(M, BLOCK_M)
     n_tiles_n = tl.cdiv(N, BLOCK_N)
     band_size = GROUP_M * n_tiles_n
-    band_first_row = (pid // band_size) * GROUP_M
+    band_first_row = (index // band_size) * GROUP_M
     band_rows = tl.minimum(n_tiles_m - band_first_row, GROUP_M)
-    in_band = pid % band_size
+    in_band = index % band_size
     return band_first_row + in_band % band_rows, in_band // band_rows
+
+
+@triton.jit
+def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    # This program's tile of C, in bands (band_tile).
+    return band_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
 
 
 @triton.jit
@@ -279,7 +285,7 @@ def group_product(addresses, sizes, row_strides, g, DT: tl.constexpr, ALIGNED: t
 @triton.jit
 def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
                           DT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                          ALIGNED: tl.constexpr):
+                          ALIGNED: tl.constexpr, GROUP_M: tl.constexpr = 8):
     # A group of products C_g = A_g @ B_g of different sizes in one launch:
     # addresses is int64 [groups, 3] (the A, B, C base addresses of each
     # product, elements of type DT), sizes int32 [groups, 3] (M, N, K),
@@ -287,7 +293,9 @@ def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
     # are contiguous). A persistent grid: the tiles of all products are
     # numbered one product after another, and program p takes tiles p,
     # p + num_programs, ... (each program walks the list of products once,
-    # keeping the number of the product's first tile).
+    # keeping the number of the product's first tile). Inside a product
+    # the tiles are numbered in bands of GROUP_M tile rows (band_tile), so
+    # that the tiles running at once share operands in L2.
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
     first = 0
@@ -298,8 +306,8 @@ def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
         # This program's first tile at or after `first`.
         start = first + (pid - first % programs + programs) % programs
         for t in range(start, first + count, programs):
-            local = t - first
-            product_tile(a_ptr, b_ptr, c_ptr, local // tiles_n, local % tiles_n, M, N, K,
+            tile_m, tile_n = band_tile(t - first, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            product_tile(a_ptr, b_ptr, c_ptr, tile_m, tile_n, M, N, K,
                          lda, 1, ldb, 1, ldc, 1, BLOCK_M, BLOCK_N, BLOCK_K)
         first += count
 
@@ -307,7 +315,7 @@ def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
 @triton.jit
 def grouped_matmul_kernel_descriptor(addresses, sizes, row_strides, groups,
                                      DT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                                     BLOCK_K: tl.constexpr):
+                                     BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr = 8):
     # The same group of products and persistent tile order as
     # grouped_matmul_kernel, each product's operands read through tensor
     # descriptors the program makes from the loaded addresses (on sm_90a
@@ -326,9 +334,9 @@ def grouped_matmul_kernel_descriptor(addresses, sizes, row_strides, groups,
             c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [ldc, 1], [BLOCK_M, BLOCK_N])
             start = first + (pid - first % programs + programs) % programs
             for t in range(start, first + count, programs):
-                local = t - first
-                m0 = (local // tiles_n) * BLOCK_M
-                n0 = (local % tiles_n) * BLOCK_N
+                tile_m, tile_n = band_tile(t - first, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+                m0 = tile_m * BLOCK_M
+                n0 = tile_n * BLOCK_N
                 acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
                 for k0 in tl.range(0, K, BLOCK_K):
                     acc += tl.dot(a_desc.load([m0, k0]), b_desc.load([k0, n0]))

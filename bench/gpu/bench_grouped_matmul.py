@@ -77,16 +77,21 @@ def main():
         sizes = torch.tensor([[m, n, k] for m, n, k in shapes], dtype=torch.int32, device="cuda")
         strides = torch.tensor([[x.stride(0), y.stride(0), z.stride(0)] for x, y, z in zip(a, b, c)],
                                dtype=torch.int32, device="cuda")
+
         def grouped_run(form, tile):
-            bm, bn, bk = tile
-            grid = (min(sum(triton.cdiv(m, bm) * triton.cdiv(n, bn) for m, n, k in shapes), sms),)
-            if form == "pointer":
-                return lambda: mod.grouped_matmul_kernel[grid](
-                    addresses, sizes, strides, len(shapes), DT=triton.language.float16, BLOCK_M=bm, BLOCK_N=bn,
-                    BLOCK_K=bk, ALIGNED=True, num_warps=WARPS, num_stages=STAGES)
-            return lambda: mod.grouped_matmul_kernel_descriptor[grid](
-                addresses, sizes, strides, len(shapes), DT=triton.language.float16, BLOCK_M=bm, BLOCK_N=bn,
-                BLOCK_K=bk, num_warps=WARPS, num_stages=STAGES)
+            bm, bn, bk, per_sm = tile
+            grid = (min(sum(triton.cdiv(m, bm) * triton.cdiv(n, bn) for m, n, k in shapes), sms * per_sm),)
+
+            def run():  # returns None: the results are in c
+                if form == "pointer":
+                    mod.grouped_matmul_kernel[grid](
+                        addresses, sizes, strides, len(shapes), DT=triton.language.float16, BLOCK_M=bm, BLOCK_N=bn,
+                        BLOCK_K=bk, ALIGNED=True, num_warps=WARPS, num_stages=STAGES)
+                else:
+                    mod.grouped_matmul_kernel_descriptor[grid](
+                        addresses, sizes, strides, len(shapes), DT=triton.language.float16, BLOCK_M=bm, BLOCK_N=bn,
+                        BLOCK_K=bk, num_warps=WARPS, num_stages=STAGES)
+            return run
 
         def torch_loop():
             for x, y, z in zip(a, b, c):

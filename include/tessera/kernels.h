@@ -86,17 +86,18 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b);
 /// rows contiguous (column stride 1); fp32 accumulation, each C_g in the
 /// inputs' dtype. When every base address, row stride, K_g and N_g is a
 /// multiple of 16 bytes the tiles are vector loads in a multi-stage
-/// pipeline (128 x 128 tiles; on sm_90a tensor descriptors the program
-/// makes, copied by TMA); otherwise they are loaded element by element
-/// (64 x 64 tiles).
+/// pipeline (128 x 128 tiles; on sm_90a, given enough work, 128 x 256
+/// tiles through tensor descriptors the program makes, copied by TMA);
+/// otherwise they are loaded element by element (64 x 64 tiles).
 std::vector<Tensor> grouped_matmul(Device& device, const std::vector<Tensor>& a, const std::vector<Tensor>& b);
 
 /// The kernel and parameters grouped_matmul launches: grouped_matmul_kernel
 /// (pointer tiles; `aligned` sets its ALIGNED) or
 /// grouped_matmul_kernel_descriptor (tensor descriptors), the tile, warps,
 /// stages and programs per multiprocessor of the persistent grid.
-/// grouped_matmul_launch gives the default for an architecture and whether
-/// every operand is 16-byte aligned.
+/// grouped_matmul_launch gives the default for an architecture, whether
+/// every operand is 16-byte aligned, and the work: the products' 128 x 256
+/// tiles per multiprocessor.
 struct GroupedMatmulLaunch {
   std::string kernel;  ///< empty: grouped_matmul_launch's choice
   int64_t block_m = 0, block_n = 0, block_k = 0;
@@ -104,7 +105,7 @@ struct GroupedMatmulLaunch {
   int programs_per_multiprocessor = 1;
   bool aligned = true;  ///< grouped_matmul_kernel's ALIGNED (operands must be)
 };
-GroupedMatmulLaunch grouped_matmul_launch(const std::string& arch, bool aligned);
+GroupedMatmulLaunch grouped_matmul_launch(const std::string& arch, bool aligned, double wide_tiles_per_multiprocessor);
 
 /// `grouped_matmul` on the given launch (an error when it asks for 16-byte
 /// alignment the operands lack).

@@ -247,12 +247,12 @@ TEST(KernelLibrary, Matmul) {
   }
 }
 
-// Skinny products (fewer 128 x 128 tiles than multiprocessors, K >= 1024:
-// on the interpreter, fewer than its pool's threads) run the split-K kernel,
-// autotuned over small tiles and K split up to 4 ways; its tuning runs
-// reuse the tile counters, so a counter left non-zero would leave C
-// unwritten. Odd sizes, K not a multiple of any share; on the GPU also
-// inference's shapes, checked on sampled elements.
+// Skinny products (at most 128 rows, fewer 128 x 128 tiles than
+// multiprocessors, K >= 1024; on the interpreter, fewer than its pool's
+// threads) run the split-K kernel, autotuned over small tiles and K split
+// up to 4 ways (the interpreter runs the first config; every config is
+// checked below). Odd sizes, K not a multiple of any share; on the GPU
+// also inference's shapes, checked on sampled elements.
 TEST(KernelLibrary, SkinnyMatmul) {
   E2E_RNG(rng);
   std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {{5, 100, 1100}, {16, 64, 2048}, {1, 37, 1037}};
@@ -377,22 +377,26 @@ TEST(KernelLibrary, GroupedMatmul) {
         a.push_back(uploadAs(dt, ha.back(), {s.M, s.K}));
         b.push_back(uploadAs(dt, hb.back(), {s.K, s.N}));
       }
-      // The default launch (the descriptor form on sm_90a for aligned
-      // sets), and for the aligned set both forms named.
+      // The default launch, and for the aligned set both forms on 128 x 128
+      // tiles and the descriptor form on 128 x 256 (sm_90a's choice for
+      // large groups).
       std::vector<K::GroupedMatmulLaunch> launches = {K::GroupedMatmulLaunch{}};
-      if (&set == &sets[1])
+      if (&set == &sets[1]) {
         for (const char* name : {"grouped_matmul_kernel", "grouped_matmul_kernel_descriptor"}) {
-          K::GroupedMatmulLaunch l = K::grouped_matmul_launch(dev().arch(), true);
+          K::GroupedMatmulLaunch l = K::grouped_matmul_launch(dev().arch(), true, 0);
           l.kernel = name;
           launches.push_back(l);
         }
+        launches.push_back(K::grouped_matmul_launch("sm_90a", true, 8));
+      }
       for (const K::GroupedMatmulLaunch& launch : launches) {
       std::vector<tessera::Tensor> c = K::grouped_matmul(dev(), a, b, launch);
       ASSERT_EQ(c.size(), set.size());
       for (size_t g = 0; g < set.size(); ++g) {
         const Shape& s = set[g];
         SCOPED_TRACE(std::string(tessera::dtype_name(dt)) + " " + (launch.kernel.empty() ? "default" : launch.kernel) +
-                     " product " + std::to_string(g) + ": " +
+                     " " + std::to_string(launch.block_m) + "x" + std::to_string(launch.block_n) + " product " +
+                     std::to_string(g) + ": " +
                      std::to_string(s.M) + " x " + std::to_string(s.N) + " x " + std::to_string(s.K));
         ASSERT_EQ(c[g].shape(), (std::vector<int64_t>{s.M, s.N}));
         std::vector<double> want(s.M * s.N, 0.0);
@@ -424,8 +428,14 @@ TEST(KernelLibrary, GroupedMatmul) {
   EXPECT_NE(msg.find("product 1: A is 4 x 8 but B has 4 rows"), std::string::npos) << msg;
   // The aligned forms refuse operands that are not 16-byte multiples (the
   // kernels would read them wrong): K = 7 fp16 elements is 14 bytes.
-  K::GroupedMatmulLaunch descriptor = K::grouped_matmul_launch("sm_90a", true);
+  // Which form: the descriptor form on sm_90a given two 128 x 256 tiles
+  // per multiprocessor (its descriptors are made per program and product).
+  EXPECT_EQ(K::grouped_matmul_launch("sm_90a", true, 1.5).kernel, "grouped_matmul_kernel");
+  EXPECT_EQ(K::grouped_matmul_launch("sm_80", true, 8).kernel, "grouped_matmul_kernel");
+  EXPECT_EQ(K::grouped_matmul_launch("sm_90a", false, 8).block_m, 64);
+  K::GroupedMatmulLaunch descriptor = K::grouped_matmul_launch("sm_90a", true, 2);
   ASSERT_EQ(descriptor.kernel, "grouped_matmul_kernel_descriptor");
+  EXPECT_EQ(descriptor.block_n, 256);
   tessera::Tensor odd = dev().zeros(DType::fp16, {16, 7});
   msg = errorOf([&] { K::grouped_matmul(dev(), {odd}, {dev().zeros(DType::fp16, {7, 16})}, descriptor); });
   EXPECT_NE(msg.find("grouped_matmul_kernel_descriptor needs every base address, row stride, K and N to be a multiple "
