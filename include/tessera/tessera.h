@@ -28,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -52,6 +53,15 @@ const char* dtype_name(DType dtype);
 using Value = std::variant<bool, int64_t, double, std::string, std::monostate>;
 /// Meta-parameters by name.
 using Meta = std::map<std::string, Value>;
+
+/// One constexpr given by name where a kernel is launched, as in
+/// `k.launch(dev, {blocks}, {x, y, n}, {{"BLOCK", 1024}})`: a braced list
+/// of these is read where it stands (a Meta would allocate a node per name
+/// on every launch). The name must outlive the launch call (a literal).
+struct NamedValue {
+  std::string_view name;
+  Value value;
+};
 
 /// meta[name] as an integer (a bool is 0 or 1), for grid callables:
 /// `[](const Meta& m) { return std::vector<int64_t>{cdiv(n, meta_int(m, "BLOCK"))}; }`.
@@ -604,12 +614,17 @@ class Kernel {
   /// @triton.autotune / @triton.heuristics.
   void launch(Device& device, const Grid& grid, const std::vector<Arg>& args,
               const Meta& constexprs = {}, const LaunchOptions& options = {});
-  /// `launch(device, {blocks}, {x, y, n}, {{"BLOCK", 1024}})`: the braced
+  /// `launch(device, {blocks}, {x, y, n})`, or with a Meta: the braced
   /// arguments stay on the caller's stack (no vector is allocated).
-  void launch(Device& device, const Grid& grid, std::initializer_list<Arg> args, const Meta& constexprs = {},
+  void launch(Device& device, const Grid& grid, std::initializer_list<Arg> args, const Meta& constexprs,
               const LaunchOptions& options = {}) {
     launch(device, grid, args.begin(), args.size(), constexprs, options);
   }
+  /// `launch(device, {blocks}, {x, y, n}, {{"BLOCK", 1024}})`: braced
+  /// arguments and constexprs, both read where they stand; a warm launch
+  /// (LaunchMemo) allocates nothing at all.
+  void launch(Device& device, const Grid& grid, std::initializer_list<Arg> args,
+              std::initializer_list<NamedValue> constexprs = {}, const LaunchOptions& options = {});
   /// `kernel[grid](args..., kw("BLOCK", 1024), num_warps(4))`: Triton's
   /// launch syntax (see GridLaunch).
   GridLaunch operator[](Grid grid) { return GridLaunch(*this, std::move(grid)); }

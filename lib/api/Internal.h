@@ -346,10 +346,22 @@ std::shared_ptr<CompiledKernelImpl> compileSpecialization(KernelImpl& kernel, co
 /// The frontend's options for a launch's, checked (num_warps, maxnreg, ...).
 frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, const LaunchOptions& options);
 
+/// A launch's constexprs as given: a Meta, or a braced list of names and
+/// values (Kernel::launch's NamedValue overload), compared in place.
+struct MetaView {
+  MetaView(const Meta& m) : map(&m) {}  // NOLINT(google-explicit-constructor): every Meta is one
+  MetaView(const NamedValue* list, size_t n) : items(list), count(n) {}
+  /// Whether these are exactly `m`'s names and values.
+  bool equals(const Meta& m) const;
+  const Meta* map = nullptr;
+  const NamedValue* items = nullptr;
+  size_t count = 0;
+};
+
 /// Launches from a remembered launch shape (LaunchMemo.cpp); false when this
 /// launch has none (the caller then takes the full path and remembers it).
 bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
-                    const Meta& constexprs, const LaunchOptions& options);
+                    const MetaView& constexprs, const LaunchOptions& options);
 /// Remembers the shape of a launch that took the full path on a GPU.
 void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
                     const Meta& constexprs, const LaunchOptions& options,

@@ -538,18 +538,37 @@ static bool skipNamedParameters(const frontend::JitFunction& fn, const Arg* args
   return true;
 }
 
+/// A launch the memo did not take: bound, specialized, compiled if need be.
+static void launchFull(detail::KernelImpl& impl, Device& device, const Grid& grid, const Arg* args, size_t nargs,
+                       const Meta& constexprs, const LaunchOptions& options) {
+  std::vector<Arg> bound;
+  Meta named;
+  if (skipNamedParameters(*impl.fn, args, nargs, constexprs, bound, named)) {
+    launchCold(impl, device, grid, bound, named, options);
+    return;
+  }
+  launchCold(impl, device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
+}
+
 void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
                     const LaunchOptions& options) {
   detail::profile::Span span("launch", impl_->fn->name);
   // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options)) return;
-  std::vector<Arg> bound;
-  Meta named;
-  if (skipNamedParameters(*impl_->fn, args, nargs, constexprs, bound, named)) {
-    launchCold(*impl_, device, grid, bound, named, options);
+  launchFull(*impl_, device, grid, args, nargs, constexprs, options);
+}
+
+void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<Arg> args,
+                    std::initializer_list<NamedValue> constexprs, const LaunchOptions& options) {
+  detail::profile::Span span("launch", impl_->fn->name);
+  if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.begin(), args.size(),
+                             detail::MetaView(constexprs.begin(), constexprs.size()), options))
     return;
-  }
-  launchCold(*impl_, device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
+  // Not warm: as a Meta, a repeated name keeping its first value (as a
+  // braced Meta does).
+  Meta meta;
+  for (const NamedValue& c : constexprs) meta.emplace(std::string(c.name), c.value);
+  launchFull(*impl_, device, grid, args.begin(), args.size(), meta, options);
 }
 
 bool Kernel::launch_if_warm(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,

@@ -159,14 +159,26 @@ static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const
 }
 
 static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
-                      const Arg* args, size_t nargs, const uint32_t* codes, const Meta& constexprs) {
+                      const Arg* args, size_t nargs, const uint32_t* codes, const MetaView& constexprs) {
   return e.device == device && e.numWarps == options.num_warps && e.numStages == options.num_stages &&
          e.maxnreg == options.maxnreg && e.numCtas == options.num_ctas &&
-         e.nargs == nargs && std::equal(codes, codes + nargs, e.codes.begin()) && e.constexprs == constexprs;
+         e.nargs == nargs && std::equal(codes, codes + nargs, e.codes.begin()) && constexprs.equals(e.constexprs);
+}
+
+bool MetaView::equals(const Meta& m) const {
+  if (map) return *map == m;
+  // Every name of m once among the items, with its value; as many items as
+  // names, so no item is left over (a repeated name cannot match).
+  if (count != m.size()) return false;
+  for (const auto& [name, value] : m) {
+    const NamedValue* it = std::find_if(items, items + count, [&](const NamedValue& v) { return v.name == name; });
+    if (it == items + count || !(it->value == value)) return false;
+  }
+  return true;
 }
 
 bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
-                    const Meta& constexprs, const LaunchOptions& options) {
+                    const MetaView& constexprs, const LaunchOptions& options) {
   if (!memoUsable(kernel, device, grid, nargs)) return false;
   std::array<uint32_t, kMaxArgs> codes;
   std::array<uint64_t, kMaxArgs> argPtrs;

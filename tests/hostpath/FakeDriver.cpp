@@ -33,7 +33,10 @@ constexpr CUresult kSuccess = 0;
 constexpr CUresult kErrorInvalidValue = 1;
 
 thread_local void* current = nullptr;
-char contextObject, moduleObject, functionObject;
+char contextObject;
+// Modules are numbered handles, one per load, and a module's function is
+// its handle + 1: a launch's function tells which loaded kernel it runs.
+std::atomic<uintptr_t> modulesLoaded{0};
 std::atomic<unsigned long long> launches{0};
 FakeCudaLaunch last;
 int expectedParams = 0;
@@ -184,9 +187,15 @@ CUresult cuGraphDestroy(void* graph) {
 }
 CUresult cuMemsetD8_v2(uint64_t d, unsigned char v, size_t n) { std::memset(reinterpret_cast<void*>(d), v, n); return kSuccess; }
 CUresult cuMemsetD8Async(uint64_t d, unsigned char v, size_t n, void*) { return cuMemsetD8_v2(d, v, n); }
-CUresult cuModuleLoadData(void** m, const void*) { *m = &moduleObject; return kSuccess; }
+CUresult cuModuleLoadData(void** m, const void*) {
+  *m = reinterpret_cast<void*>(0x10000 + 16 * modulesLoaded.fetch_add(1));
+  return kSuccess;
+}
 CUresult cuModuleUnload(void*) { return kSuccess; }
-CUresult cuModuleGetFunction(void** f, void*, const char*) { *f = &functionObject; return kSuccess; }
+CUresult cuModuleGetFunction(void** f, void* m, const char*) {
+  *f = static_cast<char*>(m) + 1;
+  return kSuccess;
+}
 CUresult cuFuncSetAttribute(void*, int, int) { return kSuccess; }
 CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned, unsigned,
                         unsigned shared, void* stream, void** params, void**) {

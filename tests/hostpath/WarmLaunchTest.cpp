@@ -171,6 +171,25 @@ TEST_F(HostPath, WarmLaunchesPassTheRightParametersAndAllocateNothing) {
   EXPECT_EQ(allocations.load(), 0) << "heap allocations in " << kLaunches << " warm launches with braced arguments";
   expectLaunch(x, y, out, n, 0.75f, cdiv(n, block));
   EXPECT_EQ(fake().last()->function, function);
+  // Braced constexprs too (NamedValue): the whole call allocates nothing.
+  allocations = 0;
+  counting = true;
+  for (int i = 0; i < kLaunches; ++i) k.launch(dev, {cdiv(n, block)}, {x2, y, out, n, 1.5}, {{"BLOCK", block}}, options);
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0) << "heap allocations in " << kLaunches << " warm launches, all braced";
+  expectLaunch(x2, y, out, n, 1.5f, cdiv(n, block));
+  EXPECT_EQ(fake().last()->function, function);
+  // Another BLOCK is another specialization, never the memo's; a repeated
+  // name keeps its first value, as a braced Meta does.
+  k.launch(dev, {cdiv(n, 128)}, {x, y, out, n, 2.0}, {{"BLOCK", int64_t(128)}}, options);
+  expectLaunch(x, y, out, n, 2.0f, cdiv(n, 128));
+  void* function128 = fake().last()->function;
+  EXPECT_NE(function128, function);
+  k.launch(dev, {cdiv(n, block)}, {x, y, out, n, 3.0}, {{"BLOCK", block}, {"BLOCK", int64_t(128)}}, options);
+  expectLaunch(x, y, out, n, 3.0f, cdiv(n, block));
+  EXPECT_EQ(fake().last()->function, function);
+  k.launch(dev, {cdiv(n, 128)}, {x, y, out, n, 4.0}, {{"BLOCK", int64_t(128)}, {"BLOCK", block}}, options);
+  EXPECT_EQ(fake().last()->function, function128);
 }
 
 TEST_F(HostPath, ASpecializationChangeNeverReusesAnotherShapesPacking) {
@@ -303,6 +322,7 @@ TEST(HostPathTiming, WarmLaunchHostTime) {
   for (int round = 0; round < 3; ++round) {  // alternating rounds
     double api = best([&] { k.launch(dev, grid, args, 5, meta, options); });
     double userForm = best([&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, {{"BLOCK", int64_t(1024)}}); });
+    double withMap = best([&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, Meta{{"BLOCK", int64_t(1024)}}); });
     double prep = best([&] { prepared.launch(); });
     double floor = best([&] {
       raw(prepared.cu_function(), 4, 1, 1, unsigned(prepared.block_threads()), 1, 1, unsigned(prepared.shared_bytes()),
@@ -310,8 +330,9 @@ TEST(HostPathTiming, WarmLaunchHostTime) {
     });
     double graph = best([&] { ten.replay(); }) / 10;
     std::printf("warm launch host time, ns per call (%s): Kernel::launch %.0f (Arg array), %.0f (initializer "
-                "lists); PreparedLaunch %.0f; cuLaunchKernel alone %.0f; a graph of 10 launches, per launch %.0f\n",
-                dev.name().c_str(), api, userForm, prep, floor, graph);
+                "lists), %.0f (braced arguments, a Meta map); PreparedLaunch %.0f; cuLaunchKernel alone %.0f; a graph "
+                "of 10 launches, per launch %.0f\n",
+                dev.name().c_str(), api, userForm, withMap, prep, floor, graph);
   }
   SUCCEED();
 }
