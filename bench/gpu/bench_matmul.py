@@ -4,7 +4,7 @@
                                          [--sizes 1024,2048x2048x64]
                             [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
-                            [--fresh-cache] [--skip-cublas]
+                            [--fresh-cache] [--skip-cublas | --only-cublas]
 
 The Triton side of bench_matmul.cpp: the same kernel source (loaded by path
 with importlib; its @triton.autotune tunes it, as Tessera's does) on the
@@ -75,6 +75,7 @@ def parse_args():
     ap.add_argument("--rep", type=int, default=100)
     ap.add_argument("--fresh-cache", action="store_true")
     ap.add_argument("--skip-cublas", action="store_true")
+    ap.add_argument("--only-cublas", action="store_true", help="time cuBLAS alone (for profiling it)")
     args = ap.parse_args()
     args.only = [d for d in args.only.split(",") if d]
     args.forms = [f for f in args.forms.split(",") if f]
@@ -161,6 +162,8 @@ def main():
             flop = 2.0 * M * N * K
             for provider in (COMPILER, "cublas"):
                 if provider == "cublas" and (args.skip_cublas or form not in ("pointer", "splitk")):
+                    continue
+                if provider == COMPILER and args.only_cublas:
                     continue
                 rec = dict(kind="matmul", provider=provider, dtype=name, form=form, M=M, N=N, K=K)
                 try:
