@@ -5,6 +5,7 @@
                             [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
                             [--fresh-cache] [--skip-cublas | --only-cublas]
+                            [--config BLOCK_M=128,BLOCK_N=256,BLOCK_K=128,GROUP_M=8,num_warps=8,num_stages=3]
 
 The Triton side of bench_matmul.cpp: the same kernel source (loaded by path
 with importlib; its @triton.autotune tunes it, as Tessera's does) on the
@@ -76,6 +77,10 @@ def parse_args():
     ap.add_argument("--fresh-cache", action="store_true")
     ap.add_argument("--skip-cublas", action="store_true")
     ap.add_argument("--only-cublas", action="store_true", help="time cuBLAS alone (for profiling it)")
+    ap.add_argument("--config", default="",
+                    help="launch this one config instead of autotuning (both compilers; for profiling, where "
+                         "timings under a profiler would mislead the tuner): NAME=VALUE,..., num_warps and "
+                         "num_stages included")
     args = ap.parse_args()
     args.only = [d for d in args.only.split(",") if d]
     args.forms = [f for f in args.forms.split(",") if f]
@@ -116,6 +121,15 @@ def main():
     # Kernels that make tensor descriptors on the device need global scratch.
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     module = load_kernel_module(args.kernel_file)
+    if args.config:
+        # Both compilers' autotuners read `configs` at the first launch.
+        items = dict(kv.split("=") for kv in args.config.split(","))
+        options = {k: int(items.pop(k)) for k in ("num_warps", "num_stages") if k in items}
+        pinned = triton.Config({k: int(v) for k, v in items.items()}, **options)
+        for name in dir(module):
+            kernel = getattr(module, name)
+            if name.startswith("matmul_kernel") and hasattr(kernel, "configs"):
+                kernel.configs = [pinned]
     global COMPILER
     COMPILER = "tessera" if "tessera" in triton.__file__ else "triton"
     torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8e4nv": torch.float8_e4m3fn}

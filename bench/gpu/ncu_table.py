@@ -32,16 +32,19 @@ import subprocess
 import sys
 
 SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats", "MemoryWorkloadAnalysis"]
-# (column, section metric names or raw metric names that give it, first found wins)
+# (column, the metrics that give it, first found wins): "Section/Name" for
+# a name two sections share (SpeedOfLight's "Memory Throughput" is a
+# percentage, MemoryWorkloadAnalysis's a rate), else a bare name.
+SOL = "GPU Speed Of Light Throughput/"
 COLUMNS = [
-    ("duration", ["Duration", "gpu__time_duration.sum"]),
-    ("SM %", ["Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"]),
-    ("memory %", ["Memory Throughput"]),
-    ("DRAM %", ["DRAM Throughput", "dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
+    ("duration", [SOL + "Duration", "gpu__time_duration.sum"]),
+    ("SM %", [SOL + "Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"]),
+    ("memory %", [SOL + "Memory Throughput"]),
+    ("DRAM %", [SOL + "DRAM Throughput", "dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
     ("tensor pipe %", ["sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
                        "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"]),
     ("regs", ["Registers Per Thread"]),
-    ("smem/block", ["Dynamic Shared Memory Per Block", "Shared Memory Configuration Size"]),
+    ("smem/block", ["Dynamic Shared Memory Per Block"]),
     ("occupancy %", ["Achieved Occupancy"]),
     ("L2 hit %", ["L2 Hit Rate"]),
     ("grid", ["Grid Size"]),
@@ -90,6 +93,7 @@ def main():
     ap.add_argument("--skip", type=int, default=0, help="matching launches to skip")
     ap.add_argument("--count", type=int, default=1, help="matching launches to profile")
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp/ncu-out"))
+    ap.add_argument("--no-header", action="store_true", help="rows only (to append to another table)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -117,9 +121,14 @@ def main():
     kernels = {}  # (id, name) -> {metric: "value unit"}
     stalls = {}
     for row in csv.DictReader(io.StringIO(text)):
-        key = (row.get("ID"), row.get("Kernel Name", "")[:60])
-        name, value, unit = row.get("Metric Name", ""), row.get("Metric Value", ""), row.get("Metric Unit", "")
-        kernels.setdefault(key, {})[name] = (value + (" " + unit if unit and unit != "%" else "")).strip()
+        key = (row.get("ID"), (row.get("Kernel Name") or "")[:60])
+        name, value, unit = row.get("Metric Name") or "", row.get("Metric Value") or "", row.get("Metric Unit") or ""
+        if not name:
+            continue  # a line of the program's own output inside the CSV
+        shown = (value + (" " + unit if unit and unit != "%" else "")).strip()
+        metrics = kernels.setdefault(key, {})
+        metrics[(row.get("Section Name") or "") + "/" + name] = shown
+        metrics.setdefault(name, shown)
         if name.startswith(STALL_PREFIX):
             try:
                 reason = name[len(STALL_PREFIX):].split("_per_issue")[0]
@@ -130,8 +139,9 @@ def main():
         tail = (run.stderr or run.stdout).strip().splitlines()[-3:]
         print("| %s | no kernel profiled (exit %d): %s |" % (args.label, run.returncode, " / ".join(tail)))
         return 1
-    print("| label | kernel | " + " | ".join(c for c, _ in COLUMNS) + " | top stalls |")
-    print("| --- | --- | " + " | ".join("---:" for _ in COLUMNS) + " | --- |")
+    if not args.no_header:
+        print("| label | kernel | " + " | ".join(c for c, _ in COLUMNS) + " | top stalls |")
+        print("| --- | --- | " + " | ".join("---:" for _ in COLUMNS) + " | --- |")
     for key, metrics in kernels.items():
         cells = []
         for _, names in COLUMNS:
