@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -333,7 +334,12 @@ Tensor matmul(Device& device, const Tensor& a, const Tensor& b) {
   // weight matrix) run the split-K kernel, autotuned over small tiles and K
   // split up to SPLITK_MAX ways: 1.03-1.5x matmul_kernel there, 0.75x at
   // 1024^3 (performance.md, "Skinny matmuls").
-  if ((M <= 128 || N <= 128) && (M + 127) / 128 * ((N + 127) / 128) < device.multiprocessor_count() && K >= 1024) {
+  // Its shares start at k * stride in int32 (matmul_kernel steps its
+  // pointers in 64 bits): only where that cannot overflow.
+  int64_t kStride = std::max(std::abs(a.stride(1)), std::abs(b.stride(0)));
+  bool splitFits = double(K + 256) * double(std::max<int64_t>(kStride, 1)) < double(INT32_MAX);
+  if ((M <= 128 || N <= 128) && (M + 127) / 128 * ((N + 127) / 128) < device.multiprocessor_count() && K >= 1024 &&
+      splitFits) {
     constexpr int64_t kSplitMax = 4;  // kernels/matmul.py: SPLITK_MAX
     Tensor partial = device.empty(DType::fp32, {kSplitMax, M, N});
     Tensor counts = device.zeros(DType::i32, {(M + 15) / 16 * ((N + 63) / 64)});  // tiles of the smallest config
