@@ -15,11 +15,14 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "FakeDriver.h"
 #include "tessera/runtime/Assembler.h"
@@ -298,16 +301,10 @@ TEST(HostPathTiming, WarmLaunchHostTime) {
   Grid grid{4};
   k.launch(dev, grid, args, 5, meta, options);
   PreparedLaunch prepared = k.prepare(dev, grid, {x, x, x, int64_t(4096), 1.0}, meta);
-  auto best = [&](auto&& f) {
-    double b = 1e30;
-    for (int r = 0; r < 30; ++r) {
-      dev.synchronize();
-      auto t0 = Clock::now();
-      for (int i = 0; i < 100; ++i) f();
-      b = std::min(b, std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / 100);
-    }
-    dev.synchronize();
-    return b;
+  auto batch = [&](const std::function<void()>& f, int calls) {  // ns per call
+    auto t0 = Clock::now();
+    for (int i = 0; i < calls; ++i) f();
+    return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / calls;
   };
   using LaunchFn = int (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
                            void**);
@@ -319,20 +316,49 @@ TEST(HostPathTiming, WarmLaunchHostTime) {
     on.stream = stream;
     for (int i = 0; i < 10; ++i) k.launch(dev, grid, args, 5, meta, on);
   });
-  for (int round = 0; round < 3; ++round) {  // alternating rounds
-    double api = best([&] { k.launch(dev, grid, args, 5, meta, options); });
-    double userForm = best([&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, {{"BLOCK", int64_t(1024)}}); });
-    double withMap = best([&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, Meta{{"BLOCK", int64_t(1024)}}); });
-    double prep = best([&] { prepared.launch(); });
-    double floor = best([&] {
-      raw(prepared.cu_function(), 4, 1, 1, unsigned(prepared.block_threads()), 1, 1, unsigned(prepared.shared_bytes()),
-          nullptr, prepared.cu_params(), nullptr);
-    });
-    double graph = best([&] { ten.replay(); }) / 10;
-    std::printf("warm launch host time, ns per call (%s): Kernel::launch %.0f (Arg array), %.0f (initializer "
-                "lists), %.0f (braced arguments, a Meta map); PreparedLaunch %.0f; cuLaunchKernel alone %.0f; a graph "
-                "of 10 launches, per launch %.0f\n",
-                dev.name().c_str(), api, userForm, withMap, prep, floor, graph);
+  struct Path {
+    const char* name;
+    std::function<void()> run;
+    int launchesPerCall = 1;  ///< a graph's replay is 10 (a batch is 100 launches)
+    std::vector<double> ns;
+  };
+  std::vector<Path> paths = {
+      {"cuLaunchKernel alone",
+       [&] {
+         raw(prepared.cu_function(), 4, 1, 1, unsigned(prepared.block_threads()), 1, 1,
+             unsigned(prepared.shared_bytes()), nullptr, prepared.cu_params(), nullptr);
+       }},
+      {"PreparedLaunch", [&] { prepared.launch(); }},
+      {"Kernel::launch (Arg array)", [&] { k.launch(dev, grid, args, 5, meta, options); }},
+      {"Kernel::launch (all braced)",
+       [&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, {{"BLOCK", int64_t(1024)}}); }},
+      {"Kernel::launch (braced, a Meta map)",
+       [&] { k.launch(dev, {4}, {x, x, x, int64_t(4096), 1.0}, Meta{{"BLOCK", int64_t(1024)}}); }},
+      {"graph of 10, per launch", [&] { ten.replay(); }, 10}};
+  // Batches of every path interleaved, the order rotating, so that drift
+  // in the driver's and the machine's speed reaches all paths alike; each
+  // path is reported as its median and best batch and as the median of its
+  // batch minus the raw call's batch of the same round.
+  const int kRounds = 60;
+  for (int r = 0; r < kRounds; ++r)
+    for (size_t i = 0; i < paths.size(); ++i) {
+      Path& path = paths[(i + r) % paths.size()];
+      dev.synchronize();  // an empty queue: the batch measures the host, not a full launch queue
+      path.ns.push_back(batch(path.run, 100 / path.launchesPerCall) / path.launchesPerCall);
+    }
+  dev.synchronize();
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const std::vector<double>& floorNs = paths[0].ns;
+  for (const Path& path : paths) {
+    std::vector<double> over;
+    for (int r = 0; r < kRounds; ++r) over.push_back(path.ns[r] - floorNs[r]);
+    std::printf("warm launch host time (%s), ns per call, %d interleaved batches of 100 launches: %-36s median %6.0f, best "
+                "%6.0f, over cuLaunchKernel (median of paired batches) %+6.0f\n",
+                dev.name().c_str(), kRounds, path.name, median(path.ns),
+                *std::min_element(path.ns.begin(), path.ns.end()), median(over));
   }
   SUCCEED();
 }
