@@ -170,9 +170,10 @@ bool MetaView::equals(const Meta& m) const {
   // Every name of m once among the items, with its value; as many items as
   // names, so no item is left over (a repeated name cannot match).
   if (count != m.size()) return false;
-  for (const auto& [name, value] : m) {
+  for (const auto& entry : m) {  // (clang 14 cannot capture a structured binding)
+    const std::string& name = entry.first;
     const NamedValue* it = std::find_if(items, items + count, [&](const NamedValue& v) { return v.name == name; });
-    if (it == items + count || !(it->value == value)) return false;
+    if (it == items + count || !(it->value == entry.second)) return false;
   }
   return true;
 }
