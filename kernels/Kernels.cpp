@@ -646,6 +646,17 @@ AttentionGradients attention_backward(Device& device, const Tensor& q, const Ten
   LaunchOptions options;
   options.num_warps = l.num_warps;
   options.num_stages = l.num_stages;
+  if (l.fused) {
+    Tensor dqAcc = device.zeros(DType::fp32, q.shape());
+    attentionProgram().kernel("attention_bwd_fused").launch(
+        device, {(a.seq + l.block_n1 - 1) / l.block_n1, a.heads},
+        {q, k, v, dout, lse, delta, g.dk, g.dv, dqAcc, a.scale, a.seq},
+        {{"HEAD_DIM", a.dim}, {"BLOCK_M", l.block_m1}, {"BLOCK_N", l.block_n1}, {"CAUSAL", causal}}, options);
+    int64_t n = q.numel();
+    attentionProgram().kernel("attention_bwd_dq_scale").launch(device, {(n + 1023) / 1024}, {dqAcc, g.dq, a.scale, n},
+                                                               {{"BLOCK", int64_t(1024)}});
+    return g;
+  }
   attentionProgram().kernel("attention_bwd_dkdv").launch(
       device, {(a.seq + l.block_n1 - 1) / l.block_n1, a.heads},
       {q, k, v, dout, lse, delta, g.dk, g.dv, a.scale, a.seq},

@@ -45,7 +45,11 @@ dS^T = P^T * (V dO^T - delta) are plain dots with no transposed
 accumulator. attention_bwd_dq: one program per BLOCK_M query rows keeps dQ
 and walks the keys those rows see: dQ += dS K. Nothing is accumulated
 across programs, so there are no atomics and the result does not depend on
-scheduling.
+scheduling. attention_bwd_fused is the one-pass alternative: the dK/dV
+programs also add each query step's dQ share (dS K) to an fp32 dQ with
+tl.atomic_add (5 products per step pair instead of the two kernels' 7, at
+the price of atomics and of sums in arrival order: dQ's last bits vary
+from run to run); attention_bwd_dq_scale then scales it into dQ's dtype.
 """
 import triton
 import triton.language as tl
@@ -282,9 +286,12 @@ def attention_bwd_delta(o_ptr, do_ptr, delta_ptr, seq_len, HEAD_DIM: tl.constexp
 
 
 @triton.jit
-def attention_bwd_dkdv(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr, sm_scale, seq_len,
-                       HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                       CAUSAL: tl.constexpr):
+def key_block_gradients(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr, dq_acc_ptr, sm_scale,
+                        seq_len, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        CAUSAL: tl.constexpr, FUSED_DQ: tl.constexpr):
+    # dK and dV of this program's BLOCK_N keys (attention_bwd_dkdv); with
+    # FUSED_DQ also each query step's share of dQ, dS K, added to the fp32
+    # dq_acc (attention_bwd_fused).
     head = tl.program_id(1).to(tl.int64)
     base = head * seq_len * HEAD_DIM
     stats = head * seq_len
@@ -316,8 +323,37 @@ def attention_bwd_dkdv(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, 
         dv = tl.dot(pt.to(do.dtype), do, dv)
         dst = pt * (tl.dot(v, tl.trans(do)) - delta[None, :])
         dk = tl.dot(dst.to(qt.dtype), tl.trans(qt), dk)
+        if FUSED_DQ:
+            # dQ[rows] += dS K: other key blocks' programs add to the same rows.
+            dq = tl.dot(tl.trans(dst.to(k.dtype)), k)
+            tl.atomic_add(dq_acc_ptr + base + rows[:, None] * HEAD_DIM + dims[None, :], dq, mask=row_ok[:, None],
+                          sem="relaxed")
     tl.store(dk_ptr + kv_offs, (dk * sm_scale).to(dk_ptr.dtype.element_ty), mask=key_ok[:, None])
     tl.store(dv_ptr + kv_offs, dv.to(dv_ptr.dtype.element_ty), mask=key_ok[:, None])
+
+
+@triton.jit
+def attention_bwd_dkdv(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr, sm_scale, seq_len,
+                       HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                       CAUSAL: tl.constexpr):
+    key_block_gradients(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr, dk_ptr, sm_scale, seq_len,
+                        HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, False)
+
+
+@triton.jit
+def attention_bwd_fused(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr, dq_acc_ptr, sm_scale,
+                        seq_len, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        CAUSAL: tl.constexpr):
+    key_block_gradients(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, delta_ptr, dk_ptr, dv_ptr, dq_acc_ptr, sm_scale,
+                        seq_len, HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL, True)
+
+
+@triton.jit
+def attention_bwd_dq_scale(dq_acc_ptr, dq_ptr, sm_scale, n, BLOCK: tl.constexpr):
+    # dq = dq_acc * sm_scale in dq's dtype (after attention_bwd_fused).
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < n
+    tl.store(dq_ptr + offs, (tl.load(dq_acc_ptr + offs, mask=ok) * sm_scale).to(dq_ptr.dtype.element_ty), mask=ok)
 
 
 @triton.jit

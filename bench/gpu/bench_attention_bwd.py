@@ -4,7 +4,11 @@ drop-in (`python3 -m tessera bench/gpu/bench_attention_bwd.py`), next to
 PyTorch's scaled_dot_product_attention backward (in the Triton run only).
 
     python3 [-m tessera] bench/gpu/bench_attention_bwd.py [--rows d64,d64c,d128,d128c]
-        [--batch Z] [--heads H] [--seq S] [--warps N] [--stages N] [--json FILE]
+        [--batch Z] [--heads H] [--seq S] [--warps N] [--stages N] [--forms three,fused] [--json FILE]
+
+--forms fused times the one-pass form instead of (or next to) the three
+kernels: attention_bwd_fused on dkdv's blocks adds dQ's shares to a zeroed
+fp32 buffer with atomics, and attention_bwd_dq_scale scales it into dQ.
 
 Both compilers run the same source with tessera::kernels::attention_backward's
 launch parameters (attention_backward_launch: dK/dV programs of 128 keys
@@ -75,8 +79,10 @@ def main():
     ap.add_argument("--seq", type=int, default=4096)
     ap.add_argument("--warps", type=int, default=0)
     ap.add_argument("--stages", type=int, default=0)
+    ap.add_argument("--forms", default="three", help="three (delta, dkdv, dq) and/or fused (one pass, atomic dQ)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    forms = args.forms.split(",")
     mod = load()
     out_lines, failures = [], 0
     Z, H, S = args.batch, args.heads, args.seq
@@ -105,7 +111,17 @@ def main():
                 q, k, v, do, lse, delta, dq, scale, S, HEAD_DIM=d, BLOCK_M=m2, BLOCK_N=n2, CAUSAL=causal,
                 num_warps=warps, num_stages=stages)
 
-        providers = [(PROVIDER, backward, (dq, dk, dv))]
+        dq_acc = torch.zeros(shape, device="cuda", dtype=torch.float32)
+
+        def fused_backward():
+            mod.attention_bwd_delta[(triton.cdiv(S, 64), Z * H)](o, do, delta, S, HEAD_DIM=d, BLOCK_M=64)
+            dq_acc.zero_()
+            mod.attention_bwd_fused[(triton.cdiv(S, n1), Z * H)](
+                q, k, v, do, lse, delta, dk, dv, dq_acc, scale, S, HEAD_DIM=d, BLOCK_M=m1, BLOCK_N=n1,
+                CAUSAL=causal, num_warps=warps, num_stages=stages)
+            mod.attention_bwd_dq_scale[(triton.cdiv(dq.numel(), 1024),)](dq_acc, dq, scale, dq.numel(), BLOCK=1024)
+
+        providers = [(PROVIDER, form, backward if form == "three" else fused_backward, (dq, dk, dv)) for form in forms]
         if PROVIDER == "triton":
             qs, ks, vs = (t.detach().clone().requires_grad_() for t in (q, k, v))
             osdpa = torch.nn.functional.scaled_dot_product_attention(qs, ks, vs, is_causal=causal, scale=scale)
@@ -116,10 +132,10 @@ def main():
                 osdpa.backward(do, retain_graph=True)
 
             sdpa_backward()
-            providers.append(("sdpa", sdpa_backward, None))
+            providers.append(("sdpa", None, sdpa_backward, None))
         ref = reference(q, k, v, do, causal, scale)
         flops = 10.0 * Z * H * S * S * d * (0.5 if causal else 1.0)
-        for provider, run, grads in providers:
+        for provider, form, run, grads in providers:
             line = {"kind": "attention_bwd", "provider": provider, "dtype": "bf16", "Z": Z, "H": H, "S": S, "D": d,
                     "causal": causal, "warps": warps, "stages": stages}
             try:
@@ -137,16 +153,20 @@ def main():
                 failures += 1
                 line["error"] = str(e)[:400]
                 print("FAIL %s %s: %s" % (provider, name, e), file=sys.stderr)
-            out_lines.append(line)
-            text = json.dumps(line)
-            print(text)
-            if args.json:
-                with open(args.json, "a") as f:
-                    f.write(text + "\n")
+            # One row per form; SDPA's timing is repeated in each (rows named
+            # as before when only the three-kernel form runs).
+            for f in ([form] if form else forms):
+                row = dict(line, form=f) if forms != ["three"] else line
+                out_lines.append(row)
+                text = json.dumps(row)
+                print(text)
+                if args.json:
+                    with open(args.json, "a") as fh:
+                        fh.write(text + "\n")
     print("\n| provider | row | ms | TFLOP/s | rel. error |")
     print("| --- | --- | ---: | ---: | ---: |")
     for l in out_lines:
-        row = "d%d%s" % (l["D"], " causal" if l["causal"] else "")
+        row = "d%d%s%s" % (l["D"], " causal" if l["causal"] else "", " " + l["form"] if "form" in l else "")
         print("| %s | %s | %s | %s | %s |" % (l["provider"], row, "%.3f" % l["ms"] if "ms" in l else "-",
                                              "%.1f" % l["tflops"] if "tflops" in l else "-",
                                              "%.2e" % l["rel_err"] if "rel_err" in l else l.get("error", "-")))

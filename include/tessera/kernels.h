@@ -165,7 +165,7 @@ AttentionForward attention_forward(Device& device, const Tensor& q, const Tensor
 /// stored: FlashAttention-2's scheme, kernels/attention.py:
 /// attention_bwd_delta, attention_bwd_dkdv, attention_bwd_dq). Shapes,
 /// dtypes, `causal` and `sm_scale` as for `attention`; dq, dk, dv have q's
-/// shape and dtype. Deterministic (no atomics).
+/// shape and dtype. Deterministic (no atomics) unless the launch is `fused`.
 struct AttentionGradients {
   Tensor dq, dk, dv;
 };
@@ -177,9 +177,14 @@ AttentionGradients attention_backward(Device& device, const Tensor& q, const Ten
 /// attention_bwd_dkdv's keys per program (block_n1) and query step
 /// (block_m1), attention_bwd_dq's rows per program (block_m2) and key step
 /// (block_n2), and their warps and stages. bench_attention times these.
+/// `fused`: one pass instead (attention_bwd_fused on block_n1 keys and
+/// block_m1 query steps adds dQ's shares into an fp32 buffer with atomics,
+/// then attention_bwd_dq_scale): fewer products, but dQ's last bits depend
+/// on the order the shares arrive in.
 struct AttentionBackwardLaunch {
   int64_t block_m1 = 0, block_n1 = 0, block_m2 = 0, block_n2 = 0;
   int num_warps = 0, num_stages = 0;
+  bool fused = false;
 };
 AttentionBackwardLaunch attention_backward_launch(const std::string& arch, int64_t head_dim);
 AttentionGradients attention_backward(Device& device, const Tensor& q, const Tensor& k, const Tensor& v,

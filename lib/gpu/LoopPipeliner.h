@@ -101,6 +101,13 @@ class LoopPipeliner {
   /// Each shared operand of `dot` is staged or copied before the loop.
   bool readsStableShared(Operation* dot, const std::vector<Staged>& staged);
 
+  /// Whether the loop's writes to memory leave the staged loads free to
+  /// move iterations ahead: every write is a tt.store or a relaxed
+  /// tt.atomic_rmw through a pointer argument of the kernel that no staged
+  /// tile is read through (kernel arguments are taken not to alias, as
+  /// Triton's pipeliner takes them); a loop without writes qualifies.
+  bool writesSpareStagedTiles(const std::vector<Staged>& staged);
+
   /// A dot whose result is only carried to the next iteration, where every
   /// read of it comes before the dot (attention's acc = dot(p, v, acc *
   /// alpha)): it can run while the next iteration starts, and is waited for

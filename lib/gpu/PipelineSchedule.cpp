@@ -17,9 +17,13 @@
 //     alpha)) waits just before that read;
 //   - whether a producer warpgroup copies the tiles (WarpSpecializeLoops.cpp).
 // Expects: Tile GPU IR after convert-to-gpu; an scf.for.
-// Guarantees: a loop with a volatile load, or one that writes global memory
-//   (the copies would move ahead of its writes), is left alone; a load that
-//   does not qualify stays as it is while the others are staged.
+// Guarantees: a loop with a volatile load is left alone, and so is one
+//   that writes global memory (the copies move ahead of its writes) unless
+//   every write is a tt.store or relaxed tt.atomic_rmw through a kernel
+//   pointer argument that no staged tile is read through (arguments taken
+//   not to alias, as Triton's pipeliner takes them: attention's one-pass
+//   backward adds dQ into another buffer in the loop that stages Q and dO);
+//   a load that does not qualify stays as it is while the others are staged.
 // Why: the decisions are the pipeliner's policy; keeping them apart from the
 //   rewriting makes each readable on its own (Triton separates scheduling
 //   and expansion the same way).
@@ -27,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gpu/LoopPipeliner.h"
+#include "gpu/PointerArguments.h"
 #include "tessera/Error.h"
 #include "tessera/ir/Matchers.h"
 #include "tessera/ir/OpViews.h"
@@ -90,15 +95,8 @@ void LoopPipeliner::run() {
   }
   if (staged.empty()) return;
   // Loads move iterations ahead of the body's writes: a loop that writes
-  // memory (which a later tile might read) is left alone. Copies into its
-  // own shared buffers (local_alloc) are not such writes.
-  bool writes = false;
-  loop_->walk([&](Operation* op) {
-    // A descriptor made in the loop writes only this program's slot.
-    if (op != loop_ && op->hasTrait(MemWrite) && !op->is(OpCode::LocalAlloc) && !op->is(OpCode::TensormapCreate))
-      writes = true;
-  });
-  if (writes) return;
+  // memory a later tile might read is left alone.
+  if (!writesSpareStagedTiles(staged)) return;
   asyncDot_ = asyncCandidate(staged);
   if (!asyncDot_) deferredDot_ = deferredCandidate(staged);
   buffers_ = stages_ + (asyncDot_ || deferredDot_ ? 1 : 0);
@@ -186,6 +184,20 @@ Operation* LoopPipeliner::deferredCandidate(const std::vector<Staged>& staged) {
     if (readEarlier) return dot;
   }
   return nullptr;
+}
+
+bool LoopPipeliner::writesSpareStagedTiles(const std::vector<Staged>& staged) {
+  std::vector<Value> reads;
+  for (const Staged& s : staged) reads.push_back(pointerArgument(s.load->operand(0)));
+  bool spared = true;
+  loop_->walk([&](Operation* op) {
+    if (op == loop_ || !op->hasTrait(MemWrite)) return;
+    // Copies into the loop's own shared buffers write no global memory; a
+    // descriptor made in the loop writes only this program's slot.
+    if (op->is(OpCode::LocalAlloc) || op->is(OpCode::TensormapCreate)) return;
+    for (Value read : reads) spared = spared && writeSpares(op, read);
+  });
+  return spared;
 }
 
 }  // namespace tessera::gpu::pipeliner

@@ -75,8 +75,9 @@
 //
 // Only loads tma-descriptor-loads then takes and the pipeliner stages are
 // rewritten (lower-to-gpu runs the pass only with num_stages >= 2; loops
-// that write memory are left alone; tma-descriptor-loads fences the async
-// proxy's reads from earlier writes):
+// that write memory the loads may read are left alone, writes into other
+// kernel arguments aside (PointerArguments.h); tma-descriptor-loads fences
+// the async proxy's reads from earlier writes):
 // an operand of a wgmma dot in the loop (directly or through tt.trans),
 // with TMA's alignment (a 16-byte aligned base, strides other than the
 // last a multiple of 16 bytes, by axis info), its box limits, and base,
@@ -92,6 +93,7 @@
 
 #include "gpu/GpuPasses.h"
 #include "gpu/HostTensorMaps.h"
+#include "gpu/PointerArguments.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "tessera/ir/Builder.h"
 #include "tessera/ir/Matchers.h"
@@ -474,10 +476,15 @@ class Raiser {
   /// head_dim 128 on the H100), and a loop of TMA copies alone can get a
   /// producer warpgroup.
   void rewriteLoop(Operation* loop, const std::vector<Operation*>& loads) {
-    // A loop that writes memory is not pipelined (its copies would move
-    // ahead of the writes); unstaged, a TMA copy is slower than the loads.
+    // A loop that writes memory the loads may read is not pipelined (its
+    // copies would move ahead of the writes); unstaged, a TMA copy is
+    // slower than the loads. Writes into other kernel arguments do not
+    // count (PointerArguments.h; pipeline-dot-loops takes them alike).
     bool writes = false;
-    loop->walk([&](Operation* op) { writes = writes || (op != loop && op->hasTrait(MemWrite)); });
+    loop->walk([&](Operation* op) {
+      if (op == loop || !op->hasTrait(MemWrite)) return;
+      for (Operation* load : loads) writes = writes || !writeSpares(op, pointerArgument(load->operand(0)));
+    });
     if (writes) return;
     Sums sums(loop);
     std::vector<Plan> plans;

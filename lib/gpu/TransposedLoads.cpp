@@ -14,8 +14,10 @@
 //   right after the original one, so it sees the values the original saw.
 //   Left alone: volatile and block-pointer loads; loads that a store or
 //   atomic may precede (one earlier in the function, or in a loop around
-//   the load): the program's own writes are visible to the original load's
-//   threads, not necessarily to the transposed load's; loads whose pointer
+//   the load) unless it is a store or relaxed atomic through another
+//   kernel argument (PointerArguments.h): the program's own writes are
+//   visible to the original load's threads, not necessarily to the
+//   transposed load's; loads whose pointer
 //   or mask is not index arithmetic the pass can rebuild transposed (a
 //   loop-carried pointer tile would need a data transpose per iteration).
 //   The pointer and mask are rebuilt with their dims swapped (no data
@@ -37,6 +39,7 @@
 #include <map>
 
 #include "gpu/GpuPasses.h"
+#include "gpu/PointerArguments.h"
 #include "tessera/ir/Builder.h"
 #include "tessera/ir/OpViews.h"
 
@@ -124,7 +127,9 @@ class Writes {
   }
   bool mayPrecede(Operation* load) const {
     size_t at = order_.at(load);
+    Value read = pointerArgument(load->operand(0));
     for (Operation* w : writes_) {
+      if (writeSpares(w, read)) continue;  // another kernel argument (PointerArguments.h)
       if (order_.at(w) < at) return true;
       for (Operation* p = load->parentOp(); p; p = p->parentOp())
         if ((p->is(OpCode::For) || p->is(OpCode::While)) && p->isAncestorOf(w)) return true;

@@ -594,12 +594,19 @@ TEST(KernelLibrary, AttentionBackward) {
       EXPECT_LE(relativeError(downloadFloats(fd.out), want.out), 1e-2) << "descriptor form";
       EXPECT_LE(relativeError(fd.lse.download<float>(), want.lse), 1e-5) << "descriptor form";
     }
-    K::AttentionGradients g =
-        K::attention_backward(dev(), tq, tk, tv, f.out, f.lse, uploadAs(c.dt, dout, c.shape), c.causal);
     double tol = c.dt == DType::fp16 ? 1e-2 : 2.5e-2;
-    EXPECT_LE(relativeError(downloadFloats(g.dq), want.dq), tol) << "dq";
-    EXPECT_LE(relativeError(downloadFloats(g.dk), want.dk), tol) << "dk";
-    EXPECT_LE(relativeError(downloadFloats(g.dv), want.dv), tol) << "dv";
+    K::AttentionBackwardLaunch fused = K::attention_backward_launch(dev().arch(), dim);
+    fused.fused = true;
+    for (bool one : {false, true}) {  // three kernels, then the one-pass form with atomic dQ
+      K::AttentionGradients g = one ? K::attention_backward(dev(), tq, tk, tv, f.out, f.lse,
+                                                            uploadAs(c.dt, dout, c.shape), c.causal, 0, fused)
+                                    : K::attention_backward(dev(), tq, tk, tv, f.out, f.lse,
+                                                            uploadAs(c.dt, dout, c.shape), c.causal);
+      const char* form = one ? "fused" : "three kernels";
+      EXPECT_LE(relativeError(downloadFloats(g.dq), want.dq), tol) << "dq, " << form;
+      EXPECT_LE(relativeError(downloadFloats(g.dk), want.dk), tol) << "dk, " << form;
+      EXPECT_LE(relativeError(downloadFloats(g.dv), want.dv), tol) << "dv, " << form;
+    }
   }
   // Arguments are checked by name.
   tessera::Tensor x = dev().zeros(DType::fp16, {1, 20, 16});
