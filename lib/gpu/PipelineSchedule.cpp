@@ -17,9 +17,9 @@
 //     alpha)) waits just before that read;
 //   - whether a producer warpgroup copies the tiles (WarpSpecializeLoops.cpp).
 // Expects: Tile GPU IR after convert-to-gpu; an scf.for.
-// Guarantees: a loop with a volatile load is left alone, and so is one
-//   that writes global memory (the copies move ahead of its writes) unless
-//   every write is a tt.store or relaxed tt.atomic_rmw through a kernel
+// Guarantees: a loop with a volatile or ordered (acquire) load is left
+//   alone, and so is one that writes global memory (the copies move ahead
+//   of its writes) unless every write is a tt.store or relaxed tt.atomic_rmw through a kernel
 //   pointer argument that no staged tile is read through (arguments taken
 //   not to alias, as Triton's pipeliner takes them: attention's one-pass
 //   backward adds dQ into another buffer in the loop that stages Q and dO);
@@ -191,6 +191,9 @@ bool LoopPipeliner::writesSpareStagedTiles(const std::vector<Staged>& staged) {
   for (const Staged& s : staged) reads.push_back(pointerArgument(s.load->operand(0)));
   bool spared = true;
   loop_->walk([&](Operation* op) {
+    // An ordered or volatile load (tl.atomic_load, tl.atomic_poll: a flag
+    // another program sets) orders the loads after it: none may move ahead.
+    if (op->is(OpCode::Load) && (LoadOp(op).isVolatile() || !op->strAttr("sem").empty())) spared = false;
     if (op == loop_ || !op->hasTrait(MemWrite)) return;
     // Copies into the loop's own shared buffers write no global memory; a
     // descriptor made in the loop writes only this program's slot.

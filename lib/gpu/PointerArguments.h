@@ -17,9 +17,10 @@ namespace tessera::gpu {
 /// The kernel argument `ptr` (a pointer or pointer tensor, a block pointer
 /// or a descriptor) is computed from by offsets, splats, broadcasts,
 /// reshapes, transposes, layout conversions or a descriptor made from it;
-/// a loop's iteration argument stands for its initial value (the body's
-/// advances are offsets). Null when it is computed otherwise (loaded from
-/// memory, selected, cast from an integer).
+/// a loop's iteration argument stands for its initial value when the loop
+/// yields it back as itself plus offsets (p += BLOCK; a pointer swapped or
+/// selected each iteration stands for nothing). Null when it is computed
+/// otherwise (loaded from memory, selected, cast from an integer).
 ir::Value pointerArgument(ir::Value ptr);
 
 /// Whether `write` (an op that writes memory) leaves alone what is read
