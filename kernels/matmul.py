@@ -78,6 +78,8 @@ _SPLITK_TILES = [
     (64, 128, 64, 4, 4, 4),
     (128, 128, 64, 2, 8, 3),
     (128, 128, 64, 4, 8, 3),
+    (128, 64, 64, 4, 4, 4),
+    (64, 256, 64, 4, 8, 3),
 ]
 SPLITK_MAX = 4  # the most any config splits K (the partial sums' buffer)
 _CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
@@ -205,7 +207,7 @@ def matmul_kernel_splitk(a_ptr, b_ptr, c_ptr, partial, counts, M, N, K,
         tile = tl.program_id(0)
         if tl.atomic_add(counts + tile, 1, sem="acq_rel") == SPLIT_K - 1:
             total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-            for s in tl.static_range(SPLIT_K):
+            for s in range(SPLIT_K):  # a loop, not unrolled: one share in registers at a time
                 total += tl.load(partial + s * M * N + mn, mask=ok, other=0.0, cache_modifier=".cg")
             c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
             tl.store(c_ptrs, total.to(c_ptr.dtype.element_ty), mask=ok)

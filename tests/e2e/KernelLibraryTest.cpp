@@ -294,7 +294,7 @@ TEST(KernelLibrary, SplitKMatmulEveryConfig) {
   const int64_t splitMax = 4, counters = (M + 15) / 16 * ((N + 63) / 64);
   tessera::Tensor partial = dev().empty(DType::fp32, {splitMax, M, N});
   for (size_t i = 0; i < configs; ++i) {
-    const tessera::Meta& config = splitk.autotune_configs()[i].kwargs;
+    const tessera::Meta config = splitk.autotune_configs()[i].kwargs;  // a copy: the vector is a temporary
     auto get = [&](const char* name) { return std::get<int64_t>(config.at(name)); };
     int64_t K = 700 + 37 * int64_t(i);
     SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(get("BLOCK_M")) + "x" +
