@@ -21,6 +21,7 @@
 #include <random>
 
 #include "../frontend/TestUtil.h"
+#include "GpuTestUtil.h"
 #include "tessera/gpu/AxisInfo.h"
 #include "tessera/transforms/Passes.h"
 
@@ -40,15 +41,7 @@ struct Analyzed {
   std::unique_ptr<AxisInfoAnalysis> axis;
 
   /// The n-th op (walk order) with this opcode.
-  Operation* op(OpCode code, int n = 0) const {
-    Operation* found = nullptr;
-    int seen = 0;
-    func->walk([&](Operation* o) {
-      if (o->is(code) && seen++ == n) found = o;
-    });
-    EXPECT_NE(found, nullptr) << "no op #" << n << " " << ir::mnemonic(code) << " in\n" << ir::print(func);
-    return found;
-  }
+  Operation* op(OpCode code, int n = 0) const { return test::nthOp(func, code, n); }
   const AxisInfo& info(Value v) const { return axis->get(v); }
   const AxisInfo& result(OpCode code, int n = 0) const { return axis->get(op(code, n)->result(0)); }
 };

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "../frontend/TestUtil.h"
+#include "GpuTestUtil.h"
 #include "gpu/PointerArguments.h"
 #include "tessera/transforms/Passes.h"
 
@@ -60,15 +61,7 @@ struct Compiled {
   std::unique_ptr<ir::Module> module;
   Operation* func = nullptr;
   /// The n-th op (walk order) with this opcode.
-  Operation* op(OpCode code, int n = 0) const {
-    Operation* found = nullptr;
-    int seen = 0;
-    func->walk([&](Operation* o) {
-      if (o->is(code) && seen++ == n) found = o;
-    });
-    EXPECT_NE(found, nullptr) << "no op #" << n << " " << ir::mnemonic(code) << " in\n" << ir::print(func);
-    return found;
-  }
+  Operation* op(OpCode code, int n = 0) const { return test::nthOp(func, code, n); }
   Value arg(unsigned i) const { return func->region(0).front().argument(i); }
 };
 
