@@ -287,6 +287,13 @@ def group_product(addresses, sizes, row_strides, g, DT: tl.constexpr, ALIGNED: t
 
 
 @triton.jit
+def first_tile(first, pid, programs):
+    # A persistent program's first tile number at or after `first` (program
+    # p takes tiles p, p + programs, ...).
+    return first + (pid - first % programs + programs) % programs
+
+
+@triton.jit
 def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
                           DT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                           ALIGNED: tl.constexpr, GROUP_M: tl.constexpr = 8):
@@ -305,11 +312,8 @@ def grouped_matmul_kernel(addresses, sizes, row_strides, groups,
     first = 0
     for g in range(groups):
         M, N, K, a_ptr, b_ptr, c_ptr, lda, ldb, ldc = group_product(addresses, sizes, row_strides, g, DT, ALIGNED)
-        tiles_n = tl.cdiv(N, BLOCK_N)
-        count = tl.cdiv(M, BLOCK_M) * tiles_n
-        # This program's first tile at or after `first`.
-        start = first + (pid - first % programs + programs) % programs
-        for t in range(start, first + count, programs):
+        count = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+        for t in range(first_tile(first, pid, programs), first + count, programs):
             tile_m, tile_n = band_tile(t - first, M, N, BLOCK_M, BLOCK_N, GROUP_M)
             product_tile(a_ptr, b_ptr, c_ptr, tile_m, tile_n, M, N, K,
                          lda, 1, ldb, 1, ldc, 1, BLOCK_M, BLOCK_N, BLOCK_K)
@@ -330,14 +334,12 @@ def grouped_matmul_kernel_descriptor(addresses, sizes, row_strides, groups,
     first = 0
     for g in range(groups):
         M, N, K, a_ptr, b_ptr, c_ptr, lda, ldb, ldc = group_product(addresses, sizes, row_strides, g, DT, True)
-        tiles_n = tl.cdiv(N, BLOCK_N)
-        count = tl.cdiv(M, BLOCK_M) * tiles_n
+        count = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
         if count > 0:
             a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [lda, 1], [BLOCK_M, BLOCK_K])
             b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [ldb, 1], [BLOCK_K, BLOCK_N])
             c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [ldc, 1], [BLOCK_M, BLOCK_N])
-            start = first + (pid - first % programs + programs) % programs
-            for t in range(start, first + count, programs):
+            for t in range(first_tile(first, pid, programs), first + count, programs):
                 tile_m, tile_n = band_tile(t - first, M, N, BLOCK_M, BLOCK_N, GROUP_M)
                 m0 = tile_m * BLOCK_M
                 n0 = tile_n * BLOCK_N

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "gpu/PointerArguments.h"
 #include "tessera/ir/Matchers.h"
 #include "tessera/ir/OpViews.h"
 
@@ -209,13 +210,8 @@ int kernelArgumentIndex(Value v) {
 }
 
 int pointerArgumentIndex(Value ptr) {
-  for (Operation* def = ptr.definingOp(); def; def = ptr.definingOp()) {
-    if (!(def->is(OpCode::AddPtr) || def->is(OpCode::Splat) || def->is(OpCode::Broadcast) ||
-          def->is(OpCode::ExpandDims) || def->is(OpCode::ConvertLayout)))
-      return -1;
-    ptr = def->operand(0);
-  }
-  return kernelArgumentIndex(ptr);
+  Value arg = pointerArgument(ptr);
+  return arg ? kernelArgumentIndex(arg) : -1;
 }
 
 bool provenNonNegative(Value v) {

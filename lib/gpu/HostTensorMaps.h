@@ -26,9 +26,8 @@ ir::Operation* enclosingFunc(ir::Operation* op);
 /// function's entry block, the PTX parameter of that index), or -1.
 int kernelArgumentIndex(ir::Value v);
 
-/// The kernel argument a pointer, or a tile of pointers, is an offset of
-/// (through tt.addptr, splat, broadcast, expand_dims and layout
-/// conversions), or -1.
+/// The index of the kernel argument a pointer, or a tile of pointers,
+/// points into (PointerArguments.h's pointerArgument), or -1.
 int pointerArgumentIndex(ir::Value ptr);
 
 /// Whether the integer scalar `v` is never negative, from lower bounds:
