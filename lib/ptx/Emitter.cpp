@@ -933,7 +933,9 @@ gpu::PtxKernel Emitter::emit() {
     size_t dot = v.find('.');
     return std::stoi(v.substr(0, dot)) * 10 + std::stoi(v.substr(dot + 1));
   };
-  if (tmaSlots_ && tenths(version) < 87) version = "8.7";
+  if (tmaSlots_) requirePtxVersion(87);
+  if (tenths(version) < minPtxTenths_)
+    version = std::to_string(minPtxTenths_ / 10) + "." + std::to_string(minPtxTenths_ % 10);
   ptx << ".version " << version << "\n.target " << options_.target.name()
       << "\n.address_size 64\n\n";
   if (usesPrintf_)

@@ -157,6 +157,9 @@ class Emitter {
   [[noreturn]] void fail(Operation* op, const std::string& message);
   void addExtern(const gpu::ExternFunction& f);
   void setUsesPrintf() { usesPrintf_ = true; }
+  /// The module needs PTX ISA `tenths`/10 or newer (81: 8.1); .version is
+  /// raised to it where the target's default is older.
+  void requirePtxVersion(int tenths) { minPtxTenths_ = std::max(minPtxTenths_, tenths); }
   void setUsesAssert() { usesAssert_ = true; }
   /// A check the compiler added that traps when it fails (PtxKernel::runtimeChecks).
   void addRuntimeCheck(const std::string& what) { runtimeChecks_.push_back(what); }
@@ -204,6 +207,7 @@ class Emitter {
   static constexpr const char* kScratchOffset = "__tessera_scratch_offset__";
   std::string globalScratch_, threadZero_;  ///< this program's TMA descriptor slots; %tid.x == 0
   int tmaSlots_ = 0;
+  int minPtxTenths_ = 0;  ///< requirePtxVersion's
   std::vector<std::optional<gpu::HostTensorMap>> tensorMaps_;  ///< hostTensorMapAddress's, by index
   static constexpr const char* kGlobalScratchBytes = "__tessera_global_scratch_bytes__";
   std::vector<gpu::ExternFunction> externs_;

@@ -7,10 +7,15 @@
 // constant over the group; one predicated ld/st.global.v4.b32 then moves the
 // group. Masked-off lanes of a load keep `other` (0 without it).
 //
-// Stores and atomics run once per element: a layout may hold an element in
-// several lanes/warps (broadcast) or registers; only the owner (zero free
+// Stores and atomics write each element once: a layout may hold an element
+// in several lanes/warps (broadcast) or registers; only the owner (zero free
 // bits) writes. Scalar stores and atomics run on thread 0 only; a scalar
 // atomic's old value reaches the other threads through shared memory.
+// Floating-point adds on sm_90+ use the vector atomics of PTX 8.1 on the
+// same groups as stores (atom/red .v2/.v4 .f32, .v2/.v4/.v8 .f16/.bf16;
+// atomic per element, as the scalar form): a fused attention backward's dQ
+// accumulation issues a quarter of the L2 atomic requests. An unread
+// relaxed or release add is a `red`.
 //
 // Block pointers (tt.make_tensor_ptr) are kept as registers
 // [base, shape..., strides..., offsets...]; loads and stores through them
@@ -389,8 +394,48 @@ std::string atomicOne(Emitter& e, Operation* op, Type elem, const std::string& p
   else e.fail(op, "unsupported atomic kind '" + kind + "'");
   std::string args = vals[0];
   if (vals.size() > 1) args += ", " + vals[1];
+  // A masked-off lane's old value is 0, as on the interpreter.
+  if (!guard.empty() && op->result().hasUses())
+    e.ins("mov.b" + std::to_string(bits) + " " + d + ", " + e.constInt(Type::integer(bits), 0));
   e.ins(guard + "atom" + ss + ".global." + opname + " " + d + ", [" + ptr + "], " + args);
   return d;
+}
+
+/// Elements per vector atomic of a tensor atomic_rmw: floating-point adds
+/// on sm_90+ (PTX 8.1's vector atom/red) over accessVector's groups; else 1.
+int64_t atomicVectorWidth(Emitter& e, Operation* op, Type elem, const LinearLayout& ll) {
+  if (!op->is(OpCode::AtomicRMW) || op->strAttr("kind") != "fadd" || e.options().target.capability < 90) return 1;
+  TypeKind k = elem.kind();
+  if (k != TypeKind::F32 && k != TypeKind::F16 && k != TypeKind::BF16) return 1;
+  Value mask = op->numOperands() > 2 ? op->operand(2) : Value();
+  int64_t vec = vectorWidth(e, op->operand(0), mask, ll, elem.byteWidth());
+  return vec >= 2 ? vec : 1;
+}
+
+/// One vector floating-point add of `vals` at `ptr` (atomicVectorWidth's
+/// group); the old values, 0 where `pred` is false, when the result is read.
+Regs vectorAtomicAdd(Emitter& e, Operation* op, Type elem, const std::string& pred, const std::string& ptr,
+                     const Regs& vals, bool resultUsed) {
+  std::string sem = op->strAttr("sem", "acq_rel");
+  bool reduce = !resultUsed && (sem == "relaxed" || sem == "release");
+  // add.v4.f32, add.noftz.v8.bf16 (16-bit adds keep subnormals, as the scalar form).
+  bool f32 = elem.kind() == TypeKind::F32;
+  std::string opname = std::string(f32 ? "add" : "add.noftz") + ".v" + std::to_string(vals.size()) +
+                       (f32 ? ".f32" : elem.kind() == TypeKind::F16 ? ".f16" : ".bf16");
+  e.requirePtxVersion(81);
+  std::string guard = pred.empty() ? "" : "@" + pred + " ";
+  if (reduce) {
+    e.ins(guard + "red" + semScope(op) + ".global." + opname + " [" + ptr + "], " + list(vals));
+    return Regs(vals.size(), e.constInt(elem, 0));
+  }
+  Regs old;
+  for (size_t k = 0; k < vals.size(); ++k) {
+    old.push_back(e.reg(elem));
+    if (!pred.empty())
+      e.ins("mov.b" + std::to_string(elem.bitWidth()) + " " + old.back() + ", " + e.constInt(elem, 0));
+  }
+  e.ins(guard + "atom" + semScope(op) + ".global." + opname + " " + list(old) + ", [" + ptr + "], " + list(vals));
+  return old;
 }
 
 void emitAtomic(Emitter& e, Operation* op) {
@@ -425,6 +470,21 @@ void emitAtomic(Emitter& e, Operation* op) {
   std::string owner = ownerPredicate(e, ll);
   int64_t regFree = ll.freeVariableMasks()[0];
   Regs out;
+  if (int64_t vec = atomicVectorWidth(e, op, elem, ll); vec > 1) {
+    bool used = op->result().hasUses();
+    for (int64_t i = 0; i < e.numRegs(ptr.type()); i += vec) {
+      if (i & regFree) {  // a copy of the group at i & ~regFree
+        for (int64_t k = 0; k < vec; ++k) out.push_back(out[(i & ~regFree) + k]);
+        continue;
+      }
+      std::string pred = andPred(e, owner, mask ? e.at(mask, i) : "");
+      Regs vals;
+      for (int64_t k = 0; k < vec; ++k) vals.push_back(e.at(op->operand(1), i + k));
+      Regs old = vectorAtomicAdd(e, op, elem, pred, e.at(ptr, i), vals, used);
+      out.insert(out.end(), old.begin(), old.end());
+    }
+    return e.bind(op->result(), out);
+  }
   for (int64_t i = 0; i < e.numRegs(ptr.type()); ++i) {
     if (i & regFree) {
       out.push_back(out.empty() ? e.constInt(elem, 0) : out.back());

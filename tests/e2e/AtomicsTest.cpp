@@ -142,3 +142,49 @@ TEST(Atomics, SpinLockSerializesCriticalSections) {
 }
 
 }  // namespace
+
+// Tiles of float adds from many programs onto the same rows (a fused
+// attention backward's dQ): contiguous rows, so sm_90 uses the vector
+// atomics (red.v4.f32 / atom.v8.bf16 ...). Small integers keep every sum
+// exact whatever the order; with the old values read back, the values one
+// element returned are 0 .. programs-1 in some order (each add of 1 saw the
+// ones before it), and rows past the end read 0 as on the interpreter.
+TEST(Atomics, FloatAddsOfTilesSumAndReturnOldValues) {
+  E2E_RNG(rng);
+  const int64_t programs = 6, cols = 64, blockR = 16;
+  for (DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
+    for (bool returnOld : {false, true}) {
+      int64_t rows = 16 + rng.ints<int32_t>(1, 1, 40)[0];  // odd sizes: a masked last block
+      int64_t blocks = cdiv(rows, blockR), n = rows * cols;
+      std::vector<float> vals(programs * n, 1.0f);
+      if (!returnOld)
+        for (auto& v : vals) v = static_cast<float>(rng.ints<int32_t>(1, -8, 8)[0]);
+      auto up = [&](const std::vector<float>& v) {
+        int64_t size = static_cast<int64_t>(v.size());
+        return dt == DType::fp32 ? dev().upload(v, {size}) : uploadAs(dt, v, {size});
+      };
+      auto acc = up(std::vector<float>(n, 0.0f)), tv = up(vals);
+      auto olds = up(std::vector<float>(programs * blocks * blockR * cols, -1.0f));
+      kernel(kFile, "atomic_add_tile")
+          .launch(dev(), {programs, blocks}, {acc, tv, olds, rows},
+                  {{"COLS", cols}, {"BLOCK_R", blockR}, {"RETURN_OLD", returnOld}});
+      std::string what = std::string(tessera::dtype_name(dt)) + (returnOld ? ", old values read" : ", relaxed");
+      std::vector<float> want(n, 0.0f);
+      for (int64_t p = 0; p < programs; ++p)
+        for (int64_t i = 0; i < n; ++i) want[i] += vals[p * n + i];
+      expectEqual(downloadFloats(acc), want, "sums, " + what);
+      if (!returnOld) continue;
+      auto got = downloadFloats(olds);
+      int64_t padded = blocks * blockR * cols;
+      for (int64_t i = 0; i < padded; ++i) {
+        std::vector<float> seen;
+        for (int64_t p = 0; p < programs; ++p) seen.push_back(got[p * padded + i]);
+        std::sort(seen.begin(), seen.end());
+        std::vector<float> expect(programs, 0.0f);
+        if (i < n)
+          for (int64_t p = 0; p < programs; ++p) expect[p] = static_cast<float>(p);
+        ASSERT_EQ(seen, expect) << what << ": old values of element " << i << (i < n ? "" : " (a masked row)");
+      }
+    }
+  }
+}

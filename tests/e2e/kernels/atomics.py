@@ -71,3 +71,23 @@ def atomic_xchg_masked(buf_ptr, old_ptr, n, BLOCK: tl.constexpr):
     m = offs < n
     old = tl.atomic_xchg(buf_ptr + offs, offs * 10, mask=m)
     tl.store(old_ptr + offs, old, mask=m)
+
+
+@triton.jit
+def atomic_add_tile(acc_ptr, vals_ptr, olds_ptr, rows, COLS: tl.constexpr, BLOCK_R: tl.constexpr,
+                    RETURN_OLD: tl.constexpr):
+    # Program (p, b) adds vals[p]'s rows of block b into acc (rows x COLS,
+    # contiguous rows: vector atomics on sm_90); with RETURN_OLD it also
+    # keeps the old values, unmasked (0 in the rows past the end).
+    p = tl.program_id(0)
+    r = tl.program_id(1) * BLOCK_R + tl.arange(0, BLOCK_R)
+    c = tl.arange(0, COLS)
+    offs = r[:, None] * COLS + c[None, :]
+    m = (r < rows)[:, None]
+    v = tl.load(vals_ptr + p * rows * COLS + offs, mask=m, other=0.0)
+    if RETURN_OLD:
+        old = tl.atomic_add(acc_ptr + offs, v, mask=m)
+        padded = tl.num_programs(1) * BLOCK_R
+        tl.store(olds_ptr + p * padded * COLS + offs, old)
+    else:
+        tl.atomic_add(acc_ptr + offs, v, mask=m, sem="relaxed")
