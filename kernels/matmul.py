@@ -56,6 +56,10 @@ _TILES = [
     (64, 128, 32, 4, 4),
     (128, 64, 32, 4, 4),
     (64, 64, 32, 4, 5),
+    # Twice the programs of 128x128 where that tile leaves SMs idle (1024^3
+    # is 64 tiles of 128x128 on 132 SMs; cuBLAS runs 128x64 there).
+    (128, 64, 64, 4, 5),
+    (64, 128, 64, 4, 5),
 ]
 _FP8_TILES = [
     (128, 256, 128, 8, 3),
@@ -80,6 +84,11 @@ _SPLITK_TILES = [
     (128, 128, 64, 4, 8, 3),
     (128, 64, 64, 4, 4, 4),
     (64, 256, 64, 4, 8, 3),
+    # Deep pipelines on 64x64 tiles (memory-bound: bytes in flight matter
+    # more than the split; cuBLAS runs 64x64x64 tiles 13 stages deep at
+    # 128 x 4096 x 4096 and 64 x 8192 x 8192).
+    (64, 64, 64, 1, 4, 8),
+    (64, 64, 64, 2, 4, 8),
 ]
 SPLITK_MAX = 4  # the most any config splits K (the partial sums' buffer)
 _CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
