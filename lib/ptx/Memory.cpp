@@ -486,8 +486,8 @@ void emitAtomic(Emitter& e, Operation* op) {
     return e.bind(op->result(), out);
   }
   for (int64_t i = 0; i < e.numRegs(ptr.type()); ++i) {
-    if (i & regFree) {
-      out.push_back(out.empty() ? e.constInt(elem, 0) : out.back());
+    if (i & regFree) {  // a copy of register i & ~regFree
+      out.push_back(out[i & ~regFree]);
       continue;
     }
     std::string pred = andPred(e, owner, mask ? e.at(mask, i) : "");
