@@ -49,6 +49,11 @@ static bool pointerTmaEnabled() {
   return env::flag("TESSERA_POINTER_TMA", true);
 }
 
+/// TESSERA_WARP_SPECIALIZE=0: only loops that ask get a producer warpgroup.
+static bool autoWarpSpecializeEnabled() {
+  return env::flag("TESSERA_WARP_SPECIALIZE", true);
+}
+
 static gpu::PtxKernel compilePtx(const ir::Module& module, const std::string& name, const gpu::GpuOptions& options) {
   PtxCompiler override;
   {
@@ -83,7 +88,8 @@ CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& ta
       {"specialization", k.specializationKey},
       {"options", "num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
                       " debug=" + std::to_string(k.debug) + " maxnreg=" + std::to_string(k.maxNumRegisters) +
-                      " pointer_tma=" + std::to_string(pointerTmaEnabled())},
+                      " pointer_tma=" + std::to_string(pointerTmaEnabled()) +
+                      " warp_specialize=" + std::to_string(autoWarpSpecializeEnabled())},
       {"target", target.name()},
   };
   CacheKeyInputs toolchain = toolchainKeyInputs();
@@ -125,6 +131,7 @@ static gpu::GpuOptions gpuOptionsOf(const CompiledKernelImpl& k, const gpu::Targ
   options.target = target;
   options.debug = k.debug;
   options.pointerTma = pointerTmaEnabled();
+  options.autoWarpSpecialize = autoWarpSpecializeEnabled();
   return options;
 }
 

@@ -84,6 +84,15 @@ int intOption(const Options& options, const std::string& pass, const std::string
   return value;
 }
 
+/// A 0/1 option, or `dflt`.
+bool flagOption(const Options& options, const std::string& pass, const std::string& name, bool dflt) {
+  auto it = options.find(name);
+  if (it == options.end()) return dflt;
+  if (it->second != "0" && it->second != "1")
+    throw Error("pass '" + pass + "': option '" + name + "' expects 0 or 1, got '" + it->second + "'");
+  return it->second == "1";
+}
+
 int numWarpsOption(const Options& options, const std::string& pass) {
   return intOption(options, pass, "num-warps", 4, /*pow2=*/true);
 }
@@ -158,11 +167,12 @@ std::unique_ptr<Pass> createTargetedPass(const Options& options, const std::stri
 /// kernels (helpers are inlined into them and dropped, as for the PTX).
 class LowerToGpuPass : public Pass {
  public:
-  LowerToGpuPass(int numWarps, int numStages, Target target, bool pointerTma) {
+  LowerToGpuPass(int numWarps, int numStages, Target target, bool pointerTma, bool autoWarpSpecialize) {
     options_.numWarps = numWarps;
     options_.numStages = numStages;
     options_.target = target;
     options_.pointerTma = pointerTma;
+    options_.autoWarpSpecialize = autoWarpSpecialize;
   }
   void run(Module& module) override {
     std::vector<std::unique_ptr<Module>> lowered;
@@ -239,12 +249,14 @@ const std::vector<PassInfo>& gpuPasses() {
        [](const Options&) { return createFunctionPass(carryPointerOffsets); }},
       {"pipeline-dot-loops",
        "Loops with wgmma dots get an S-stage shared buffer per operand and cp.async copies S - 1 "
-       "iterations ahead (num-stages = S >= 2). Runs after convert-to-gpu.",
-       {{"num-stages", "3"}},
+       "iterations ahead (num-stages = S >= 2). Runs after convert-to-gpu. auto-warp-specialize=0: only "
+       "loops that ask (tl.range(..., warp_specialize=True)) get a producer warpgroup.",
+       {{"num-stages", "3"}, {"auto-warp-specialize", "1"}},
        [](const Options& options) {
          int stages = intOption(options, "pipeline-dot-loops", "num-stages", 3, /*pow2=*/false);
-         return std::make_unique<FunctionPass>([stages](Operation* f) { pipelineDotLoops(f, stages); },
-                                               /*kernelsOnly=*/false);
+         bool autoWs = flagOption(options, "pipeline-dot-loops", "auto-warp-specialize", true);
+         return std::make_unique<FunctionPass>(
+             [stages, autoWs](Operation* f) { pipelineDotLoops(f, stages, autoWs); }, /*kernelsOnly=*/false);
        }},
       {"ping-pong-warpgroups",
        "In a warp-specialized kernel of 8 warps, the two consumer warpgroups take turns at their loops' "
@@ -297,15 +309,16 @@ const std::vector<PassInfo>& gpuPasses() {
       {"lower-to-gpu",
        "Runs the whole Tile IR -> Tile GPU IR pipeline (inline, simplify, layouts, converts, cse/dce, "
        "sink-casts, rematerialize-at-uses, pipeline-dot-loops) on each kernel; other functions are dropped. "
-       "pointer-tma=0 leaves out pointer-tiles-to-tma.",
-       {{"num-warps", "4"}, {"num-stages", "3"}, {"target", "sm_90a"}, {"pointer-tma", "1"}},
+       "pointer-tma=0 leaves out pointer-tiles-to-tma; auto-warp-specialize=0 gives a producer warpgroup only "
+       "to loops that ask.",
+       {{"num-warps", "4"}, {"num-stages", "3"}, {"target", "sm_90a"}, {"pointer-tma", "1"},
+        {"auto-warp-specialize", "1"}},
        [](const Options& options) {
-         auto it = options.find("pointer-tma");
-         if (it != options.end() && it->second != "0" && it->second != "1")
-           throw Error("pass 'lower-to-gpu': option 'pointer-tma' expects 0 or 1, got '" + it->second + "'");
          return std::make_unique<LowerToGpuPass>(numWarpsOption(options, "lower-to-gpu"),
                                                  intOption(options, "lower-to-gpu", "num-stages", 3, /*pow2=*/false),
-                                                 targetOption(options), it == options.end() || it->second == "1");
+                                                 targetOption(options),
+                                                 flagOption(options, "lower-to-gpu", "pointer-tma", true),
+                                                 flagOption(options, "lower-to-gpu", "auto-warp-specialize", true));
        }},
       {"select-kernel",
        "Keeps only the kernel `name` (the others are inlined into it by then) and gives it its num_warps.",

@@ -84,7 +84,7 @@ void combineDotAdd(ir::Operation* func, const Target& target, int numWarps);
 void upcastFp8Dots(ir::Operation* func, const Target& target, int numWarps);
 /// Multi-stage cp.async pipelines for loops with wgmma dots, `numStages`
 /// >= 2 (PipelineLoops.cpp).
-void pipelineDotLoops(ir::Operation* func, int numStages);
+void pipelineDotLoops(ir::Operation* func, int numStages, bool autoWarpSpecialize = true);
 
 /// A tt.dot the tensor cores run as wgmma (an nvidia_mma v3 result).
 bool isWgmmaDot(ir::Operation* op);

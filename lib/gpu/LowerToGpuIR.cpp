@@ -48,7 +48,8 @@ std::string gpuPipeline(const std::string& kernelName, const GpuOptions& options
     p.push_back(pass);
   // num_stages >= 2: loops feeding wgmma dots get multi-stage cp.async
   // pipelines (num_stages = 1 turns it off, as in Triton).
-  p.push_back("pipeline-dot-loops{num-stages=" + std::to_string(options.numStages) + "}");
+  p.push_back("pipeline-dot-loops{num-stages=" + std::to_string(options.numStages) +
+              (options.autoWarpSpecialize ? "" : ",auto-warp-specialize=0") + "}");
   // The pipeline recomputes each staged tile's pointers and masks for a
   // later iteration inside the body, invariant parts included (a matmul's
   // A rows: offsets * stride + base, row masks): licm moves those out. No

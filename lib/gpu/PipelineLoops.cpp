@@ -421,7 +421,7 @@ bool hoistInvariantAllocs(Operation* loop) {
 
 }  // namespace
 
-void pipelineDotLoops(Operation* func, int numStages) {
+void pipelineDotLoops(Operation* func, int numStages, bool autoWarpSpecialize) {
   std::vector<Operation*> loops;
   func->walk([&](Operation* op) {
     if (op->is(OpCode::For)) loops.push_back(op);
@@ -438,13 +438,14 @@ void pipelineDotLoops(Operation* func, int numStages) {
   // it and asks for it (tl.range(..., warp_specialize=True)), or does not
   // refuse it (warp_specialize=False) and runs more than one wgmma dot
   // (attention: the consumers' softmax between the dots is what the
-  // producer takes the copies off; a matmul loop measured 0.93-1.04x), and
-  // for later such loops that continue its ring of stages.
+  // producer takes the copies off; a matmul loop measured 0.93-1.04x;
+  // autoWarpSpecialize = false: only loops that ask), and for later such
+  // loops that continue its ring of stages.
   ProducerPipeline chain;
   for (Operation* loop : loops) {
     int dots = 0;
     for (Operation* op : loop->region(0).front().ops()) dots += isWgmmaDot(op) ? 1 : 0;
-    bool ask = loop->hasAttr("warp_specialize") ? loop->boolAttr("warp_specialize") : dots >= 2;
+    bool ask = loop->hasAttr("warp_specialize") ? loop->boolAttr("warp_specialize") : autoWarpSpecialize && dots >= 2;
     LoopPipeliner(loop, numStages, axis, ask, chain).run();
   }
   if (!chain.producer) return;

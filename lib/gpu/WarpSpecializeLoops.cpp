@@ -2,7 +2,9 @@
 //
 // Rewrites: a TMA-only loop of the kernel's entry block, at 4 or 8 warps,
 //   after no global write, that runs two or more wgmma dots (or whose
-//   tl.range asks, warp_specialize=True; False refuses), gets a producer
+//   tl.range asks, warp_specialize=True; False refuses; with
+//   pipeline-dot-loops{auto-warp-specialize=0}, TESSERA_WARP_SPECIALIZE=0,
+//   only loops that ask), gets a producer
 //   warpgroup (ttng.warp_specialize) instead of copying its own tiles. Its
 //   stages and two sets of mbarriers move to the kernel's start: "full" (as
 //   in PipelineLoops.cpp) and "empty" (ttng.init_barriers {count =

@@ -81,6 +81,9 @@ const std::vector<Knob>& knobs() {
        "registers per thread of every kernel not launched with its own maxnreg"},
       {"TESSERA_POINTER_TMA", Kind::Flag, true, 0, 0, "",
        "0: pointer tiles keep their cp.async copies on sm_90a instead of becoming TMA copies"},
+      {"TESSERA_WARP_SPECIALIZE", Kind::Flag, true, 0, 0, "",
+       "0: a loop gets a producer warpgroup only where tl.range(..., warp_specialize=True) asks (by default "
+       "also loops of two or more wgmma dots)"},
       {"TESSERA_DEBUG", Kind::Flag, true, 0, 0, "", "1: device_assert is checked in every kernel"},
       {"TRITON_DEBUG", Kind::Flag, true, 0, 0, "", "Triton's name for TESSERA_DEBUG"},
       {"TESSERA_INLINE_BUDGET", Kind::Integer, false, 1, int64_t{1} << 31, "",

@@ -41,6 +41,10 @@ struct GpuOptions {
   /// sm_90a: masked pointer tiles of wgmma operands copied by TMA
   /// (pointer-tiles-to-tma); off with TESSERA_POINTER_TMA=0.
   bool pointerTma = true;
+  /// sm_90a: loops of two or more wgmma dots get a producer warpgroup unless
+  /// tl.range(..., warp_specialize=False) refuses; off (only loops that ask)
+  /// with TESSERA_WARP_SPECIALIZE=0.
+  bool autoWarpSpecialize = true;
   /// Called after each pass of the Tile IR -> Tile GPU IR pipeline, once it
   /// verified (TESSERA_DUMP=after-all); not part of what specializes.
   std::function<void(const std::string& pass, const ir::Module& module)> afterPass;

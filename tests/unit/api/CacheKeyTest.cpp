@@ -98,7 +98,8 @@ TEST(CacheKey, EveryCodeChangingKnobIsInTheKey) {
   // A value each code-changing knob accepts that differs from its default.
   std::map<std::string, std::string> values = {{"TESSERA_MAXNREG", "64"},   {"TESSERA_POINTER_TMA", "0"},
                                                {"TESSERA_DEBUG", "1"},      {"TRITON_DEBUG", "1"},
-                                               {"TESSERA_ASSEMBLER", "ptxas"}, {"TESSERA_CUDA_ARCH", "sm_80"}};
+                                               {"TESSERA_ASSEMBLER", "ptxas"}, {"TESSERA_CUDA_ARCH", "sm_80"},
+                                               {"TESSERA_WARP_SPECIALIZE", "0"}};
   std::string why;
   bool toolkit = runtime::toolkitAvailable(&why);
   for (const env::Knob& k : env::knobs()) {
