@@ -19,6 +19,12 @@ operands, autotuned over configs with twice the K per step (BLOCK_K = 128:
 K-major only, so B is best stored K-contiguous (strides (1, K)), as
 Triton's matmul tutorial stores it for fp8.
 
+matmul_kernel_fp8_persistent: the fp8 product on a persistent grid (at most
+one program per SM) through tensor descriptors (A row-major, B
+K-contiguous read as B^T), the K loop asking for a producer warpgroup
+(tl.range(..., warp_specialize=True)): cuBLAS's structure for fp8 on the
+H100/H200. Rows of A and B^T must be 16-byte aligned (descriptors).
+
 matmul_kernel_descriptor: the same product written with tensor descriptors
 (tl.make_tensor_descriptor, desc.load / desc.store), the form of Triton's
 newer tutorials; the last stride of each operand must be 1. On sm_90a the
@@ -69,6 +75,15 @@ _FP8_TILES = [
     (128, 64, 128, 4, 4),
     (64, 128, 64, 4, 4),
 ]
+# matmul_kernel_fp8_persistent: one program per SM, a producer warpgroup.
+# The asynchronous dot holds one stage more than num_stages, and the
+# epilogue's layout change takes a tile of C of scratch: all within 227 KB.
+_FP8_PERSISTENT_TILES = [
+    (128, 256, 128, 8, 2),
+    (128, 128, 128, 8, 4),
+    (128, 256, 64, 8, 5),
+    (128, 128, 128, 4, 4),
+]
 # Skinny products (few tiles of C, a long K: inference's M = 16-128 rows
 # against N = K = 4096-8192): small BLOCK_M, and K split over SPLIT_K
 # programs per tile so that the grid fills the machine.
@@ -95,6 +110,8 @@ _CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M
             for bm, bn, bk, w, s in _TILES]
 _FP8_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
                 for bm, bn, bk, w, s in _FP8_TILES]
+_FP8_PERSISTENT_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w,
+                                          num_stages=s) for bm, bn, bk, w, s in _FP8_PERSISTENT_TILES]
 _SPLITK_CONFIGS = [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "SPLIT_K": sk, "GROUP_M": 8},
                                  num_warps=w, num_stages=st) for bm, bn, bk, sk, w, st in _SPLITK_TILES]
 
@@ -174,6 +191,31 @@ def matmul_kernel_fp8(a_ptr, b_ptr, c_ptr, M, N, K,
                       GROUP_M: tl.constexpr):
     matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                 BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+
+
+@triton.autotune(configs=_FP8_PERSISTENT_CONFIGS, key=["M", "N", "K"])
+@triton.jit
+def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
+                                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                 GROUP_M: tl.constexpr):
+    # Launched on at most one program per SM, each walking tiles `programs`
+    # apart. A is read through a [M, K] descriptor, B (K-contiguous: wgmma
+    # reads fp8 tiles K-major) through one of B^T, [N, K]; both made once,
+    # before the tile loop. The K loop asks for a producer warpgroup, whose
+    # ring of stages goes on from one tile to the next.
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, stride_ak], [BLOCK_M, BLOCK_K])
+    bt_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [stride_bn, stride_bk], [BLOCK_N, BLOCK_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N])
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    for tile in range(tl.program_id(0), tiles, tl.num_programs(0)):
+        tile_m, tile_n = band_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        m0 = tile_m * BLOCK_M
+        n0 = tile_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k0 in tl.range(0, K, BLOCK_K, warp_specialize=True):
+            acc = tl.dot(a_desc.load([m0, k0]), bt_desc.load([n0, k0]).T, acc)
+        c_desc.store([m0, n0], acc.to(c_desc.dtype))
 
 
 @triton.autotune(configs=_SPLITK_CONFIGS, key=["M", "N", "K"])

@@ -1,6 +1,6 @@
 """kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
 
-    python3 [-m tessera] bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr,splitk]
+    python3 [-m tessera] bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr,splitk,persistent]
                                          [--sizes 1024,2048x2048x64]
                             [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
@@ -15,7 +15,10 @@ FP8_SIZES; keep bench_matmul.cpp's kDTypes, kSizes and kFp8Sizes the same);
 Under `python3 -m tessera` the same rows run on Tessera's drop-in (provider
 "tessera"). The "splitk" form (not in the default set) is
 matmul_kernel_splitk, the library's kernel for skinny products, with its
-buffers, on a grid of tiles x SPLIT_K; cuBLAS is timed with it too.
+buffers, on a grid of tiles x SPLIT_K; cuBLAS is timed with it too. The
+"persistent" form (fp8 only, not in the default set) is
+matmul_kernel_fp8_persistent on min(SMs, tiles) programs; cuBLAS is timed
+with it too.
 fp16 and bf16 rows in three forms, matmul_kernel ("form": "pointer"),
 matmul_kernel_descriptor ("descriptor") and matmul_kernel_block_ptr
 ("block_ptr"); cuBLAS is timed with the pointer rows.
@@ -55,7 +58,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "matmul.py"))
 
 DTYPES = ["fp16", "bf16", "fp8e4nv"]
-FORMS = ["pointer", "descriptor", "block_ptr", "splitk"]
+FORMS = ["pointer", "descriptor", "block_ptr", "splitk", "persistent"]
 SIZES = [1024, 2048, 4096, 8192]
 FP8_SIZES = [4096, 8192]
 SAMPLES = 256
@@ -67,7 +70,7 @@ def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16,fp8e4nv")
     ap.add_argument("--forms", default="pointer,descriptor,block_ptr",
-                    help="kernel forms: pointer, descriptor, block_ptr, splitk")
+                    help="kernel forms: pointer, descriptor, block_ptr, splitk, persistent (fp8)")
     ap.add_argument("--sizes", default="", help="M = N = K values or MxNxK, e.g. 1024,2048x2048x64 (default: %s)" %
                     ",".join(map(str, SIZES)))
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
@@ -132,16 +135,18 @@ def main():
                 kernel.configs = [pinned]
     global COMPILER
     COMPILER = "tessera" if "tessera" in triton.__file__ else "triton"
+    sms = torch.cuda.get_device_properties(0).multi_processor_count  # the persistent form's grid
     torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8e4nv": torch.float8_e4m3fn}
     out = open(args.json, "a") if args.json else sys.stdout
     failures = 0
 
     for form, name in [(f, n) for f in args.forms for n in DTYPES]:
         fp8 = name == "fp8e4nv"
-        if (args.only and name not in args.only) or (fp8 and form != "pointer"):
+        if (args.only and name not in args.only) or (fp8 and form not in ("pointer", "persistent")) or \
+                (form == "persistent" and not fp8):
             continue
         dtype = torch_dtype[name]
-        kernel = (module.matmul_kernel_fp8 if fp8 else
+        kernel = (module.matmul_kernel_fp8_persistent if form == "persistent" else module.matmul_kernel_fp8 if fp8 else
                   module.matmul_kernel if form == "pointer" else getattr(module, "matmul_kernel_" + form))
         out_dtype = torch.float16 if fp8 else dtype
         for M, N, K in args.sizes or [(s, s, s) for s in (FP8_SIZES if fp8 else SIZES)]:
@@ -175,7 +180,7 @@ def main():
 
             flop = 2.0 * M * N * K
             for provider in (COMPILER, "cublas"):
-                if provider == "cublas" and (args.skip_cublas or form not in ("pointer", "splitk")):
+                if provider == "cublas" and (args.skip_cublas or form not in ("pointer", "splitk", "persistent")):
                     continue
                 if provider == COMPILER and args.only_cublas:
                     continue
@@ -190,8 +195,10 @@ def main():
                                               dtype=torch.int32)) if form == "splitk" else ())
 
                         def grid(meta):
-                            return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),
-                                    meta.get("SPLIT_K", 1))
+                            tiles = triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])
+                            if form == "persistent":
+                                return (min(tiles, sms),)
+                            return (tiles, meta.get("SPLIT_K", 1))
 
                         def run():
                             kernel[grid](a, b, c, *split, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),

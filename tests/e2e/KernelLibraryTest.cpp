@@ -328,6 +328,46 @@ TEST(KernelLibrary, SplitKMatmulEveryConfig) {
   }
 }
 
+// Every config of matmul_kernel_fp8_persistent (one at a time, each on its
+// own K so that no tuning choice is reused) on 3 programs, fewer than the
+// tiles, so each walks several and the producer's ring of stages goes on
+// across tiles; M, N and K are not multiples of the blocks (the
+// descriptors' bounds give zeros). B is K-contiguous (B^T row-major), as
+// wgmma reads fp8. Against float64 sums of the fp8 values; C is fp16.
+TEST(KernelLibrary, Fp8PersistentMatmulEveryConfig) {
+  E2E_RNG(rng);
+  static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/matmul.py");
+  tessera::Kernel k = program.kernel("matmul_kernel_fp8_persistent");
+  size_t configs = k.autotune_configs().size();
+  ASSERT_GE(configs, 2u);
+  const int64_t M = 300, N = 264, programs = 3;
+  for (size_t i = 0; i < configs; ++i) {
+    const tessera::Meta config = k.autotune_configs()[i].kwargs;
+    auto get = [&](const char* name) { return std::get<int64_t>(config.at(name)); };
+    int64_t K = 208 + 16 * int64_t(i);
+    SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(get("BLOCK_M")) + "x" +
+                 std::to_string(get("BLOCK_N")) + "x" + std::to_string(get("BLOCK_K")) + ", K " + std::to_string(K));
+    tessera::AutotuneHooks hooks;
+    hooks.early_config_prune = [i](const std::vector<tessera::AutotuneConfig>&, const tessera::Meta&) {
+      return std::vector<size_t>{i};
+    };
+    k.set_autotune_hooks(hooks);
+    tessera::Tensor a = uploadAs(DType::fp8e4nv, rng.floats(M * K, -2, 2), {M, K});
+    tessera::Tensor bt = uploadAs(DType::fp8e4nv, rng.floats(N * K, -2, 2), {N, K});
+    tessera::Tensor c = uploadAs(DType::fp16, std::vector<float>(M * N, NAN), {M, N});
+    k.launch(dev(), {programs}, {a, bt, c, M, N, K, K, int64_t(1), int64_t(1), K, N, int64_t(1)});
+    std::vector<float> av = downloadFloats(a), bv = downloadFloats(bt);
+    std::vector<double> want(M * N, 0.0);
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t j = 0; j < N; ++j) {
+        double sum = 0;
+        for (int64_t kk = 0; kk < K; ++kk) sum += double(av[r * K + kk]) * bv[j * K + kk];
+        want[r * N + j] = sum;
+      }
+    EXPECT_LE(relativeError(downloadFloats(c), want), 2e-3);
+  }
+}
+
 // A product large enough for the tensor-descriptor form on sm_90a (TMA),
 // checked on 512 sampled elements against float64 sums. GPU only: the
 // interpreter would take minutes for it.
