@@ -279,6 +279,27 @@ TEST(KernelLibrary, SkinnyMatmul) {
   }
 }
 
+/// kernels/matmul.py's kernel `name`, loaded once.
+tessera::Kernel matmulKernel(const char* name) {
+  static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/matmul.py");
+  return program.kernel(name);
+}
+
+/// Makes `k`'s autotuner keep only config `i` (early_config_prune) and
+/// returns that config's integer values ("BLOCK_M", ...) by name.
+std::map<std::string, int64_t> pinConfig(tessera::Kernel& k, size_t i) {
+  std::map<std::string, int64_t> values;
+  const std::vector<tessera::AutotuneConfig> configs = k.autotune_configs();  // a temporary: kept for the loop
+  for (const auto& [name, v] : configs[i].kwargs)
+    if (const int64_t* n = std::get_if<int64_t>(&v)) values[name] = *n;
+  tessera::AutotuneHooks hooks;
+  hooks.early_config_prune = [i](const std::vector<tessera::AutotuneConfig>&, const tessera::Meta&) {
+    return std::vector<size_t>{i};
+  };
+  k.set_autotune_hooks(hooks);
+  return values;
+}
+
 // Every config of matmul_kernel_splitk (one kept by early_config_prune at
 // a time, each on its own K so that no tuning choice is reused), launched
 // twice on the same counters: the second launch only finds a tile's last
@@ -286,25 +307,18 @@ TEST(KernelLibrary, SkinnyMatmul) {
 // are checked to be after each launch.
 TEST(KernelLibrary, SplitKMatmulEveryConfig) {
   E2E_RNG(rng);
-  static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/matmul.py");
-  tessera::Kernel splitk = program.kernel("matmul_kernel_splitk");
+  tessera::Kernel splitk = matmulKernel("matmul_kernel_splitk");
   size_t configs = splitk.autotune_configs().size();
   ASSERT_GE(configs, 4u);
   const int64_t M = 45, N = 150;
   const int64_t splitMax = 4, counters = (M + 15) / 16 * ((N + 63) / 64);
   tessera::Tensor partial = dev().empty(DType::fp32, {splitMax, M, N});
   for (size_t i = 0; i < configs; ++i) {
-    const tessera::Meta config = splitk.autotune_configs()[i].kwargs;  // a copy: the vector is a temporary
-    auto get = [&](const char* name) { return std::get<int64_t>(config.at(name)); };
+    auto cfg = pinConfig(splitk, i);
     int64_t K = 700 + 37 * int64_t(i);
-    SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(get("BLOCK_M")) + "x" +
-                 std::to_string(get("BLOCK_N")) + "x" + std::to_string(get("BLOCK_K")) + ", split " +
-                 std::to_string(get("SPLIT_K")) + ", K " + std::to_string(K));
-    tessera::AutotuneHooks hooks;
-    hooks.early_config_prune = [i](const std::vector<tessera::AutotuneConfig>&, const tessera::Meta&) {
-      return std::vector<size_t>{i};
-    };
-    splitk.set_autotune_hooks(hooks);
+    SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(cfg["BLOCK_M"]) + "x" +
+                 std::to_string(cfg["BLOCK_N"]) + "x" + std::to_string(cfg["BLOCK_K"]) + ", split " +
+                 std::to_string(cfg["SPLIT_K"]) + ", K " + std::to_string(K));
     tessera::Tensor counts = dev().zeros(DType::i32, {counters});
     for (int round = 0; round < 2; ++round) {
       auto a = rounded(DType::fp16, rng.floats(M * K, -1, 1)), b = rounded(DType::fp16, rng.floats(K * N, -1, 1));
@@ -336,22 +350,15 @@ TEST(KernelLibrary, SplitKMatmulEveryConfig) {
 // wgmma reads fp8. Against float64 sums of the fp8 values; C is fp16.
 TEST(KernelLibrary, Fp8PersistentMatmulEveryConfig) {
   E2E_RNG(rng);
-  static tessera::Program program = tessera::Program::from_file(TESSERA_SOURCE_DIR "/kernels/matmul.py");
-  tessera::Kernel k = program.kernel("matmul_kernel_fp8_persistent");
+  tessera::Kernel k = matmulKernel("matmul_kernel_fp8_persistent");
   size_t configs = k.autotune_configs().size();
   ASSERT_GE(configs, 2u);
   const int64_t M = 300, N = 264, programs = 3;
   for (size_t i = 0; i < configs; ++i) {
-    const tessera::Meta config = k.autotune_configs()[i].kwargs;
-    auto get = [&](const char* name) { return std::get<int64_t>(config.at(name)); };
+    auto cfg = pinConfig(k, i);
     int64_t K = 208 + 16 * int64_t(i);
-    SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(get("BLOCK_M")) + "x" +
-                 std::to_string(get("BLOCK_N")) + "x" + std::to_string(get("BLOCK_K")) + ", K " + std::to_string(K));
-    tessera::AutotuneHooks hooks;
-    hooks.early_config_prune = [i](const std::vector<tessera::AutotuneConfig>&, const tessera::Meta&) {
-      return std::vector<size_t>{i};
-    };
-    k.set_autotune_hooks(hooks);
+    SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(cfg["BLOCK_M"]) + "x" +
+                 std::to_string(cfg["BLOCK_N"]) + "x" + std::to_string(cfg["BLOCK_K"]) + ", K " + std::to_string(K));
     tessera::Tensor a = uploadAs(DType::fp8e4nv, rng.floats(M * K, -2, 2), {M, K});
     tessera::Tensor bt = uploadAs(DType::fp8e4nv, rng.floats(N * K, -2, 2), {N, K});
     tessera::Tensor c = uploadAs(DType::fp16, std::vector<float>(M * N, NAN), {M, N});
