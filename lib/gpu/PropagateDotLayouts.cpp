@@ -12,7 +12,11 @@
 //   2. Forward propagation through users that can compute in any layout:
 //      elementwise ops (all results), ttg.convert_layout (the convert
 //      becomes a no-op), tt.reduce (slice(E, axis)), tt.expand_dims of
-//      slice(P, axis) (P), tt.broadcast, and control flow: a value yielded
+//      slice(P, axis) (P), tt.broadcast, tt.trans (the transposed layout,
+//      a linear one: the data stays in its registers; it goes on only into
+//      converts, so a transposed dot operand, dS^T in attention's backward,
+//      is one conversion, not mma -> blocked -> transposed -> dot operand),
+//      and control flow: a value yielded
 //      by or passed into an scf.for gives its layout to the iteration
 //      argument and the loop result (and on to their users); one yielded by
 //      an scf.if to the if's result. A value reached twice with different
@@ -38,6 +42,7 @@
 #include <map>
 
 #include "gpu/GpuPasses.h"
+#include "tessera/gpu/LinearLayout.h"
 #include "tessera/ir/Builder.h"
 
 namespace tessera::gpu {
@@ -83,7 +88,12 @@ class DotLayoutPropagation {
 
   /// `op` uses a value of layout `e` as operand `index`.
   void propagateTo(Operation* op, unsigned index, Encoding e) {
+    // A transposed layout only reaches converts (the dot operand's).
+    if (e.isLinear() && !op->is(OpCode::ConvertLayout)) return;
     switch (op->code()) {
+      case OpCode::Trans:
+        return reach(op->result(),
+                     toLinearLayout(op->operand(0).type().shape(), e).transposedOuts(op->intArrayAttr("order")).toEncoding());
       case OpCode::ConvertLayout: case OpCode::Broadcast:
         return reach(op->result(), e);
       case OpCode::Reduce:
@@ -149,6 +159,9 @@ class DotLayoutPropagation {
         break;
       case OpCode::Broadcast:
         if (reached(op)) return op->result().type().encoding();
+        break;
+      case OpCode::Trans:
+        if (reached(op)) return chosen(v);
         break;
       default:
         if (flexible(op) && reached(op)) return op->result().type().encoding();
