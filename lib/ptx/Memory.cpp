@@ -10,7 +10,8 @@
 // Stores and atomics write each element once: a layout may hold an element
 // in several lanes/warps (broadcast) or registers; only the owner (zero free
 // bits) writes. Scalar stores and atomics run on thread 0 only; a scalar
-// atomic's old value reaches the other threads through shared memory.
+// atomic's old value reaches the other threads through shared memory, and
+// so do a tensor atomic's old values to the threads that hold copies.
 // Floating-point adds on sm_90+ use the vector atomics of PTX 8.1 on the
 // same groups as stores (atom/red .v2/.v4 .f32, .v2/.v4/.v8 .f16/.bf16;
 // atomic per element, as the scalar form): a fused attention backward's dQ
@@ -438,6 +439,34 @@ Regs vectorAtomicAdd(Emitter& e, Operation* op, Type elem, const std::string& pr
   return old;
 }
 
+/// A tensor atomic's old values in every thread that holds a copy of an
+/// element (free lane or warp bits of `ll`): only the owner ran the atomic,
+/// the copies hold 0, and later ops read copies (a layout change stores
+/// from every thread). The owners store their registers by thread, the
+/// others read their owner's (thread id with the free bits cleared).
+void broadcastFromOwners(Emitter& e, const LinearLayout& ll, Type elem, Regs& values) {
+  auto free = ll.freeVariableMasks();
+  if (free[1] == 0 && free[2] == 0) return;
+  int bytes = regBytes(elem);
+  std::string bits = "b" + std::to_string(8 * bytes);
+  int64_t perThread = static_cast<int64_t>(values.size()) * bytes;
+  e.needScratch(32 * e.options().numWarps * perThread);
+  std::string tid = e.threadId(), own = e.reg(RegClass::B32), at = e.reg(RegClass::B32), from = e.reg(RegClass::B32);
+  std::string pred = ownerPredicate(e, ll);
+  e.barrier();
+  e.ins("mad.lo.u32 " + at + ", " + tid + ", " + std::to_string(perThread) + ", " + e.smemBase());
+  for (size_t i = 0; i < values.size(); ++i)
+    e.ins("@" + pred + " st.shared." + bits + " [" + at + "+" + std::to_string(i * bytes) + "], " + values[i]);
+  e.barrier();
+  e.ins("and.b32 " + own + ", " + tid + ", " + std::to_string(~(free[1] | (free[2] << 5)) & 0xffffffffLL));
+  e.ins("mad.lo.u32 " + from + ", " + own + ", " + std::to_string(perThread) + ", " + e.smemBase());
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string d = e.reg(elem);
+    e.ins("ld.shared." + bits + " " + d + ", [" + from + "+" + std::to_string(i * bytes) + "]");
+    values[i] = d;
+  }
+}
+
 void emitAtomic(Emitter& e, Operation* op) {
   Value ptr = op->operand(0);
   bool cas = op->is(OpCode::AtomicCAS);
@@ -483,6 +512,7 @@ void emitAtomic(Emitter& e, Operation* op) {
       Regs old = vectorAtomicAdd(e, op, elem, pred, e.at(ptr, i), vals, used);
       out.insert(out.end(), old.begin(), old.end());
     }
+    if (used) broadcastFromOwners(e, ll, elem, out);
     return e.bind(op->result(), out);
   }
   for (int64_t i = 0; i < e.numRegs(ptr.type()); ++i) {
@@ -495,6 +525,7 @@ void emitAtomic(Emitter& e, Operation* op) {
     for (unsigned k = 0; k < numVals; ++k) vals.push_back(e.at(op->operand(1 + k), i));
     out.push_back(atomicOne(e, op, elem, pred, e.at(ptr, i), vals));
   }
+  if (op->result().hasUses()) broadcastFromOwners(e, ll, elem, out);
   e.bind(op->result(), out);
 }
 

@@ -141,50 +141,85 @@ TEST(Atomics, SpinLockSerializesCriticalSections) {
   for (int64_t p = 0; p < programs; ++p) EXPECT_EQ(perProgram[p], rounds) << "program " << p;
 }
 
-}  // namespace
-
 // Tiles of float adds from many programs onto the same rows (a fused
 // attention backward's dQ): contiguous rows, so sm_90 uses the vector
 // atomics (red.v4.f32 / atom.v8.bf16 ...). Small integers keep every sum
-// exact whatever the order; with the old values read back, the values one
-// element returned are 0 .. programs-1 in some order (each add of 1 saw the
-// ones before it), and rows past the end read 0 as on the interpreter.
+// exact whatever the order. With the old values read back, each element
+// starts at its own value (8 * (i % 8)) and gets adds of 1, so the values
+// it returned are its start + 0 .. programs-1 in some order: a group's old
+// values in the wrong order or from another register show; rows past the
+// end (37 rows: a masked last block) read 0, as on the interpreter.
 TEST(Atomics, FloatAddsOfTilesSumAndReturnOldValues) {
   E2E_RNG(rng);
-  const int64_t programs = 6, cols = 64, blockR = 16;
+  const int64_t programs = 6, cols = 64, blockR = 16, rows = 37;
+  const int64_t blocks = cdiv(rows, blockR), n = rows * cols, padded = blocks * blockR * cols;
   for (DType dt : {DType::fp32, DType::fp16, DType::bf16}) {
     for (bool returnOld : {false, true}) {
-      int64_t rows = 16 + rng.ints<int32_t>(1, 1, 40)[0];  // odd sizes: a masked last block
-      int64_t blocks = cdiv(rows, blockR), n = rows * cols;
-      std::vector<float> vals(programs * n, 1.0f);
+      std::vector<float> vals(programs * n, 1.0f), start(n, 0.0f);
       if (!returnOld)
         for (auto& v : vals) v = static_cast<float>(rng.ints<int32_t>(1, -8, 8)[0]);
+      else
+        for (int64_t i = 0; i < n; ++i) start[i] = static_cast<float>(8 * (i % 8));
       auto up = [&](const std::vector<float>& v) {
         int64_t size = static_cast<int64_t>(v.size());
         return dt == DType::fp32 ? dev().upload(v, {size}) : uploadAs(dt, v, {size});
       };
-      auto acc = up(std::vector<float>(n, 0.0f)), tv = up(vals);
-      auto olds = up(std::vector<float>(programs * blocks * blockR * cols, -1.0f));
+      auto acc = up(start), tv = up(vals), olds = up(std::vector<float>(programs * padded, -1.0f));
       kernel(kFile, "atomic_add_tile")
           .launch(dev(), {programs, blocks}, {acc, tv, olds, rows},
                   {{"COLS", cols}, {"BLOCK_R", blockR}, {"RETURN_OLD", returnOld}});
       std::string what = std::string(tessera::dtype_name(dt)) + (returnOld ? ", old values read" : ", relaxed");
-      std::vector<float> want(n, 0.0f);
+      std::vector<float> want = start;
       for (int64_t p = 0; p < programs; ++p)
         for (int64_t i = 0; i < n; ++i) want[i] += vals[p * n + i];
       expectEqual(downloadFloats(acc), want, "sums, " + what);
       if (!returnOld) continue;
       auto got = downloadFloats(olds);
-      int64_t padded = blocks * blockR * cols;
       for (int64_t i = 0; i < padded; ++i) {
         std::vector<float> seen;
         for (int64_t p = 0; p < programs; ++p) seen.push_back(got[p * padded + i]);
         std::sort(seen.begin(), seen.end());
         std::vector<float> expect(programs, 0.0f);
         if (i < n)
-          for (int64_t p = 0; p < programs; ++p) expect[p] = static_cast<float>(p);
+          for (int64_t p = 0; p < programs; ++p) expect[p] = start[i] + static_cast<float>(p);
         ASSERT_EQ(seen, expect) << what << ": old values of element " << i << (i < n ? "" : " (a masked row)");
       }
     }
   }
 }
+
+// Atomics whose old values are read by a layout change (repeated along a
+// new dim): a 1 x 16 tile on 4 warps, where most threads hold copies of an
+// element and only its owner runs the atomic, and a 4 x 64 tile of two
+// elements per thread (a vector atomic for the floats on sm_90). Every
+// copy must get the owner's old value; each element is added to once.
+TEST(Atomics, OldValuesReachEveryCopyOfAnElement) {
+  const int64_t rep = 8;
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 16}, {4, 64}}) {
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+    const int64_t n = rows * cols;
+    std::vector<float> fstart(n), wantF(n * rep), nextF(n);
+    std::vector<int32_t> istart(n), wantI(n * rep), nextI(n);
+    for (int64_t i = 0; i < n; ++i) {
+      fstart[i] = 3.0f * static_cast<float>(i) + 1.0f;
+      istart[i] = static_cast<int32_t>(5 * i - 7);
+      for (int64_t r = 0; r < rep; ++r) {
+        wantF[i * rep + r] = fstart[i];
+        wantI[i * rep + r] = istart[i];
+      }
+      nextF[i] = fstart[i] + 1.0f;
+      nextI[i] = istart[i] + 1;
+    }
+    auto facc = dev().upload(fstart, {n});
+    auto iacc = dev().upload(istart, {n});
+    auto fout = dev().zeros(DType::fp32, {n * rep}), iout = dev().zeros(DType::i32, {n * rep});
+    kernel(kFile, "atomic_old_to_copies")
+        .launch(dev(), {1}, {facc, iacc, fout, iout}, {{"ROWS", rows}, {"COLS", cols}, {"REP", rep}});
+    expectEqual(fout.download<float>(), wantF, "float old values in every copy");
+    expectEqual(iout.download<int32_t>(), wantI, "int old values in every copy");
+    expectEqual(facc.download<float>(), nextF, "float adds, once per element");
+    expectEqual(iacc.download<int32_t>(), nextI, "int adds, once per element");
+  }
+}
+
+}  // namespace

@@ -91,3 +91,18 @@ def atomic_add_tile(acc_ptr, vals_ptr, olds_ptr, rows, COLS: tl.constexpr, BLOCK
         tl.store(olds_ptr + p * padded * COLS + offs, old)
     else:
         tl.atomic_add(acc_ptr + offs, v, mask=m, sem="relaxed")
+
+
+@triton.jit
+def atomic_old_to_copies(facc_ptr, iacc_ptr, fout_ptr, iout_ptr, ROWS: tl.constexpr, COLS: tl.constexpr,
+                         REP: tl.constexpr):
+    # A ROWS x COLS tile smaller than the program's threads cover: threads
+    # hold copies of an element, and only its owner runs the atomic. The old
+    # values, repeated REP times along a new last dim (a layout change that
+    # reads every copy), must be the owner's in every copy.
+    offs = tl.arange(0, ROWS)[:, None] * COLS + tl.arange(0, COLS)[None, :]
+    fold = tl.atomic_add(facc_ptr + offs, 1.0)
+    iold = tl.atomic_add(iacc_ptr + offs, 1)
+    out = offs[:, :, None] * REP + tl.arange(0, REP)[None, None, :]
+    tl.store(fout_ptr + out, fold[:, :, None] + tl.zeros((ROWS, COLS, REP), dtype=tl.float32))
+    tl.store(iout_ptr + out, iold[:, :, None] + tl.zeros((ROWS, COLS, REP), dtype=tl.int32))
