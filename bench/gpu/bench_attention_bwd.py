@@ -4,11 +4,15 @@ drop-in (`python3 -m tessera bench/gpu/bench_attention_bwd.py`), next to
 PyTorch's scaled_dot_product_attention backward (in the Triton run only).
 
     python3 [-m tessera] bench/gpu/bench_attention_bwd.py [--rows d64,d64c,d128,d128c]
-        [--batch Z] [--heads H] [--seq S] [--warps N] [--stages N] [--forms three,fused] [--json FILE]
+        [--batch Z] [--heads H] [--seq S] [--warps N] [--stages N] [--forms three,fused]
+        [--blocks M1,N1,M2,N2] [--json FILE]
 
 --forms fused times the one-pass form instead of (or next to) the three
 kernels: attention_bwd_fused on dkdv's blocks adds dQ's shares to a zeroed
 fp32 buffer with atomics, and attention_bwd_dq_scale scales it into dQ.
+--blocks overrides the block sizes (queries per step and keys of a dK/dV
+or fused program, rows and keys per step of a dQ program), e.g. 64,128,128,32
+for the fused form on wgmma-sized query steps.
 
 Both compilers run the same source with tessera::kernels::attention_backward's
 launch parameters (attention_backward_launch: dK/dV programs of 128 keys
@@ -52,7 +56,8 @@ def load():
 def launch_params(d, args):
     """attention_backward_launch: (BLOCK_M1, BLOCK_N1, BLOCK_M2, BLOCK_N2, warps, stages)."""
     warps = args.warps or (4 if d <= 64 else 8)
-    return 32, 128, 128, 32, warps, args.stages or 3
+    m1, n1, m2, n2 = (int(b) for b in args.blocks.split(",")) if args.blocks else (32, 128, 128, 32)
+    return m1, n1, m2, n2, warps, args.stages or 3
 
 
 def rel_err(got, ref):
@@ -80,6 +85,7 @@ def main():
     ap.add_argument("--warps", type=int, default=0)
     ap.add_argument("--stages", type=int, default=0)
     ap.add_argument("--forms", default="three", help="three (delta, dkdv, dq) and/or fused (one pass, atomic dQ)")
+    ap.add_argument("--blocks", default="", help="M1,N1,M2,N2 (default 32,128,128,32)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     forms = args.forms.split(",")
@@ -138,6 +144,8 @@ def main():
         for provider, form, run, grads in providers:
             line = {"kind": "attention_bwd", "provider": provider, "dtype": "bf16", "Z": Z, "H": H, "S": S, "D": d,
                     "causal": causal, "warps": warps, "stages": stages}
+            if args.blocks:
+                line["blocks"] = args.blocks
             try:
                 run()
                 torch.cuda.synchronize()
