@@ -146,6 +146,8 @@ def main():
                     "causal": causal, "warps": warps, "stages": stages}
             if args.blocks:
                 line["blocks"] = args.blocks
+            if os.environ.get("TESSERA_WARP_SPECIALIZE"):  # Tessera's A/B knob (Triton ignores it)
+                line["warp_specialize"] = os.environ["TESSERA_WARP_SPECIALIZE"]
             try:
                 run()
                 torch.cuda.synchronize()
