@@ -23,7 +23,9 @@ matmul_kernel_fp8_persistent: the fp8 product on a persistent grid (at most
 one program per SM) through tensor descriptors (A row-major, B
 K-contiguous read as B^T), the K loop asking for a producer warpgroup
 (tl.range(..., warp_specialize=True)): cuBLAS's structure for fp8 on the
-H100/H200. Rows of A and B^T must be 16-byte aligned (descriptors).
+H100/H200. Per-tensor scales as torch._scaled_mm takes them: C = a_scale *
+b_scale * (A @ B), each scale a one-element fp32 tensor. Rows of A and B^T
+must be 16-byte aligned (descriptors).
 
 matmul_kernel_descriptor: the same product written with tensor descriptors
 (tl.make_tensor_descriptor, desc.load / desc.store), the form of Triton's
@@ -195,7 +197,7 @@ def matmul_kernel_fp8(a_ptr, b_ptr, c_ptr, M, N, K,
 
 @triton.autotune(configs=_FP8_PERSISTENT_CONFIGS, key=["M", "N", "K"])
 @triton.jit
-def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
+def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K,
                                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                                  GROUP_M: tl.constexpr):
@@ -203,10 +205,12 @@ def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
     # apart. A is read through a [M, K] descriptor, B (K-contiguous: wgmma
     # reads fp8 tiles K-major) through one of B^T, [N, K]; both made once,
     # before the tile loop. The K loop asks for a producer warpgroup, whose
-    # ring of stages goes on from one tile to the next.
+    # ring of stages goes on from one tile to the next. C = a_scale * b_scale
+    # * (A @ B): per-tensor scales (one fp32 each, as torch._scaled_mm's).
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, stride_ak], [BLOCK_M, BLOCK_K])
     bt_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [stride_bn, stride_bk], [BLOCK_N, BLOCK_K])
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N])
+    scale = tl.load(a_scale_ptr) * tl.load(b_scale_ptr)
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     for tile in range(tl.program_id(0), tiles, tl.num_programs(0)):
         tile_m, tile_n = band_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
@@ -215,7 +219,7 @@ def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k0 in tl.range(0, K, BLOCK_K, warp_specialize=True):
             acc = tl.dot(a_desc.load([m0, k0]), bt_desc.load([n0, k0]).T, acc)
-        c_desc.store([m0, n0], acc.to(c_desc.dtype))
+        c_desc.store([m0, n0], (acc * scale).to(c_desc.dtype))
 
 
 @triton.autotune(configs=_SPLITK_CONFIGS, key=["M", "N", "K"])

@@ -17,8 +17,9 @@ Under `python3 -m tessera` the same rows run on Tessera's drop-in (provider
 matmul_kernel_splitk, the library's kernel for skinny products, with its
 buffers, on a grid of tiles x SPLIT_K; cuBLAS is timed with it too. The
 "persistent" form (fp8 only, not in the default set) is
-matmul_kernel_fp8_persistent on min(SMs, tiles) programs; cuBLAS is timed
-with it too.
+matmul_kernel_fp8_persistent on min(SMs, tiles) programs, with per-tensor
+scales (0.75 for A, 0.5 for B) on both sides: cuBLAS is torch._scaled_mm
+with the same scale tensors, the reference scaled too.
 fp16 and bf16 rows in three forms, matmul_kernel ("form": "pointer"),
 matmul_kernel_descriptor ("descriptor") and matmul_kernel_block_ptr
 ("block_ptr"); cuBLAS is timed with the pointer rows.
@@ -162,6 +163,11 @@ def main():
             cols = torch.cat([torch.tensor([0, 0, N - 1, N - 1]), torch.randint(0, N, (SAMPLES - 4,), generator=cpu)])
             rows, cols = rows.cuda(), cols.cuda()
             ref = torch.matmul(a[rows].float(), b[:, cols].float()).diagonal()
+            # Per-tensor scales (the persistent fp8 form), torch._scaled_mm's tensors.
+            scales = ((torch.full((), 0.75, device="cuda"), torch.full((), 0.5, device="cuda"))
+                      if form == "persistent" else ())
+            if scales:
+                ref = ref * 0.375
 
             def rel_error(c):
                 got = c[rows, cols].float()
@@ -201,8 +207,8 @@ def main():
                             return (tiles, meta.get("SPLIT_K", 1))
 
                         def run():
-                            kernel[grid](a, b, c, *split, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                                         c.stride(0), c.stride(1))
+                            kernel[grid](a, b, c, *split, *scales, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                         b.stride(1), c.stride(0), c.stride(1))
 
                         torch.cuda.synchronize()
                         t0 = time.perf_counter()
@@ -213,9 +219,10 @@ def main():
                         rel = check(c)
                     elif fp8:
                         one = torch.ones((), device="cuda")
+                        scale_a, scale_b = scales or (one, one)
 
                         def run():
-                            return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=out_dtype)
+                            return torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=out_dtype)
 
                         rel = check(run())
                     else:

@@ -347,7 +347,8 @@ TEST(KernelLibrary, SplitKMatmulEveryConfig) {
 // tiles, so each walks several and the producer's ring of stages goes on
 // across tiles; M, N and K are not multiples of the blocks (the
 // descriptors' bounds give zeros). B is K-contiguous (B^T row-major), as
-// wgmma reads fp8. Against float64 sums of the fp8 values; C is fp16.
+// wgmma reads fp8. Per-tensor scales (torch._scaled_mm's) of 0.75 and 0.5.
+// Against float64 sums of the fp8 values, scaled; C is fp16.
 TEST(KernelLibrary, Fp8PersistentMatmulEveryConfig) {
   E2E_RNG(rng);
   tessera::Kernel k = matmulKernel("matmul_kernel_fp8_persistent");
@@ -362,14 +363,16 @@ TEST(KernelLibrary, Fp8PersistentMatmulEveryConfig) {
     tessera::Tensor a = uploadAs(DType::fp8e4nv, rng.floats(M * K, -2, 2), {M, K});
     tessera::Tensor bt = uploadAs(DType::fp8e4nv, rng.floats(N * K, -2, 2), {N, K});
     tessera::Tensor c = uploadAs(DType::fp16, std::vector<float>(M * N, NAN), {M, N});
-    k.launch(dev(), {programs}, {a, bt, c, M, N, K, K, int64_t(1), int64_t(1), K, N, int64_t(1)});
+    tessera::Tensor aScale = dev().upload(std::vector<float>{0.75f}, {1});
+    tessera::Tensor bScale = dev().upload(std::vector<float>{0.5f}, {1});
+    k.launch(dev(), {programs}, {a, bt, c, aScale, bScale, M, N, K, K, int64_t(1), int64_t(1), K, N, int64_t(1)});
     std::vector<float> av = downloadFloats(a), bv = downloadFloats(bt);
     std::vector<double> want(M * N, 0.0);
     for (int64_t r = 0; r < M; ++r)
       for (int64_t j = 0; j < N; ++j) {
         double sum = 0;
         for (int64_t kk = 0; kk < K; ++kk) sum += double(av[r * K + kk]) * bv[j * K + kk];
-        want[r * N + j] = sum;
+        want[r * N + j] = 0.375 * sum;
       }
     EXPECT_LE(relativeError(downloadFloats(c), want), 2e-3);
   }
