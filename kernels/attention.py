@@ -28,7 +28,9 @@ in the dot (q @ k.T). On sm_90a TMA copies the blocks.
 attention_fwd_persistent: the descriptor form's tiles (query blocks of
 heads) walked by a persistent grid, as many programs as fit on the GPU at
 once; on sm_90a its producer warpgroup fetches the next tile's keys during
-this tile's epilogue. tessera::kernels::attention runs it without a mask.
+this tile's epilogue. With CAUSAL the tiles go in groups of 8 heads, the
+query blocks with the most keys first across each group's heads (a
+balanced order). tessera::kernels::attention runs it without a mask.
 
 Training: attention_fwd_lse is attention_fwd that also stores each query
 row's log-sum-exp of its scaled scores (natural log, fp32 [batch * heads,
@@ -254,8 +256,16 @@ def attention_fwd_persistent(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, head
         head = tile // blocks_m
         block_m = tile % blocks_m
         if CAUSAL:
-            # Each head's query blocks with the most keys first.
-            block_m = blocks_m - 1 - block_m
+            # Balanced: heads in groups of 8 (their keys and values stay in
+            # L2 together), each group's tiles with the most keys first
+            # across its heads, so the tiles that run at the same time carry
+            # about the same work and every program's share evens out (head
+            # by head, program p kept taking the same few query blocks).
+            group = tile // (blocks_m * 8)
+            within = tile % (blocks_m * 8)  # (a remainder: the head's coordinate is proven >= 0)
+            group_heads = tl.minimum(heads - group * 8, 8)
+            head = group * 8 + within % group_heads
+            block_m = blocks_m - 1 - within // group_heads
         attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
                                   HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
 
