@@ -24,7 +24,9 @@ one program per SM) through tensor descriptors (A row-major, B
 K-contiguous read as B^T), the K loop asking for a producer warpgroup
 (tl.range(..., warp_specialize=True)): cuBLAS's structure for fp8 on the
 H100/H200. Per-tensor scales as torch._scaled_mm takes them: C = a_scale *
-b_scale * (A @ B), each scale a one-element fp32 tensor. Rows of A and B^T
+b_scale * (A @ B), each scale a one-element fp32 tensor; FAST_ACCUM=True
+accumulates in the tensor cores across K steps (_scaled_mm's use_fast_accum;
+by default each step's sum goes through an fp32 add, as in matmul_kernel_fp8). Rows of A and B^T
 must be 16-byte aligned (descriptors).
 
 matmul_kernel_descriptor: the same product written with tensor descriptors
@@ -80,11 +82,13 @@ _FP8_TILES = [
 # matmul_kernel_fp8_persistent: one program per SM, a producer warpgroup.
 # The asynchronous dot holds one stage more than num_stages, and the
 # epilogue's layout change takes a tile of C of scratch: all within 227 KB.
+# The 128 x 256 tiles suit FAST_ACCUM (with fp32 adds they need a second
+# accumulator: ptxas spills), the 128 x 128 ones both.
 _FP8_PERSISTENT_TILES = [
     (128, 256, 128, 8, 2),
     (128, 128, 128, 8, 4),
     (128, 256, 64, 8, 5),
-    (128, 128, 128, 4, 4),
+    (128, 128, 64, 8, 6),
 ]
 # Skinny products (few tiles of C, a long K: inference's M = 16-128 rows
 # against N = K = 4096-8192): small BLOCK_M, and K split over SPLIT_K
@@ -200,13 +204,16 @@ def matmul_kernel_fp8(a_ptr, b_ptr, c_ptr, M, N, K,
 def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K,
                                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                                 GROUP_M: tl.constexpr):
+                                 GROUP_M: tl.constexpr, FAST_ACCUM: tl.constexpr = False):
     # Launched on at most one program per SM, each walking tiles `programs`
     # apart. A is read through a [M, K] descriptor, B (K-contiguous: wgmma
     # reads fp8 tiles K-major) through one of B^T, [N, K]; both made once,
     # before the tile loop. The K loop asks for a producer warpgroup, whose
     # ring of stages goes on from one tile to the next. C = a_scale * b_scale
     # * (A @ B): per-tensor scales (one fp32 each, as torch._scaled_mm's).
+    # Each K step's products reach the accumulator through an fp32 add, as
+    # matmul_kernel_fp8's and _scaled_mm's by default; FAST_ACCUM lets the
+    # tensor cores accumulate across steps (_scaled_mm's use_fast_accum).
     a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_am, stride_ak], [BLOCK_M, BLOCK_K])
     bt_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [stride_bn, stride_bk], [BLOCK_N, BLOCK_K])
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N])
@@ -218,7 +225,10 @@ def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, 
         n0 = tile_n * BLOCK_N
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k0 in tl.range(0, K, BLOCK_K, warp_specialize=True):
-            acc = tl.dot(a_desc.load([m0, k0]), bt_desc.load([n0, k0]).T, acc)
+            if FAST_ACCUM:
+                acc = tl.dot(a_desc.load([m0, k0]), bt_desc.load([n0, k0]).T, acc)
+            else:
+                acc += tl.dot(a_desc.load([m0, k0]), bt_desc.load([n0, k0]).T)
         c_desc.store([m0, n0], (acc * scale).to(c_desc.dtype))
 
 

@@ -1,6 +1,6 @@
 """kernels/matmul.py under Triton 3.6, and torch.matmul (cuBLAS), timed.
 
-    python3 [-m tessera] bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr,splitk,persistent]
+    python3 [-m tessera] bench_matmul.py [--only fp16,bf16,fp8e4nv] [--forms pointer,descriptor,block_ptr,splitk,persistent,persistent_fast]
                                          [--sizes 1024,2048x2048x64]
                             [--json FILE]
                             [--kernel-file PATH] [--warmup MS] [--rep MS]
@@ -19,7 +19,9 @@ buffers, on a grid of tiles x SPLIT_K; cuBLAS is timed with it too. The
 "persistent" form (fp8 only, not in the default set) is
 matmul_kernel_fp8_persistent on min(SMs, tiles) programs, with per-tensor
 scales (0.75 for A, 0.5 for B) on both sides: cuBLAS is torch._scaled_mm
-with the same scale tensors, the reference scaled too.
+with the same scale tensors, the reference scaled too. "persistent_fast"
+is the same with FAST_ACCUM=True against _scaled_mm(use_fast_accum=True)
+(the tensor cores accumulate across K steps on both sides).
 fp16 and bf16 rows in three forms, matmul_kernel ("form": "pointer"),
 matmul_kernel_descriptor ("descriptor") and matmul_kernel_block_ptr
 ("block_ptr"); cuBLAS is timed with the pointer rows.
@@ -59,7 +61,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_KERNEL_FILE = os.path.normpath(os.path.join(HERE, "..", "..", "kernels", "matmul.py"))
 
 DTYPES = ["fp16", "bf16", "fp8e4nv"]
-FORMS = ["pointer", "descriptor", "block_ptr", "splitk", "persistent"]
+FORMS = ["pointer", "descriptor", "block_ptr", "splitk", "persistent", "persistent_fast"]
 SIZES = [1024, 2048, 4096, 8192]
 FP8_SIZES = [4096, 8192]
 SAMPLES = 256
@@ -71,7 +73,7 @@ def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="dtypes to run, e.g. fp16 or fp16,bf16,fp8e4nv")
     ap.add_argument("--forms", default="pointer,descriptor,block_ptr",
-                    help="kernel forms: pointer, descriptor, block_ptr, splitk, persistent (fp8)")
+                    help="kernel forms: pointer, descriptor, block_ptr, splitk, persistent, persistent_fast (fp8)")
     ap.add_argument("--sizes", default="", help="M = N = K values or MxNxK, e.g. 1024,2048x2048x64 (default: %s)" %
                     ",".join(map(str, SIZES)))
     ap.add_argument("--json", help="append the JSON lines to FILE instead of printing them")
@@ -143,11 +145,12 @@ def main():
 
     for form, name in [(f, n) for f in args.forms for n in DTYPES]:
         fp8 = name == "fp8e4nv"
-        if (args.only and name not in args.only) or (fp8 and form not in ("pointer", "persistent")) or \
-                (form == "persistent" and not fp8):
+        persistent = form.startswith("persistent")
+        if (args.only and name not in args.only) or (fp8 and form != "pointer" and not persistent) or \
+                (persistent and not fp8):
             continue
         dtype = torch_dtype[name]
-        kernel = (module.matmul_kernel_fp8_persistent if form == "persistent" else module.matmul_kernel_fp8 if fp8 else
+        kernel = (module.matmul_kernel_fp8_persistent if persistent else module.matmul_kernel_fp8 if fp8 else
                   module.matmul_kernel if form == "pointer" else getattr(module, "matmul_kernel_" + form))
         out_dtype = torch.float16 if fp8 else dtype
         for M, N, K in args.sizes or [(s, s, s) for s in (FP8_SIZES if fp8 else SIZES)]:
@@ -165,7 +168,8 @@ def main():
             ref = torch.matmul(a[rows].float(), b[:, cols].float()).diagonal()
             # Per-tensor scales (the persistent fp8 form), torch._scaled_mm's tensors.
             scales = ((torch.full((), 0.75, device="cuda"), torch.full((), 0.5, device="cuda"))
-                      if form == "persistent" else ())
+                      if persistent else ())
+            fast = {"FAST_ACCUM": True} if form == "persistent_fast" else {}
             if scales:
                 ref = ref * 0.375
 
@@ -186,7 +190,7 @@ def main():
 
             flop = 2.0 * M * N * K
             for provider in (COMPILER, "cublas"):
-                if provider == "cublas" and (args.skip_cublas or form not in ("pointer", "splitk", "persistent")):
+                if provider == "cublas" and (args.skip_cublas or form not in ("pointer", "splitk") and not persistent):
                     continue
                 if provider == COMPILER and args.only_cublas:
                     continue
@@ -202,13 +206,13 @@ def main():
 
                         def grid(meta):
                             tiles = triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])
-                            if form == "persistent":
+                            if persistent:
                                 return (min(tiles, sms),)
                             return (tiles, meta.get("SPLIT_K", 1))
 
                         def run():
                             kernel[grid](a, b, c, *split, *scales, M, N, K, a.stride(0), a.stride(1), b.stride(0),
-                                         b.stride(1), c.stride(0), c.stride(1))
+                                         b.stride(1), c.stride(0), c.stride(1), **fast)
 
                         torch.cuda.synchronize()
                         t0 = time.perf_counter()
@@ -222,7 +226,8 @@ def main():
                         scale_a, scale_b = scales or (one, one)
 
                         def run():
-                            return torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=out_dtype)
+                            return torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=out_dtype,
+                                                    use_fast_accum=bool(fast))
 
                         rel = check(run())
                     else:

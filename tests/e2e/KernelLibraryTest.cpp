@@ -347,25 +347,29 @@ TEST(KernelLibrary, SplitKMatmulEveryConfig) {
 // tiles, so each walks several and the producer's ring of stages goes on
 // across tiles; M, N and K are not multiples of the blocks (the
 // descriptors' bounds give zeros). B is K-contiguous (B^T row-major), as
-// wgmma reads fp8. Per-tensor scales (torch._scaled_mm's) of 0.75 and 0.5.
-// Against float64 sums of the fp8 values, scaled; C is fp16.
+// wgmma reads fp8. Per-tensor scales (torch._scaled_mm's) of 0.75 and 0.5;
+// each K step's sum added in fp32, and with FAST_ACCUM accumulated by the
+// tensor cores. Against float64 sums of the fp8 values, scaled; C is fp16.
 TEST(KernelLibrary, Fp8PersistentMatmulEveryConfig) {
   E2E_RNG(rng);
   tessera::Kernel k = matmulKernel("matmul_kernel_fp8_persistent");
   size_t configs = k.autotune_configs().size();
   ASSERT_GE(configs, 2u);
   const int64_t M = 300, N = 264, programs = 3;
-  for (size_t i = 0; i < configs; ++i) {
-    auto cfg = pinConfig(k, i);
+  for (size_t i = 0; i < 2 * configs; ++i) {
+    auto cfg = pinConfig(k, i / 2);
+    bool fast = i % 2 == 1;
     int64_t K = 208 + 16 * int64_t(i);
     SCOPED_TRACE("config " + std::to_string(i) + ": " + std::to_string(cfg["BLOCK_M"]) + "x" +
-                 std::to_string(cfg["BLOCK_N"]) + "x" + std::to_string(cfg["BLOCK_K"]) + ", K " + std::to_string(K));
+                 std::to_string(cfg["BLOCK_N"]) + "x" + std::to_string(cfg["BLOCK_K"]) + ", K " + std::to_string(K) +
+                 (fast ? ", FAST_ACCUM" : ""));
     tessera::Tensor a = uploadAs(DType::fp8e4nv, rng.floats(M * K, -2, 2), {M, K});
     tessera::Tensor bt = uploadAs(DType::fp8e4nv, rng.floats(N * K, -2, 2), {N, K});
     tessera::Tensor c = uploadAs(DType::fp16, std::vector<float>(M * N, NAN), {M, N});
     tessera::Tensor aScale = dev().upload(std::vector<float>{0.75f}, {1});
     tessera::Tensor bScale = dev().upload(std::vector<float>{0.5f}, {1});
-    k.launch(dev(), {programs}, {a, bt, c, aScale, bScale, M, N, K, K, int64_t(1), int64_t(1), K, N, int64_t(1)});
+    k.launch(dev(), {programs}, {a, bt, c, aScale, bScale, M, N, K, K, int64_t(1), int64_t(1), K, N, int64_t(1)},
+             {{"FAST_ACCUM", fast}});
     std::vector<float> av = downloadFloats(a), bv = downloadFloats(bt);
     std::vector<double> want(M * N, 0.0);
     for (int64_t r = 0; r < M; ++r)
