@@ -320,6 +320,7 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
     if (o == "%ctaid.x") return [](const Thread& t) { return static_cast<uint64_t>(t.m->ctaid); };
     if (o == "%tid.y" || o == "%tid.z" || o == "%ctaid.y" || o == "%ctaid.z" || o == "global_smem")
       return [](const Thread&) { return uint64_t{0}; };
+    if (o == "%nctaid.y" || o == "%nctaid.z") return [](const Thread&) { return uint64_t{1}; };  // a 1-D grid
     fail();
     return {};
   };
@@ -504,6 +505,45 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
   }
   Fmt ff;
   bool isFloat = floatFmt(type, ff);
+  if (op == "atom" || op == "red") {
+    // {atom,red}{.sem}{.scope}.global.add{.noftz}{.vN}.type of integers or
+    // floats: the threads run one at a time, so a read-modify-write (atom
+    // returns the old values). Other operations are not modelled.
+    bool atom = op == "atom";
+    if (std::find(parts.begin(), parts.end(), "global") == parts.end() ||
+        std::find(parts.begin(), parts.end(), "add") == parts.end())
+      fail();
+    int vec = 1;
+    for (const std::string& x : parts) vec = x == "v2" ? 2 : x == "v4" ? 4 : x == "v8" ? 8 : vec;
+    auto list = [&](const std::string& o) {
+      return o[0] == '{' ? operands(o.substr(1, o.size() - 2)) : std::vector<std::string>{o};
+    };
+    const std::string& addrOp = ops.at(atom ? 1 : 0);
+    Get base = src(addrOp.substr(1, addrOp.size() - 2));
+    std::vector<int> dsts;
+    std::vector<uint64_t> dstMasks;
+    std::vector<Get> vals;
+    if (atom)
+      for (const std::string& r : list(ops.at(0))) {
+        dsts.push_back(dst(r));
+        dstMasks.push_back(maskBits(regBits_[dsts.back()]));
+      }
+    for (const std::string& r : list(ops.at(atom ? 2 : 1))) vals.push_back(src(r));
+    if (static_cast<int>(vals.size()) != vec || (atom && static_cast<int>(dsts.size()) != vec)) fail();
+    int bits = typeBits(type), bytes = bits / 8;
+    return [=](Thread& t) {
+      if (!guarded(t)) return kNext;
+      uint64_t addr = base(t);
+      for (int k = 0; k < vec; ++k) {
+        uint64_t old = 0, v = vals[k](t) & maskBits(bits);
+        std::memcpy(&old, t.m->at(false, addr + k * bytes, bytes), bytes);
+        uint64_t sum = isFloat ? roundTo(decode(old, ff) + decode(v, ff), ff, false) : (old + v) & maskBits(bits);
+        std::memcpy(t.m->at(false, addr + k * bytes, bytes), &sum, bytes);
+        if (atom) t.regs[dsts[k]] = old & dstMasks[k];
+      }
+      return kNext;
+    };
+  }
   if ((op == "mad" || op == "mul") && (parts[1] == "wide" || parts[1] == "lo") && !isFloat) {
     // Sources sign- or zero-extended; the destination keeps its width.
     int bits = typeBits(type);

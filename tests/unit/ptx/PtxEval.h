@@ -16,7 +16,7 @@
 // min/max, setp, selp, mov and vector packs, cvt between any integer and
 // float types with rn/rz/rni/rzi (and the packed f32 -> f16x2/bf16x2), f32/f64 add/sub/mul, ld/st global and
 // shared incl. .v2/.v4, stmatrix (warp-wide: written when the warp's last
-// lane executes it), bra, bar.sync) and throws std::runtime_error naming
+// lane executes it), global atom/red adds incl. vectors, bra, bar.sync) and throws std::runtime_error naming
 // any other line, so a test cannot silently evaluate something it does not
 // understand. Hardware details the PTX ISA leaves open are modelled
 // pessimistically: every float instruction that produces a NaN produces
