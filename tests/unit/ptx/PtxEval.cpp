@@ -146,6 +146,10 @@ struct PtxEval::Machine {
     int arrived = 0;
   };
   std::map<std::pair<int, int64_t>, StmatrixParts> stmatrix;
+  /// ldmatrix is warp-wide too, and a lane reads rows other lanes address:
+  /// every thread stops at it (as at a barrier) after giving its address,
+  /// and reads once all have (per warp and per instance).
+  std::map<std::pair<int, int64_t>, std::vector<uint64_t>> ldmatrix;
 
   uint8_t* at(bool sharedSpace, uint64_t addr, int bytes) {
     if (sharedSpace) {
@@ -163,6 +167,8 @@ struct PtxEval::Thread {
   int tid = 0;
   Machine* m = nullptr;
   int64_t stmatrixCount = 0;  ///< stmatrix instructions this thread has executed
+  int64_t ldmatrixCount = 0;  ///< ldmatrix instructions this thread has completed
+  bool ldmatrixWaiting = false;  ///< gave its address to the current ldmatrix
 };
 
 int PtxEval::regIndex(const std::string& name) {
@@ -211,7 +217,8 @@ std::vector<PtxEval::Store> PtxEval::run(uint64_t input) {
   for (int pc = 0; pc < static_cast<int>(steps_.size());) {
     int next = steps_[pc](t);
     if (next == kExit) break;
-    if (next == kBarrier) throw std::runtime_error("PtxEval: bar.sync in a single-thread run");
+    if (next == kBarrier || next == kWait)
+      throw std::runtime_error("PtxEval: a barrier or warp-wide instruction in a single-thread run");
     pc = next == kNext ? pc + 1 : next;
   }
   return m.stores;
@@ -255,6 +262,7 @@ void PtxEval::runBlock(const std::vector<uint64_t>& params, int threads, int sha
           ++pcs[i];
           break;
         }
+        if (next == kWait) break;  // the same instruction again, after the others
         pcs[i] = next == kNext ? pcs[i] + 1 : next;
       }
     }
@@ -337,6 +345,48 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
   };
   const std::string& type = parts.back();
 
+  if (op == "ldmatrix") {
+    // ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {r0, ...}, [addr]:
+    // lane 8 i + r gives the address of row r of matrix i; lane l gets, in
+    // register i, row l / 4's columns 2 (l % 4) and + 1 of matrix i, or with
+    // .trans column l / 4's rows 2 (l % 4) and + 1 (the low half first).
+    if (guard >= 0 || ops.size() != 2) fail();
+    int count = 0;
+    for (const std::string& x : parts) count = x == "x1" ? 1 : x == "x2" ? 2 : x == "x4" ? 4 : count;
+    bool trans = std::find(parts.begin(), parts.end(), "trans") != parts.end();
+    if (count == 0) fail();
+    Get address = src(ops[1].substr(1, ops[1].size() - 2));
+    std::vector<int> regs;
+    for (const std::string& r : operands(ops[0].substr(1, ops[0].size() - 2))) regs.push_back(dst(r));
+    if (static_cast<int>(regs.size()) != count) fail();
+    return [address, regs, count, trans](Thread& t) {
+      Machine& m = *t.m;
+      int warp = t.tid / 32, lane = t.tid % 32;
+      std::vector<uint64_t>& rows = m.ldmatrix[{warp, t.ldmatrixCount}];
+      if (!t.ldmatrixWaiting) {
+        if (rows.empty()) rows.assign(32, ~uint64_t{0});
+        rows[lane] = address(t);
+        t.ldmatrixWaiting = true;
+        return kWait;
+      }
+      t.ldmatrixWaiting = false;
+      ++t.ldmatrixCount;
+      auto element = [&](int matrix, int row, int col) {
+        uint64_t a = rows[8 * matrix + row];
+        if (a == ~uint64_t{0}) throw std::runtime_error("PtxEval: ldmatrix row address of a lane that did not arrive");
+        uint16_t v;
+        std::memcpy(&v, m.at(true, a + 2 * col, 2), 2);
+        return uint64_t{v};
+      };
+      for (int i = 0; i < count; ++i) {
+        int r = lane / 4, c = 2 * (lane % 4);
+        uint64_t lo = trans ? element(i, c, r) : element(i, r, c);
+        uint64_t hi = trans ? element(i, c + 1, r) : element(i, r, c + 1);
+        t.regs[regs[i]] = lo | (hi << 16);
+      }
+      return kNext;
+    };
+  }
   if (op == "stmatrix") {
     // stmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16 [addr], {r0, ...}:
     // lane l holds row l / 4, columns 2 (l % 4) and + 1 of matrix i in

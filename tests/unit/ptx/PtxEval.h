@@ -16,7 +16,8 @@
 // min/max, setp, selp, mov and vector packs, cvt between any integer and
 // float types with rn/rz/rni/rzi (and the packed f32 -> f16x2/bf16x2), f32/f64 add/sub/mul, ld/st global and
 // shared incl. .v2/.v4, stmatrix (warp-wide: written when the warp's last
-// lane executes it), global atom/red adds incl. vectors, bra, bar.sync) and throws std::runtime_error naming
+// lane executes it), ldmatrix incl. .trans (every thread waits at it until all
+// gave their row addresses), global atom/red adds incl. vectors, bra, bar.sync) and throws std::runtime_error naming
 // any other line, so a test cannot silently evaluate something it does not
 // understand. Hardware details the PTX ISA leaves open are modelled
 // pessimistically: every float instruction that produces a NaN produces
@@ -58,6 +59,9 @@ class PtxEval {
   /// An instruction: returns the next pc, or one of the codes below.
   using Step = std::function<int(Thread&)>;
   static constexpr int kNext = -1, kBarrier = -2, kExit = -3;
+  /// Stop like at a barrier, and run the same instruction again after the
+  /// other threads (a warp-wide instruction waiting for its lanes).
+  static constexpr int kWait = -4;
 
  private:
   int regIndex(const std::string& name);

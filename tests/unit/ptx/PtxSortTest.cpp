@@ -269,6 +269,63 @@ TEST(PtxLayouts, AccumulatorTilesLeaveThroughStmatrix) {
       }
 }
 
+// A wgmma accumulator tile (128 x 32 bf16, 4 warps) read transposed as an
+// mma.sync A operand, as attention's one-pass backward reads dS^T:
+// propagate-dot-layouts keeps tt.trans in the accumulator's registers (the
+// transposed layout, a linear one), and one layout change takes it to the
+// dot operand (ldmatrix.trans); before, the tile went to a blocked layout
+// first. Both routes, then to a blocked layout to store it; PtxEval runs
+// the CTA: out must be in transposed.
+TEST(PtxLayouts, TransposedAccumulatorToDotOperand) {
+  const std::string mma = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], "
+                          "instrShape = [16, 32, 16]}>";
+  const std::string dotA = "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, "
+                           "warpsPerCTA = [1, 4], instrShape = [16, 8]}>, kWidth = 2}>";
+  const std::string blocked = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], "
+                              "order = [1, 0]}>";
+  // The transposes of the accumulator's layout and of the blocked one.
+  const std::string fromMma = "#ttg.linear<{register = [[1, 0], [0, 8], [8, 0], [16, 0], [0, 64]], lane = [[2, 0], "
+                              "[4, 0], [0, 1], [0, 2], [0, 4]], warp = [[0, 16], [0, 32]], block = []}>";
+  const std::string fromBlocked = "#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [0, 16], [0, 32], [0, 64]], "
+                                  "lane = [[8, 0], [16, 0], [0, 0], [0, 1], [0, 2]], warp = [[0, 4], [0, 8]], "
+                                  "block = []}>";
+  for (bool direct : {true, false}) {
+    SCOPED_TRACE(direct ? "trans of the accumulator" : "through a blocked layout");
+    // copyThroughLayouts's kernel with the convert replaced by the route,
+    // and a 32 x 128 tile's pointers for the store.
+    std::string text = copyThroughLayouts(128, 32, 4, "bf16", mma, blocked);
+    size_t at = text.find("  %w = ttg.convert_layout");
+    std::string route = direct ? "  %t = tt.trans %v {order = [1, 0]} : tensor<32x128xbf16, " + fromMma + ">\n"
+                               : "  %b = ttg.convert_layout %v : tensor<128x32xbf16, " + blocked +
+                                     ">\n  %t = tt.trans %b {order = [1, 0]} : tensor<32x128xbf16, " + fromBlocked +
+                                     ">\n";
+    text.replace(at, text.find('\n', at) - at,
+                 route + "  %d = ttg.convert_layout %t : tensor<32x128xbf16, " + dotA +
+                     ">\n  %w = ttg.convert_layout %d : tensor<32x128xbf16, " + blocked + ">");
+    std::string store = copyThroughLayouts(32, 128, 4, "bf16", blocked, blocked);
+    size_t from = store.find("  %br = "), mine = text.find("  %br = ");
+    text.replace(mine, text.find("  tt.store") - mine, store.substr(from, store.find("  tt.store") - from));
+    auto module = ir::parseModule(text);
+    gpu::GpuOptions options;
+    options.numWarps = 4;
+    options.target = gpu::Target::parse("sm_90a");
+    gpu::PtxKernel k = ptxtest::planAndEmit(*module, "k", options);
+    if (direct) EXPECT_TRUE(ptxtest::has(k.ptx, "ldmatrix.sync.aligned.m8n8.x4.trans")) << k.ptx;
+    if (!ptxtest::ptxasPath().empty()) EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+    std::mt19937_64 rng(12);
+    std::vector<uint8_t> in(128 * 32 * 2), out(in.size(), 0xEE);
+    for (uint8_t& b : in) b = static_cast<uint8_t>(rng());
+    PtxEval eval(k.ptx);
+    uint64_t ai = eval.addBuffer(&in), ao = eval.addBuffer(&out);
+    eval.runBlock({ai, ao}, 128, k.sharedBytes);
+    int bad = 0;
+    for (int64_t r = 0; r < 128; ++r)
+      for (int64_t c = 0; c < 32; ++c)
+        if (std::memcmp(&in[(r * 32 + c) * 2], &out[(c * 128 + r) * 2], 2) != 0 && bad++ < 8)
+          ADD_FAILURE() << "in[" << r << "][" << c << "] is not out[" << c << "][" << r << "]";
+  }
+}
+
 TEST(PtxSort, ShapesAndWarps) {
   std::mt19937_64 rng(8);
   for (Shape s : {Shape{1, 2, 1}, Shape{32, 4, 4}, Shape{4, 64, 2}, Shape{2, 256, 8}, Shape{64, 2, 4}})
