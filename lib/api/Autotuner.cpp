@@ -101,9 +101,17 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
         k << metaValueText(it->second);
         found = true;
       }
+    // A parameter the launch leaves at its default: Triton leaves it out of
+    // the key; here it keys as "default" (one value per kernel either way).
     if (!found)
-      throw Error("kernel '" + fn.name + "': @triton.autotune key '" + name +
-                  "' is not an argument of this launch");
+      for (const auto& p : fn.params)
+        if (p.name == name) {
+          k << "default";
+          found = true;
+          break;
+        }
+    if (!found)
+      throw Error("kernel '" + fn.name + "': @triton.autotune key '" + name + "' is not a parameter of the kernel");
     k << ";";
   }
   for (const Arg& a : args)

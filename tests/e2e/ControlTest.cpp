@@ -119,6 +119,27 @@ TEST(Control, AutotuneAnyConfigGivesTheRightResult) {
   EXPECT_TRUE(chosen == 32 || chosen == 64 || chosen == 128) << chosen;
 }
 
+// A tuning key may name a constexpr with a default that a launch leaves
+// out (Triton keys on what is passed): the default applies and keys alike;
+// passed, its value keys. (The tuning key is made on a GPU only: the
+// interpreter runs the first config.)
+TEST(Control, AutotuneKeyOfADefaultedConstexpr) {
+  E2E_RNG(rng);
+  const int64_t n = 300;
+  auto x = rng.floats(n, -1, 1), y = rng.floats(n, -1, 1);
+  auto tx = dev().upload(x, {n}), ty = dev().upload(y, {n});
+  tessera::Kernel k = kernel(kFile, "tuned_scaled_axpy");
+  for (int64_t scale : {int64_t(0), int64_t(2), int64_t(0)}) {  // 0: left out (the default, 1)
+    auto out = dev().zeros(DType::fp32, {n});
+    auto grid = gridFn([&](const tessera::Meta& m) { return std::vector<int64_t>{cdiv(n, metaInt(m, "BLOCK"))}; });
+    if (scale) k.launch(dev(), grid, {tx, ty, out, n, 0.5}, {{"SCALE", scale}});
+    else k.launch(dev(), grid, {tx, ty, out, n, 0.5});
+    std::vector<float> want(n);
+    for (int64_t i = 0; i < n; ++i) want[i] = 0.5f * float(scale ? scale : 1) * x[i] + y[i];
+    expectClose(out.download<float>(), want, 1e-6, 1e-7, "SCALE " + std::to_string(scale));
+  }
+}
+
 // Configs with a register cap (maxnreg) tune like the others, and so does a
 // config asking for thread-block clusters (num_ctas=2: clusters of 2
 // programs on sm_90a); best_config() reports the winner with its cap or

@@ -89,6 +89,16 @@ def scale_maybe_even(x_ptr, out_ptr, flag_ptr, n, alpha, BLOCK: tl.constexpr, EV
         tl.store(flag_ptr, 1 if EVEN_N else 0)
 
 
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}, num_warps=1), triton.Config({"BLOCK": 64}, num_warps=2)],
+                 key=["n", "SCALE"])
+@triton.jit
+def tuned_scaled_axpy(x_ptr, y_ptr, out_ptr, n, a, BLOCK: tl.constexpr, SCALE: tl.constexpr = 1):
+    # A key naming a constexpr with a default, which a launch may leave out.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, a * SCALE * tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
 @triton.autotune(
     configs=[
         triton.Config({"BLOCK": 32}, num_warps=1),
