@@ -199,7 +199,7 @@ def matmul_kernel_fp8(a_ptr, b_ptr, c_ptr, M, N, K,
                 BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
 
-@triton.autotune(configs=_FP8_PERSISTENT_CONFIGS, key=["M", "N", "K"])
+@triton.autotune(configs=_FP8_PERSISTENT_CONFIGS, key=["M", "N", "K", "FAST_ACCUM"])
 @triton.jit
 def matmul_kernel_fp8_persistent(a_ptr, b_ptr, c_ptr, a_scale_ptr, b_scale_ptr, M, N, K,
                                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
