@@ -253,8 +253,6 @@ def attention_fwd_persistent(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, head
     blocks_m = tl.cdiv(seq_len, BLOCK_M)
     scale = sm_scale * 1.4426950408889634  # scores in base 2
     for tile in range(tl.program_id(0), blocks_m * heads, tl.num_programs(0)):
-        head = tile // blocks_m
-        block_m = tile % blocks_m
         if CAUSAL:
             # Balanced: heads in groups of 8 (their keys and values stay in
             # L2 together), each group's tiles with the most keys first
@@ -266,6 +264,9 @@ def attention_fwd_persistent(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, head
             group_heads = tl.minimum(heads - group * 8, 8)
             head = group * 8 + within % group_heads
             block_m = blocks_m - 1 - within // group_heads
+        else:
+            head = tile // blocks_m
+            block_m = tile % blocks_m
         attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
                                   HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
 

@@ -39,6 +39,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -103,13 +104,10 @@ std::string tuningKey(const frontend::JitFunction& fn, const std::vector<Arg>& a
       }
     // A parameter the launch leaves at its default: Triton leaves it out of
     // the key; here it keys as "default" (one value per kernel either way).
-    if (!found)
-      for (const auto& p : fn.params)
-        if (p.name == name) {
-          k << "default";
-          found = true;
-          break;
-        }
+    if (!found && std::any_of(fn.params.begin(), fn.params.end(), [&](const auto& p) { return p.name == name; })) {
+      k << "default";
+      found = true;
+    }
     if (!found)
       throw Error("kernel '" + fn.name + "': @triton.autotune key '" + name + "' is not a parameter of the kernel");
     k << ";";

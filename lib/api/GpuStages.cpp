@@ -88,8 +88,7 @@ CacheKeyInputs cacheKeyInputs(const CompiledKernelImpl& k, const gpu::Target& ta
       {"specialization", k.specializationKey},
       {"options", "num_warps=" + std::to_string(k.numWarps) + " num_stages=" + std::to_string(k.numStages) +
                       " debug=" + std::to_string(k.debug) + " maxnreg=" + std::to_string(k.maxNumRegisters) +
-                      " pointer_tma=" + std::to_string(pointerTmaEnabled()) +
-                      " warp_specialize=" + std::to_string(autoWarpSpecializeEnabled())},
+                      " pointer_tma=" + std::to_string(pointerTmaEnabled())},
       {"target", target.name()},
   };
   CacheKeyInputs toolchain = toolchainKeyInputs();

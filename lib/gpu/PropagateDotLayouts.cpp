@@ -91,9 +91,10 @@ class DotLayoutPropagation {
     // A transposed layout only reaches converts (the dot operand's).
     if (e.isLinear() && !op->is(OpCode::ConvertLayout)) return;
     switch (op->code()) {
-      case OpCode::Trans:
-        return reach(op->result(),
-                     toLinearLayout(op->operand(0).type().shape(), e).transposedOuts(op->intArrayAttr("order")).toEncoding());
+      case OpCode::Trans: {
+        LinearLayout ll = toLinearLayout(op->operand(0).type().shape(), e);
+        return reach(op->result(), ll.transposedOuts(op->intArrayAttr("order")).toEncoding());
+      }
       case OpCode::ConvertLayout: case OpCode::Broadcast:
         return reach(op->result(), e);
       case OpCode::Reduce:

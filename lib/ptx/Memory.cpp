@@ -499,33 +499,28 @@ void emitAtomic(Emitter& e, Operation* op) {
   std::string owner = ownerPredicate(e, ll);
   int64_t regFree = ll.freeVariableMasks()[0];
   Regs out;
-  if (int64_t vec = atomicVectorWidth(e, op, elem, ll); vec > 1) {
-    bool used = op->result().hasUses();
-    for (int64_t i = 0; i < e.numRegs(ptr.type()); i += vec) {
-      if (i & regFree) {  // a copy of the group at i & ~regFree
-        for (int64_t k = 0; k < vec; ++k) out.push_back(out[(i & ~regFree) + k]);
-        continue;
-      }
-      std::string pred = andPred(e, owner, mask ? e.at(mask, i) : "");
+  bool used = op->result().hasUses();
+  // Groups of `vec` registers (one vector atomic each; single registers
+  // otherwise), a group with a free register bit a copy of an earlier one.
+  int64_t vec = atomicVectorWidth(e, op, elem, ll);
+  for (int64_t i = 0; i < e.numRegs(ptr.type()); i += vec) {
+    if (i & regFree) {
+      for (int64_t k = 0; k < vec; ++k) out.push_back(out[(i & ~regFree) + k]);
+      continue;
+    }
+    std::string pred = andPred(e, owner, mask ? e.at(mask, i) : "");
+    if (vec > 1) {
       Regs vals;
       for (int64_t k = 0; k < vec; ++k) vals.push_back(e.at(op->operand(1), i + k));
       Regs old = vectorAtomicAdd(e, op, elem, pred, e.at(ptr, i), vals, used);
       out.insert(out.end(), old.begin(), old.end());
-    }
-    if (used) broadcastFromOwners(e, ll, elem, out);
-    return e.bind(op->result(), out);
-  }
-  for (int64_t i = 0; i < e.numRegs(ptr.type()); ++i) {
-    if (i & regFree) {  // a copy of register i & ~regFree
-      out.push_back(out[i & ~regFree]);
       continue;
     }
-    std::string pred = andPred(e, owner, mask ? e.at(mask, i) : "");
     Regs vals;
     for (unsigned k = 0; k < numVals; ++k) vals.push_back(e.at(op->operand(1 + k), i));
     out.push_back(atomicOne(e, op, elem, pred, e.at(ptr, i), vals));
   }
-  if (op->result().hasUses()) broadcastFromOwners(e, ll, elem, out);
+  if (used) broadcastFromOwners(e, ll, elem, out);
   e.bind(op->result(), out);
 }
 
