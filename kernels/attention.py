@@ -252,23 +252,43 @@ def attention_fwd_persistent(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, head
     tl.assume(heads > 0)
     blocks_m = tl.cdiv(seq_len, BLOCK_M)
     scale = sm_scale * 1.4426950408889634  # scores in base 2
-    for tile in range(tl.program_id(0), blocks_m * heads, tl.num_programs(0)):
-        if CAUSAL:
-            # Balanced: heads in groups of 8 (their keys and values stay in
-            # L2 together), each group's tiles with the most keys first
-            # across its heads, so the tiles that run at the same time carry
-            # about the same work and every program's share evens out (head
-            # by head, program p kept taking the same few query blocks).
-            group = tile // (blocks_m * 8)
-            within = tile % (blocks_m * 8)  # (a remainder: the head's coordinate is proven >= 0)
+    if CAUSAL:
+        # Balanced: query blocks j and 2 * half - 1 - j together see
+        # 2 * half + 1 key blocks, as many as an odd blocks_m's last block
+        # alone, so a pair (or that block) is the unit the programs stride
+        # over and every program's work is within one unit of the mean
+        # (striding tile by tile over heaviest-first tiles, a program kept
+        # the same few query blocks: 1.5x the mean at 2 programs per SM).
+        # A pair takes two of the program's slots, heavier tile first; one
+        # loop over slots, as the producer warpgroup serves one persistent
+        # loop. The pairs of 8 heads side by side, so the tiles that run at
+        # the same time read few heads' keys and values (they stay in L2
+        # together); the lone last blocks after all pairs.
+        half = blocks_m // 2
+        pair_units = half * heads
+        units = pair_units + (blocks_m % 2) * heads
+        program = tl.program_id(0)
+        programs = tl.num_programs(0)
+        mine = (units - program + programs - 1) // programs  # units program, program + programs, ...
+        mine_pairs = (pair_units - program + programs - 1) // programs  # the first mine_pairs are pairs
+        span = tl.maximum(half, 1) * 8  # a group's pair units
+        for slot in range(0, mine + mine_pairs):
+            paired = slot < 2 * mine_pairs
+            # (the maximum only proves the head's coordinate >= 0: slot >= mine_pairs on single slots)
+            pair_unit = tl.where(paired, program + (slot // 2) * programs, 0)
+            single_unit = program + tl.maximum(slot - mine_pairs, 0) * programs
+            group = pair_unit // span
+            within = pair_unit % span
             group_heads = tl.minimum(heads - group * 8, 8)
-            head = group * 8 + within % group_heads
-            block_m = blocks_m - 1 - within // group_heads
-        else:
-            head = tile // blocks_m
-            block_m = tile % blocks_m
-        attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
-                                  HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
+            j = within // group_heads
+            head = tl.where(paired, group * 8 + within % group_heads, single_unit % heads)
+            block_m = tl.where(paired, j + (1 - slot % 2) * (2 * half - 1 - 2 * j), blocks_m - 1)
+            attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, head, block_m, scale, seq_len,
+                                      HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
+    else:
+        for tile in range(tl.program_id(0), blocks_m * heads, tl.num_programs(0)):
+            attention_tile_descriptor(q_ptr, k_ptr, v_ptr, o_ptr, tile // blocks_m, tile % blocks_m, scale, seq_len,
+                                      HEAD_DIM, BLOCK_M, BLOCK_N, CAUSAL)
 
 
 @triton.jit

@@ -105,6 +105,11 @@ std::optional<int64_t> lowerBound(Value v, int depth) {
       if (!x && !y) return std::nullopt;
       return std::max(x.value_or(INT64_MIN), y.value_or(INT64_MIN));
     }
+    case OpCode::Select: {  // either value
+      std::optional<int64_t> x = lb(1), y = lb(2);
+      if (!x || !y) return std::nullopt;
+      return std::min(*x, *y);
+    }
     case OpCode::AndI:
       return wide && (nonNeg(lb(0)) || nonNeg(lb(1))) ? std::optional<int64_t>(0) : std::nullopt;
     default:

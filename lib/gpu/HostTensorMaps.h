@@ -34,8 +34,8 @@ int pointerArgumentIndex(ir::Value ptr);
 /// constants, program ids and counts (0), kernel arguments a tl.assume
 /// bounds (`tl.assume(n > 0)`: 1), the induction variable of a loop
 /// counting up from its lower bound, and sums, differences with a
-/// constant, products, quotients, remainders, minimums and maximums of
-/// such values (overflow aside, as in the kernel itself). tl.cdiv(n, 128)
+/// constant, products, quotients, remainders, minimums, maximums and
+/// selects of such values (overflow aside, as in the kernel itself). tl.cdiv(n, 128)
 /// with n > 0 assumed is.
 bool provenNonNegative(ir::Value v);
 
