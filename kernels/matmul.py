@@ -70,6 +70,9 @@ _TILES = [
     # is 64 tiles of 128x128 on 132 SMs; cuBLAS runs 128x64 there).
     (128, 64, 64, 4, 5),
     (64, 128, 64, 4, 5),
+    # Skinny products (M = 64-128 against N = K = 4096): memory-bound, so
+    # bytes in flight count; cuBLAS's tile there, 13 stages deep.
+    (64, 64, 64, 4, 13),
 ]
 _FP8_TILES = [
     (128, 256, 128, 8, 3),
@@ -108,7 +111,7 @@ _SPLITK_TILES = [
     # Deep pipelines on 64x64 tiles (memory-bound: bytes in flight matter
     # more than the split; cuBLAS runs 64x64x64 tiles 13 stages deep at
     # 128 x 4096 x 4096 and 64 x 8192 x 8192).
-    (64, 64, 64, 1, 4, 8),
+    (64, 64, 64, 1, 4, 13),
     (64, 64, 64, 2, 4, 8),
 ]
 SPLITK_MAX = 4  # the most any config splits K (the partial sums' buffer)
