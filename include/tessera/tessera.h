@@ -292,6 +292,39 @@ struct ArgTuple {
   std::string type_name;           ///< a namedtuple's class name
 };
 
+/// What each value of a braced argument list binds to (`k.launch(dev,
+/// {blocks}, {x, y, n})`; not named by users): read where it stands, a
+/// tensor by address and a scalar by value, so that a braced launch copies
+/// no tensor (a copy takes two reference counts up and back down). The
+/// braced list lives until the launch returns; arguments kept longer are
+/// Args, which own what they hold. Converts from everything Arg does, and
+/// from an Arg.
+struct ArgRef {
+  ArgRef(const Tensor& t) : kind(Arg::Kind::Tensor), tensor(&t) {}
+  ArgRef(const Arg& a)
+      : kind(a.kind), tensor(&a.tensor), whole(&a), i(a.i), f(a.f), b(a.b), isUnsigned64(a.isUnsigned64) {}
+  ArgRef(const TensorDescriptor& d) : kind(Arg::Kind::TensorDesc), tensor(&d.base), descriptor(&d) {}
+  ArgRef(int32_t v) : kind(Arg::Kind::Int), i(v) {}
+  ArgRef(int64_t v) : kind(Arg::Kind::Int), i(v) {}
+  ArgRef(uint32_t v) : kind(Arg::Kind::Int), i(v) {}
+  ArgRef(uint64_t v) : kind(Arg::Kind::Int), i(static_cast<int64_t>(v)), isUnsigned64(v > INT64_MAX) {}
+  ArgRef(float v) : kind(Arg::Kind::Float), f(v) {}
+  ArgRef(double v) : kind(Arg::Kind::Float), f(v) {}
+  ArgRef(bool v) : kind(Arg::Kind::Bool), b(v) {}
+  ArgRef(std::nullptr_t) : kind(Arg::Kind::Null) {}
+  /// The argument as an Arg (owning: copies a tensor).
+  Arg to_arg() const;
+
+  Arg::Kind kind;
+  const Tensor* tensor = nullptr;                ///< Kind::Tensor, or a descriptor's base
+  const Arg* whole = nullptr;                    ///< given as an Arg
+  const TensorDescriptor* descriptor = nullptr;  ///< given as a TensorDescriptor
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  bool isUnsigned64 = false;
+};
+
 /// 1-3 grid dimensions, or a callable of the meta-parameters.
 /// A grid's dimensions as given: up to three stored inline, so that a grid
 /// built from braces (`{blocks}`) allocates nothing; read like a
@@ -615,15 +648,14 @@ class Kernel {
   void launch(Device& device, const Grid& grid, const std::vector<Arg>& args,
               const Meta& constexprs = {}, const LaunchOptions& options = {});
   /// `launch(device, {blocks}, {x, y, n})`, or with a Meta: the braced
-  /// arguments stay on the caller's stack (no vector is allocated).
-  void launch(Device& device, const Grid& grid, std::initializer_list<Arg> args, const Meta& constexprs,
-              const LaunchOptions& options = {}) {
-    launch(device, grid, args.begin(), args.size(), constexprs, options);
-  }
+  /// arguments are read where they stand (ArgRef: no vector is allocated,
+  /// no tensor copied).
+  void launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args, const Meta& constexprs,
+              const LaunchOptions& options = {});
   /// `launch(device, {blocks}, {x, y, n}, {{"BLOCK", 1024}})`: braced
   /// arguments and constexprs, both read where they stand; a warm launch
-  /// (LaunchMemo) allocates nothing at all.
-  void launch(Device& device, const Grid& grid, std::initializer_list<Arg> args,
+  /// (LaunchMemo) allocates nothing and copies no tensor.
+  void launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args,
               std::initializer_list<NamedValue> constexprs = {}, const LaunchOptions& options = {});
   /// `kernel[grid](args..., kw("BLOCK", 1024), num_warps(4))`: Triton's
   /// launch syntax (see GridLaunch).

@@ -362,6 +362,9 @@ struct MetaView {
 /// launch has none (the caller then takes the full path and remembers it).
 bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
                     const MetaView& constexprs, const LaunchOptions& options);
+/// The same for a braced list, read in place.
+bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const ArgRef* args, size_t nargs,
+                    const MetaView& constexprs, const LaunchOptions& options);
 /// Remembers the shape of a launch that took the full path on a GPU.
 void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
                     const Meta& constexprs, const LaunchOptions& options,
@@ -378,9 +381,11 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
                        void* stream, const std::function<void(const std::vector<size_t>&)>& beforeCompile,
                        const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
                        const std::function<void(size_t)>& launchConfig);
-/// A scalar argument as an integer and as a float (an annotated parameter
-/// may take the other kind: `scale: tl.float32` given 2 packs 2.0).
-inline std::pair<int64_t, double> scalarValues(const Arg& a) {
+/// A scalar argument (an Arg or an ArgRef) as an integer and as a float (an
+/// annotated parameter may take the other kind: `scale: tl.float32` given 2
+/// packs 2.0).
+template <class A>
+std::pair<int64_t, double> scalarValues(const A& a) {
   switch (a.kind) {
     case Arg::Kind::Int: return {a.i, a.isUnsigned64 ? double(uint64_t(a.i)) : double(a.i)};
     case Arg::Kind::Float: return {int64_t(a.f), a.f};

@@ -558,7 +558,35 @@ void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t na
   launchFull(*impl_, device, grid, args, nargs, constexprs, options);
 }
 
-void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<Arg> args,
+/// A braced argument list as Args (the full path's, which own their tensors).
+static std::vector<Arg> owned(std::initializer_list<ArgRef> args) {
+  std::vector<Arg> out;
+  out.reserve(args.size());
+  for (const ArgRef& a : args) out.push_back(a.to_arg());
+  return out;
+}
+
+Arg ArgRef::to_arg() const {
+  if (whole) return *whole;
+  if (descriptor) return Arg(*descriptor);
+  switch (kind) {
+    case Arg::Kind::Tensor: return Arg(*tensor);
+    case Arg::Kind::Int: return isUnsigned64 ? Arg(static_cast<uint64_t>(i)) : Arg(i);
+    case Arg::Kind::Float: return Arg(f);
+    case Arg::Kind::Bool: return Arg(b);
+    default: return Arg(nullptr);
+  }
+}
+
+void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args, const Meta& constexprs,
+                    const LaunchOptions& options) {
+  detail::profile::Span span("launch", impl_->fn->name);
+  if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.begin(), args.size(), constexprs, options)) return;
+  std::vector<Arg> full = owned(args);
+  launchFull(*impl_, device, grid, full.data(), full.size(), constexprs, options);
+}
+
+void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args,
                     std::initializer_list<NamedValue> constexprs, const LaunchOptions& options) {
   detail::profile::Span span("launch", impl_->fn->name);
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.begin(), args.size(),
@@ -568,7 +596,8 @@ void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<Arg>
   // braced Meta does).
   Meta meta;
   for (const NamedValue& c : constexprs) meta.emplace(std::string(c.name), c.value);
-  launchFull(*impl_, device, grid, args.begin(), args.size(), meta, options);
+  std::vector<Arg> full = owned(args);
+  launchFull(*impl_, device, grid, full.data(), full.size(), meta, options);
 }
 
 bool Kernel::launch_if_warm(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,

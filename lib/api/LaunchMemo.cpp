@@ -38,15 +38,23 @@ namespace {
 
 constexpr size_t kMaxArgs = 32;
 
+/// An argument's tensor, whether it is an Arg (which holds it) or an
+/// ArgRef of a braced list (which points at it).
+const Tensor& tensorOf(const Arg& a) { return a.tensor; }
+const Tensor& tensorOf(const ArgRef& a) { return *a.tensor; }
+
 /// What the specialization of one argument depends on; a tensor's data
 /// pointer goes to `ptr` (the warm path packs it without reading it again).
-uint32_t shapeCode(const Arg& a, uint64_t& ptr) {
+template <class A>
+uint32_t shapeCode(const A& a, uint64_t& ptr) {
   switch (a.kind) {
-    case Arg::Kind::Tensor:
-      if (!a.tensor.defined()) return 0xffffffffu;  // an error on the full path
-      ptr = a.tensor.data_ptr();
-      return 1u | (static_cast<uint32_t>(a.tensor.dtype()) << 8) | ((ptr % 16 == 0) ? 16u : 0u) |
-             (a.tensor.is_read_only() ? 32u : 0u);  // checked on the full path
+    case Arg::Kind::Tensor: {
+      const Tensor& t = tensorOf(a);
+      if (!t.defined()) return 0xffffffffu;  // an error on the full path
+      ptr = t.data_ptr();
+      return 1u | (static_cast<uint32_t>(t.dtype()) << 8) | ((ptr % 16 == 0) ? 16u : 0u) |
+             (t.is_read_only() ? 32u : 0u);  // checked on the full path
+    }
     case Arg::Kind::Int:
       return 2u | (a.i == 1 ? 16u : 0u) | (intDivisibleBy16(a.i, a.isUnsigned64) ? 32u : 0u) |
              (a.i >= INT32_MIN && a.i <= INT32_MAX ? 64u : 0u) | (a.isUnsigned64 ? 128u : 0u);
@@ -159,7 +167,7 @@ static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const
 }
 
 static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
-                      const Arg* args, size_t nargs, const uint32_t* codes, const MetaView& constexprs) {
+                      size_t nargs, const uint32_t* codes, const MetaView& constexprs) {
   return e.device == device && e.numWarps == options.num_warps && e.numStages == options.num_stages &&
          e.maxnreg == options.maxnreg && e.numCtas == options.num_ctas &&
          e.nargs == nargs && std::equal(codes, codes + nargs, e.codes.begin()) && constexprs.equals(e.constexprs);
@@ -178,8 +186,10 @@ bool MetaView::equals(const Meta& m) const {
   return true;
 }
 
-bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
-                    const MetaView& constexprs, const LaunchOptions& options) {
+/// launchFromMemo for an array of Args or of ArgRefs.
+template <class A>
+static bool launchFromMemoOf(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const A* args, size_t nargs,
+                             const MetaView& constexprs, const LaunchOptions& options) {
   if (!memoUsable(kernel, device, grid, nargs)) return false;
   std::array<uint32_t, kMaxArgs> codes;
   std::array<uint64_t, kMaxArgs> argPtrs;
@@ -188,7 +198,7 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   for (const auto& slot : kernel.cache->memo.recent) {
     const LaunchMemoEntry* e = slot.load(std::memory_order_acquire);
     if (!e) break;  // slots fill in order
-    if (sameShape(*e, device.cuda, options, args, nargs, codes.data(), constexprs)) {
+    if (sameShape(*e, device.cuda, options, nargs, codes.data(), constexprs)) {
       entry = e;
       break;
     }
@@ -214,10 +224,10 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
       slots[i] = 0;
       continue;
     }
-    const Arg& a = args[s.arg];
+    const A& a = args[s.arg];
     switch (s.pack) {
       case Pack::Pointer: {
-        const TensorStorage* storage = a.tensor.storage().get();
+        const TensorStorage* storage = tensorOf(a).storage().get();
         if (!storage || storage->kind != DeviceKind::Cuda || storage->cuda != device.cuda)
           throw Error(wrongDeviceMessage(*kernel.fn, s.arg, storage, device.ordinal));
         slots[i] = argPtrs[s.arg];
@@ -248,6 +258,16 @@ bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   if (mark.device)
     profile::endGpu(mark, options.stream, kernel.fn->name, profile::launchArgs(kernel.fn->name, dims, dk.blockThreads));
   return true;
+}
+
+bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
+                    const MetaView& constexprs, const LaunchOptions& options) {
+  return launchFromMemoOf(kernel, device, grid, args, nargs, constexprs, options);
+}
+
+bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const ArgRef* args, size_t nargs,
+                    const MetaView& constexprs, const LaunchOptions& options) {
+  return launchFromMemoOf(kernel, device, grid, args, nargs, constexprs, options);
 }
 
 /// Makes `e` one of the recent entries (under memo.mutex): the first free
@@ -313,7 +333,7 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
   LaunchMemo& memo = kernel.cache->memo;
   std::lock_guard<std::mutex> lock(memo.mutex);
   for (const auto& e : memo.owned)
-    if (sameShape(*e, device.cuda, options, args, nargs, entry->codes.data(), constexprs)) {
+    if (sameShape(*e, device.cuda, options, nargs, entry->codes.data(), constexprs)) {
       publish(memo, e.get());  // seen before, since pushed out of `recent`
       return;
     }

@@ -195,6 +195,38 @@ TEST_F(HostPath, WarmLaunchesPassTheRightParametersAndAllocateNothing) {
   EXPECT_EQ(fake().last()->function, function128);
 }
 
+// A braced list binds ArgRefs, which read each value where it stands (a
+// tensor by address, an Arg given whole by address, scalars by value): an
+// Arg, a temporary Arg, unsigned and narrower scalars pass the same
+// parameters on the cold path (which copies them into Args) and on the
+// warm one (which reads them in place and allocates nothing), with a
+// NamedValue list and with a Meta.
+TEST_F(HostPath, BracedArgumentsOfEveryFormPassTheirValues) {
+  Program p = Program::from_source(kSource, "hostpath.py");
+  Kernel k = p.kernel("scaled_add");
+  const int64_t n = 700 + std::rand() % 50;
+  Tensor x = dev.zeros(DType::fp32, {n}), y = dev.zeros(DType::fp32, {n}), out = dev.zeros(DType::fp32, {n});
+  Arg whole(y);
+  for (int round = 0; round < 2; ++round) {  // cold, then warm
+    SCOPED_TRACE(round == 0 ? "cold" : "warm");
+    unsigned long long before = fake().launches();
+    allocations = 0;
+    counting = round == 1;
+    k.launch(dev, {cdiv(n, 128)}, {x, whole, Arg(out), uint32_t(n), 0.5f}, {{"BLOCK", int64_t(128)}});
+    counting = false;
+    ASSERT_EQ(fake().launches(), before + 1);
+    expectLaunch(x, y, out, n, 0.5f, cdiv(n, 128));
+    if (round == 1) EXPECT_EQ(allocations.load(), 0) << "the warm path allocates nothing";
+    Meta meta{{"BLOCK", Value(int64_t(64))}};
+    allocations = 0;
+    counting = round == 1;
+    k.launch(dev, {cdiv(n, 64)}, {Arg(x), out, whole, uint64_t(n), 1.25}, meta);
+    counting = false;
+    expectLaunch(x, out, y, n, 1.25f, cdiv(n, 64));
+    if (round == 1) EXPECT_EQ(allocations.load(), 0) << "the warm path allocates nothing (a Meta)";
+  }
+}
+
 TEST_F(HostPath, ASpecializationChangeNeverReusesAnotherShapesPacking) {
   Program p = Program::from_source(kSource, "hostpath.py");
   Kernel k = p.kernel("scaled_add");
