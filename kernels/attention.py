@@ -28,9 +28,10 @@ in the dot (q @ k.T). On sm_90a TMA copies the blocks.
 attention_fwd_persistent: the descriptor form's tiles (query blocks of
 heads) walked by a persistent grid, as many programs as fit on the GPU at
 once; on sm_90a its producer warpgroup fetches the next tile's keys during
-this tile's epilogue. With CAUSAL the tiles go in groups of 8 heads, the
-query blocks with the most keys first across each group's heads (a
-balanced order). tessera::kernels::attention runs it without a mask.
+this tile's epilogue. With CAUSAL the programs stride over pairs of query
+blocks of equal work (j and the j-th from the last of a head's first
+2 * (blocks // 2) blocks; an odd count's last block alone), heads in groups
+of 8 (a balanced order). tessera::kernels::attention runs it without a mask.
 
 Training: attention_fwd_lse is attention_fwd that also stores each query
 row's log-sum-exp of its scaled scores (natural log, fp32 [batch * heads,

@@ -740,10 +740,10 @@ TEST(KernelLibrary, AttentionLaunchPicksTheForm) {
 // The persistent form: fewer programs than tiles (each walks several, of
 // different heads and query blocks, so a warp-specialized producer's ring
 // of stages goes on from one tile to the next), and more programs than
-// tiles (some run none). Causal tiles go in pairs of query blocks (j and
-// the j-th from the end; an odd count's middle block alone), the pairs of
-// 8 heads side by side: 11 heads make a full group and a group of 3; 3
-// blocks leave a middle one, 4 (the last of 6 rows) none.
+// tiles (some run none). Causal tiles go in pairs of query blocks of equal
+// work (an odd count's last block alone), the pairs of 8 heads side by
+// side: 11 heads make a full group and a group of 3; 3 blocks leave the
+// last one alone, 4 (the last of 6 rows) none.
 TEST(KernelLibrary, AttentionPersistentForm) {
   E2E_RNG(rng);
   for (const AttentionCase& c : {AttentionCase{3, 200, 64, false, 64, 2}, {2, 131, 64, true, 64, 3},
