@@ -56,6 +56,36 @@ TEST(CoverageGaps, ReduceOrAlongBothAxes) {
   expectEqual(cols.download<int32_t>(), wc, "reduce_or axis 0");
 }
 
+// tl.add, tl.sub and tl.mul (Triton's function forms of + - *): the same
+// results as the operators, ints wrapping, on odd n; scalar forms give
+// the offsets.
+TEST(CoverageGaps, ArithmeticFunctionForms) {
+  E2E_RNG(rng);
+  const int64_t n = 37 + rng.integer(0, 20);
+  auto x = rng.floats(n, -50.0f, 50.0f), y = rng.floats(n, -50.0f, 50.0f);
+  std::vector<int32_t> i(n), j(n);
+  for (int64_t k = 0; k < n; ++k) {  // large values: products and sums wrap
+    i[k] = static_cast<int32_t>(rng.integer(INT32_MIN / 2, INT32_MAX / 2)) * (k % 3 == 0 ? 2 : 1);
+    j[k] = static_cast<int32_t>(rng.integer(-70000, 70000));
+  }
+  auto fo = dev().zeros(DType::fp32, {3 * n}), io = dev().zeros(DType::i32, {3 * n});
+  kernel(kFile, "arith_function_forms")
+      .launch(dev(), {1}, {dev().upload(x, {n}), dev().upload(y, {n}), dev().upload(i, {n}), dev().upload(j, {n}), fo, io, n},
+              {{"BLOCK", int64_t(64)}});
+  std::vector<float> wf(3 * n);
+  std::vector<int32_t> wi(3 * n);
+  for (int64_t k = 0; k < n; ++k) {
+    wf[k] = x[k] + y[k];
+    wf[n + k] = x[k] - y[k];
+    wf[2 * n + k] = x[k] * 2.5f;
+    wi[k] = static_cast<int32_t>(static_cast<uint32_t>(i[k]) + static_cast<uint32_t>(j[k]));
+    wi[n + k] = static_cast<int32_t>(static_cast<uint32_t>(i[k]) - static_cast<uint32_t>(j[k]));
+    wi[2 * n + k] = static_cast<int32_t>(static_cast<uint32_t>(i[k]) * static_cast<uint32_t>(j[k]));
+  }
+  expectEqual(fo.download<float>(), wf, "tl.add / tl.sub / tl.mul on floats");
+  expectEqual(io.download<int32_t>(), wi, "tl.add / tl.sub / tl.mul on int32 (wrapping)");
+}
+
 TEST(CoverageGaps, ReduceOrOfBooleans) {
   E2E_RNG(rng);
   const int64_t M = 19, N = 23;

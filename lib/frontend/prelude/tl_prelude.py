@@ -17,6 +17,24 @@ def cdiv(x, div):
 
 
 @triton.jit
+def add(x, y, sanitize_overflow: tl.constexpr = True):
+    # The function forms of + - *. Triton's sanitize_overflow adds an
+    # integer-overflow assert in debug mode; Tessera's integers wrap in
+    # every mode (no such assert), so the flag changes nothing here.
+    return x + y
+
+
+@triton.jit
+def sub(x, y, sanitize_overflow: tl.constexpr = True):
+    return x - y
+
+
+@triton.jit
+def mul(x, y, sanitize_overflow: tl.constexpr = True):
+    return x * y
+
+
+@triton.jit
 def zeros(shape, dtype):
     return tl.full(shape, 0, dtype)
 

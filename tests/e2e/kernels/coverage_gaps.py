@@ -644,3 +644,21 @@ def softmax_1d(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m, other=float("-inf"))
     tl.store(out_ptr + offs, tl.softmax(x), mask=m)
+
+
+@triton.jit
+def arith_function_forms(x_ptr, y_ptr, i_ptr, j_ptr, f_out, i_out, n, BLOCK: tl.constexpr):
+    # tl.add / tl.sub / tl.mul, the function forms of + - * (sanitize_overflow
+    # given and not), on float and int32 tensors (wrapping) and scalars.
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    i = tl.load(i_ptr + offs, mask=m)
+    j = tl.load(j_ptr + offs, mask=m)
+    tl.store(f_out + offs, tl.add(x, y), mask=m)
+    tl.store(f_out + n + offs, tl.sub(x, y, sanitize_overflow=False), mask=m)
+    tl.store(f_out + tl.mul(n, 2) + offs, tl.mul(x, 2.5), mask=m)
+    tl.store(i_out + offs, tl.add(i, j), mask=m)
+    tl.store(i_out + tl.add(n, n) - n + offs, tl.sub(i, j, True), mask=m)
+    tl.store(i_out + 2 * n + offs, tl.mul(i, j, sanitize_overflow=False), mask=m)
