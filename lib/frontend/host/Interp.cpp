@@ -519,11 +519,35 @@ struct Exec {
     return ty->kind != Kind::Instance;  // an opaque class: assume it matches
   }
 
+  /// Whether a handler of `t` catches an ImportError, by its spelling
+  /// (bare, ImportError, ModuleNotFoundError, Exception, BaseException,
+  /// alone or in a tuple): known before the body runs, unlike the handler
+  /// classes, which Python evaluates only once something is raised.
+  static bool catchesImportError(const py::Try& t) {
+    auto named = [](const py::Expr& e) {
+      std::string id = e.as<py::Name>() ? e.as<py::Name>()->id : e.as<py::Attribute>() ? e.as<py::Attribute>()->attr : "";
+      return id == "ImportError" || id == "ModuleNotFoundError" || id == "Exception" || id == "BaseException";
+    };
+    for (const auto& h : t.handlers) {
+      if (!h.type || named(*h.type)) return true;
+      if (auto* tu = h.type->as<py::Tuple>())
+        for (const auto& e : tu->elts)
+          if (named(*e)) return true;
+    }
+    return false;
+  }
+
   Flow tryStmt(const py::Try& t, const std::shared_ptr<Scope>& s) {
     Flow result = Flow::Normal;
     try {
       bool raised = false;
       try {
+        struct Guard {  // Interp::importFallbacks while the body runs
+          int& n;
+          bool on;
+          ~Guard() { n -= on; }
+        } guard{in.importFallbacks_, catchesImportError(t)};
+        in.importFallbacks_ += guard.on;
         result = block(t.body, s);
       } catch (const PyException& e) {
         raised = true;
@@ -563,18 +587,7 @@ struct Exec {
     const std::string& name = spelled == "tessera" || spelled.rfind("tessera.", 0) == 0
                                   ? "triton" + spelled.substr(7)
                                   : spelled;
-    if (isModeledRoot(name.substr(0, name.find('.')))) {
-      Ref n = importNative(in, name);
-      if (!n) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);
-      return n;
-    }
-    if (ModuleObj* m = in.importUser(name, at)) {
-      auto o = std::make_shared<Object>(Kind::Module);
-      o->module = m;
-      o->s = m->name;
-      return o;
-    }
-    return unknownModule(in, name);
+    return importModule(in, name, at);
   }
 
   void importName(const py::Alias& a, Scope& s, const SourceLoc& at) {

@@ -127,6 +127,14 @@ class Interp {
   std::vector<Ref> iterate(const Ref& v, const SourceLoc& at);
   /// Python's bool(); nullopt for an opaque value.
   std::optional<bool> truth(const Ref& v);
+  /// How many `try` statements around the code running now catch an
+  /// ImportError (their handlers are the program's fallback for a package
+  /// that is not installed). Inside one, importing a module that is neither
+  /// modeled nor on the search path raises ModuleNotFoundError, as CPython
+  /// does where the package is missing; elsewhere it is an unknown module
+  /// (its values undecided), so that a file importing packages Tessera
+  /// cannot see still compiles the kernels that do not depend on them.
+  int importFallbacks() const { return importFallbacks_; }
 
   // ---- errors -------------------------------------------------------------
   [[noreturn]] void raise(const std::string& type, const std::string& message, const SourceLoc& at);
@@ -173,6 +181,7 @@ class Interp {
   std::vector<std::weak_ptr<Object>> classes_;
   int64_t steps_ = 0, budget_ = 0;
   int depth_ = 0;
+  int importFallbacks_ = 0;
   SourceLoc here_;
 };
 
@@ -183,6 +192,10 @@ Ref importNative(Interp& in, const std::string& path);
 /// Whether `root` is a top-level module the evaluator models (triton, torch,
 /// math, os, ...): those are never searched for on the path.
 bool isModeledRoot(const std::string& root);
+/// The value of `import name` for an absolute name: a modeled module, a user
+/// module from the search path, else ModuleNotFoundError inside a try that
+/// catches it (Interp::importFallbacks) or an unknown module.
+Ref importModule(Interp& in, const std::string& name, const SourceLoc& at);
 /// A module found neither among the modeled ones nor on the search path:
 /// a Native with `b` set, whose attributes and calls are unknown.
 Ref unknownModule(Interp& in, const std::string& path);

@@ -614,6 +614,16 @@ Ref metadataVersion(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& k
   return opaque("the installed version of '" + name->s + "'", in.here());
 }
 
+/// importlib.import_module(name): `import name`'s module (absolute names;
+/// a relative one, which needs `package`, is left undecided).
+Ref importlibImportModule(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref name = arg(in, fn, a, kw, 0, "name");
+  arg(in, fn, a, kw, 1, "package", none());
+  if (name->kind != Kind::Str) in.raise("TypeError", "a module name must be a string", in.here());
+  if (name->s.empty() || name->s[0] == '.') return opaque("importlib.import_module of a relative name", in.here());
+  return importModule(in, name->s, in.here());
+}
+
 Ref findSpec(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   Ref name = arg(in, fn, a, kw, 0, nullptr);
   if (name->kind != Kind::Str) return none();
@@ -683,6 +693,7 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
   t["packaging.version.Version"] = pkgVersion;
   t["importlib.metadata.version"] = metadataVersion;
   t["importlib.util.find_spec"] = findSpec;
+  t["importlib.import_module"] = importlibImportModule;
   t["warnings.warn"] = warn;
   t["enum.auto"] = enumAuto;
 }
@@ -695,6 +706,22 @@ Ref unknownModule(Interp& in, const std::string& path) {
   Ref n = native(path);
   n->b = true;
   return n;
+}
+
+Ref importModule(Interp& in, const std::string& name, const SourceLoc& at) {
+  if (isModeledRoot(name.substr(0, name.find('.')))) {
+    Ref n = importNative(in, name);
+    if (!n) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);
+    return n;
+  }
+  if (ModuleObj* m = in.importUser(name, at)) {
+    auto o = std::make_shared<Object>(Kind::Module);
+    o->module = m;
+    o->s = m->name;
+    return o;
+  }
+  if (in.importFallbacks() > 0) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);
+  return unknownModule(in, name);
 }
 
 Ref importNative(Interp& in, const std::string& path) {
@@ -814,7 +841,11 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   if (path == "collections") return attr == "namedtuple" ? builtin(full) : unknown();
   if (path == "packaging") return attr == "version" ? native(full) : unknown();
   if (path == "packaging.version") return attr == "parse" || attr == "Version" ? builtin(full) : unknown();
-  if (path == "importlib") return attr == "metadata" || attr == "util" ? native(full) : unknown();
+  if (path == "importlib") {
+    if (attr == "metadata" || attr == "util") return native(full);
+    return attr == "import_module" ? builtin(full) : unknown();
+  }
+  if (path == "typing" || path == "typing_extensions") return attr == "TYPE_CHECKING" ? boolean(false) : unknown();
   if (path == "importlib.metadata") return attr == "version" ? builtin(full) : unknown();
   if (path == "importlib.util") return attr == "find_spec" ? builtin(full) : unknown();
   return unknown();

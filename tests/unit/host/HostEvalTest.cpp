@@ -949,6 +949,60 @@ TEST(HostEval, Triton) {
               "except ModuleNotFoundError:\n"
               "    X = 'missing'",
               "'missing'");
+  // Liger-Kernel's version check: importlib.import_module, and a package
+  // that is not installed raising inside the try that catches it.
+  EXPECT_REPR("import importlib\n"
+              "import operator\n"
+              "from packaging.version import Version\n"
+              "def compare_version(package, op, target):\n"
+              "    try:\n"
+              "        pkg = importlib.import_module(package)\n"
+              "    except ImportError:\n"
+              "        return False\n"
+              "    return op(Version(pkg.__version__), Version(target))\n"
+              "X = (compare_version('triton', operator.ge, '3.0.0'), compare_version('triton', operator.lt, '3.0'),\n"
+              "     compare_version('no_such_package_xyz', operator.ge, '1.0'), importlib.import_module('math').floor(2.5))",
+              "(True, False, False, 2)");
+}
+
+// A package that is neither modeled nor on the search path: inside a try
+// that catches ImportError (the program's fallback for a package that is
+// not installed) importing it raises ModuleNotFoundError, as in CPython
+// without the package (the expectations are CPython's); typing.TYPE_CHECKING
+// is False when a program runs (vLLM imports triton under `if TYPE_CHECKING
+// or HAS_TRITON`).
+TEST(HostEval, MissingPackagesAndTypeChecking) {
+  EXPECT_REPR("def npu():\n"
+              "    try:\n"
+              "        from no_such_package_xyz.utils import is_npu\n"
+              "        return is_npu()\n"
+              "    except Exception:\n"
+              "        return False\n"
+              "X = npu()",
+              "False");
+  EXPECT_REPR("def load():\n"
+              "    import no_such_package_xyz\n"
+              "    return no_such_package_xyz.version\n"
+              "try:\n"
+              "    V = load()\n"
+              "except KeyError:\n"
+              "    V = 'key'\n"
+              "except (ValueError, ModuleNotFoundError):\n"
+              "    V = 'module'\n"
+              "X = V",
+              "'module'");
+  EXPECT_REPR("import importlib\n"
+              "try:\n"
+              "    importlib.import_module('no_such_package_xyz')\n"
+              "    X = 'found'\n"
+              "except:\n"
+              "    X = 'missing'",
+              "'missing'");
+  EXPECT_REPR("import typing\n"
+              "from typing import TYPE_CHECKING\n"
+              "HAS = True\n"
+              "X = (TYPE_CHECKING, typing.TYPE_CHECKING, 1 if TYPE_CHECKING or HAS else 2, 1 if TYPE_CHECKING else 2)",
+              "(False, False, 1, 2)");
 }
 
 // CPython cannot run these here (no torch installed): the expectations are
