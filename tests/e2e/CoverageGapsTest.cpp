@@ -86,6 +86,33 @@ TEST(CoverageGaps, ArithmeticFunctionForms) {
   expectEqual(io.download<int32_t>(), wi, "tl.add / tl.sub / tl.mul on int32 (wrapping)");
 }
 
+// A dtype passed to a @jit helper reads `.value` there (a constexpr in
+// Triton): the helper picks -inf for floats and the lowest integer for
+// ints as the masked lanes' value of a max over negative numbers.
+TEST(CoverageGaps, DtypeValueInAJitHelper) {
+  E2E_RNG(rng);
+  const int64_t n = 21 + rng.integer(0, 30);
+  auto xf = rng.floats(n, -1000.0f, -1.0f);
+  std::vector<int32_t> xi(n);
+  for (auto& v : xi) v = static_cast<int32_t>(rng.integer(-2000000, -1));
+  auto of = dev().zeros(DType::fp32, {1}), oi = dev().zeros(DType::i32, {1});
+  kernel(kFile, "masked_max_of_negatives").launch(dev(), {1}, {dev().upload(xf, {n}), of, n}, {{"BLOCK", int64_t(64)}});
+  kernel(kFile, "masked_max_of_negatives").launch(dev(), {1}, {dev().upload(xi, {n}), oi, n}, {{"BLOCK", int64_t(64)}});
+  expectEqual(of.download<float>(), {*std::max_element(xf.begin(), xf.end())}, "fp32 max with -inf lanes");
+  expectEqual(oi.download<int32_t>(), {*std::max_element(xi.begin(), xi.end())}, "int32 max with INT32_MIN lanes");
+}
+
+// tl.standard._log2 and _is_power_of_two (Triton's private constexpr
+// helpers, which real code imports): floor(log2(BLOCK)) and whether BLOCK
+// is a power of two, for powers, others and 1.
+TEST(CoverageGaps, StandardConstexprHelpers) {
+  for (auto [block, log2, power] : {std::tuple<int64_t, int32_t, int32_t>{64, 6, 1}, {48, 5, 0}, {1, 0, 1}, {1000, 9, 0}}) {
+    auto out = dev().zeros(DType::i32, {2});
+    kernel(kFile, "standard_constexpr_helpers").launch(dev(), {1}, {out}, {{"BLOCK", block}});
+    expectEqual(out.download<int32_t>(), {log2, power}, "BLOCK " + std::to_string(block));
+  }
+}
+
 TEST(CoverageGaps, ReduceOrOfBooleans) {
   E2E_RNG(rng);
   const int64_t M = 19, N = 23;

@@ -531,6 +531,19 @@ std::vector<Builtin> makeTable() {
          Val s = cg.binary(py::BinOpKind::Sub, cg.binary(py::BinOpKind::Add, a[0], a[1]), Val::integer(BigInt(1)));
          return cg.binary(py::BinOpKind::FloorDiv, s, a[1]);
        }},
+      // triton.language.standard's private constexpr helpers, which real
+      // code imports for its own bitonic sorts: _log2 (floor(log2(i)), 0
+      // for i <= 1) and _is_power_of_two.
+      {"tl._log2", {R("i")}, [](CodeGen& cg, BoundArgs& a) {
+         int64_t n = cg.constInt(a[0], "_log2 argument");
+         int64_t log2 = 0;
+         for (; n > 1; n >>= 1) ++log2;
+         return Val::integer(BigInt(log2));
+       }},
+      {"tl._is_power_of_two", {R("i")}, [](CodeGen& cg, BoundArgs& a) {
+         int64_t n = cg.constInt(a[0], "_is_power_of_two argument");
+         return Val::boolean(n != 0 && (n & (n - 1)) == 0);
+       }},
       {"triton.next_power_of_2", {R("n")}, [](CodeGen& cg, BoundArgs& a) {
          int64_t n = cg.constInt(a[0], "next_power_of_2 argument");
          int64_t p = 1;

@@ -115,7 +115,9 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
     case Val::Kind::DType: {
       const DType& t = v.dtype;
       if (attr == "element_ty") return t.isPtr() ? Val::dtypeOf(t.pointee()) : v;
-      if (attr == "scalar") return v;
+      // A dtype passed to a @jit function is a constexpr there in Triton,
+      // and `.value` unwraps it (FlagGems' dtype helpers).
+      if (attr == "scalar" || attr == "value") return v;
       if (attr == "primitive_bitwidth") return Val::integer(BigInt(static_cast<int64_t>(t.bitwidth())));
       if (attr == "int_bitwidth") return Val::integer(BigInt(static_cast<int64_t>(t.isInt() ? t.bitwidth() : 0)));
       if (attr == "fp_mantissa_width") return Val::integer(BigInt(static_cast<int64_t>(t.mantissaBits())));

@@ -662,3 +662,34 @@ def arith_function_forms(x_ptr, y_ptr, i_ptr, j_ptr, f_out, i_out, n, BLOCK: tl.
     tl.store(i_out + offs, tl.add(i, j), mask=m)
     tl.store(i_out + tl.add(n, n) - n + offs, tl.sub(i, j, True), mask=m)
     tl.store(i_out + 2 * n + offs, tl.mul(i, j, sanitize_overflow=False), mask=m)
+
+
+@triton.jit
+def _lowest_of(dtype):
+    # A dtype handed to a jit helper is a constexpr there: .value unwraps it.
+    dt = dtype.value
+    if dt.is_floating():
+        v: tl.constexpr = float("-inf")
+        return v
+    else:
+        w: tl.constexpr = dt.int_bitwidth
+        v: tl.constexpr = -(2 ** (w - 1))
+        return v
+
+
+@triton.jit
+def masked_max_of_negatives(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # The masked lanes hold the dtype's lowest value, so they never win.
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=_lowest_of(x_ptr.dtype.element_ty))
+    tl.store(out_ptr, tl.max(x, 0))
+
+
+@triton.jit
+def standard_constexpr_helpers(out_ptr, BLOCK: tl.constexpr):
+    # triton.language.standard's private constexpr helpers, which real
+    # kernels import for their own bitonic sorts.
+    n: tl.constexpr = tl.standard._log2(BLOCK)
+    p: tl.constexpr = tl.standard._is_power_of_two(BLOCK)
+    offs = tl.arange(0, 2)
+    tl.store(out_ptr + offs, tl.where(offs == 0, n, 1 if p else 0))
