@@ -488,10 +488,9 @@ Regs emitScalarOp(Emitter& e, Operation* op, const Regs& operands) { return Scal
 
 namespace {
 
-/// Packs `pack` consecutive sub-word values into one 32-bit register
-/// (Triton's `pack` argument); 32/64-bit values pass through.
+/// Packs consecutive sub-word values (at most 32 bits of them) into one
+/// 32-bit register (Triton's `pack` argument), the first in the low bits.
 std::string packRegs(Emitter& e, const Regs& values, Type elem) {
-  if (values.size() == 1) return values[0];
   unsigned bits = elem.bitWidth();
   std::string d = e.reg(RegClass::B32);
   if (bits == 16 && values.size() == 2) {
@@ -508,16 +507,16 @@ std::string packRegs(Emitter& e, const Regs& values, Type elem) {
   return acc;
 }
 
-Regs unpackRegs(Emitter& e, const std::string& word, Type elem, int64_t pack) {
-  if (pack == 1) return {word};
+/// The `count` sub-word values packed into the 32-bit register `word`.
+Regs unpackRegs(Emitter& e, const std::string& word, Type elem, int64_t count) {
   unsigned bits = elem.bitWidth();
   Regs out;
-  if (bits == 16 && pack == 2) {
+  if (bits == 16 && count == 2) {
     std::string lo = e.reg(RegClass::B16), hi = e.reg(RegClass::B16);
     e.ins("mov.b32 {" + lo + ", " + hi + "}, " + word);
     return {lo, hi};
   }
-  for (int64_t k = 0; k < pack; ++k) {
+  for (int64_t k = 0; k < count; ++k) {
     std::string w = e.reg(RegClass::B32), h = e.reg(RegClass::B16);
     e.ins(std::string(elem.isInteger(8) ? "bfe.s32 " : "bfe.u32 ") + w + ", " + word + ", " + std::to_string(k * bits) +
           ", " + std::to_string(bits));
@@ -525,6 +524,25 @@ Regs unpackRegs(Emitter& e, const std::string& word, Type elem, int64_t pack) {
     out.push_back(h);
   }
   return out;
+}
+
+/// How one value's group of `pack` elements reaches inline asm (Triton's
+/// rule): elements of 32 bits or more one register each; narrower ones
+/// packed 32 / bits to a 32-bit register, so that 4 int8 share one ("r")
+/// and 4 fp16 take two ("=r,=r"). Without packing, one register of the
+/// element's own type.
+struct AsmPacking {
+  int64_t perReg = 1;  ///< elements per register
+  int64_t regs = 1;    ///< registers per group
+  bool packed = false;  ///< sub-word elements in 32-bit registers
+};
+
+AsmPacking asmPacking(Type elem, int64_t pack) {
+  unsigned bits = elem.bitWidth();
+  if (pack == 1) return {};
+  if (bits >= 32) return {1, pack, false};
+  int64_t perReg = std::min<int64_t>(pack, 32 / bits);
+  return {perReg, (pack + perReg - 1) / perReg, true};
 }
 
 /// tl.inline_asm_elementwise: the asm text with $i replaced by registers
@@ -539,21 +557,27 @@ void emitInlineAsm(Emitter& e, Operation* op) {
   std::vector<Regs> results(nOut);
   for (int64_t i = 0; i < n; i += pack) {
     Regs names;
-    std::vector<std::string> outWords;
+    std::vector<Regs> outWords(nOut);
     for (unsigned r = 0; r < nOut; ++r) {
       Type et = op->result(r).type().elementType();
-      std::string w = pack > 1 && et.bitWidth() < 32 ? e.reg(RegClass::B32) : e.reg(et);
-      outWords.push_back(w);
-      names.push_back(w);
+      AsmPacking p = asmPacking(et, pack);
+      for (int64_t w = 0; w < p.regs; ++w) {
+        outWords[r].push_back(p.packed ? e.reg(RegClass::B32) : e.reg(et));
+        names.push_back(outWords[r].back());
+      }
     }
     for (unsigned k = 0; k < nIn; ++k) {
       Value v = op->operand(k);
-      Regs group;
+      Type et = v.type().elementType();
+      AsmPacking p = asmPacking(et, pack);
       // A thread with fewer than `pack` elements left pads the group with
       // zeros (Triton pads with undef); their results are dropped below.
-      for (int64_t j = 0; j < pack; ++j)
-        group.push_back(i + j < n ? e.at(v, i + j) : e.constInt(v.type().elementType(), 0));
-      names.push_back(packRegs(e, group, v.type().elementType()));
+      for (int64_t w = 0; w < p.regs; ++w) {
+        Regs group;
+        for (int64_t j = w * p.perReg; j < std::min(pack, (w + 1) * p.perReg); ++j)
+          group.push_back(i + j < n ? e.at(v, i + j) : e.constInt(et, 0));
+        names.push_back(p.packed ? packRegs(e, group, et) : group[0]);
+      }
     }
     std::string body;
     for (size_t c = 0; c < text.size(); ++c) {
@@ -571,8 +595,16 @@ void emitInlineAsm(Emitter& e, Operation* op) {
     }
     e.raw("\t{\n\t" + body + "\n\t}");
     for (unsigned r = 0; r < nOut; ++r) {
-      Regs vals = unpackRegs(e, outWords[r], op->result(r).type().elementType(), pack);
-      results[r].insert(results[r].end(), vals.begin(), vals.end());
+      Type et = op->result(r).type().elementType();
+      AsmPacking p = asmPacking(et, pack);
+      for (int64_t w = 0; w < p.regs; ++w) {
+        if (!p.packed) {
+          results[r].push_back(outWords[r][w]);
+          continue;
+        }
+        Regs vals = unpackRegs(e, outWords[r][w], et, std::min(p.perReg, pack - w * p.perReg));
+        results[r].insert(results[r].end(), vals.begin(), vals.end());
+      }
     }
   }
   for (unsigned r = 0; r < nOut; ++r) {

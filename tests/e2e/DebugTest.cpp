@@ -121,8 +121,9 @@ TEST(Debug, InlineAsmIsRefusedByTheInterpreter) {
 
 // inline_asm_elementwise on the GPU: one result per element (a funnel-shift
 // rotate), pack=4 (four int8 lanes per 32-bit operand, also with fewer than
-// four elements per thread, which pads), and two results (mul.lo/mul.hi),
-// against C++ references on random inputs.
+// four elements per thread, which pads), two results (mul.lo/mul.hi), and
+// pack=4 across widths (uint8 -> uint16 in two output registers, int32 ->
+// int8 from four input registers), against C++ references on random inputs.
 TEST(Debug, InlineAsmOnTheGpu) {
   if (!onGpu()) GTEST_SKIP() << "the interpreter refuses inline asm (Debug.InlineAsmIsRefusedByTheInterpreter)";
   E2E_RNG(rng);
@@ -158,6 +159,18 @@ TEST(Debug, InlineAsmOnTheGpu) {
     }
     expectEqual(tlo.download<uint32_t>(), lo, "mul.lo, BLOCK " + std::to_string(B));
     expectEqual(thi.download<uint32_t>(), hi, "mul.hi, BLOCK " + std::to_string(B));
+
+    // pack=4 across widths: four uint8 in one register widen into two of
+    // four uint16; four int32 narrow into one register of four int8.
+    auto u = rng.ints<uint8_t>(B, 0, 255);
+    auto tw = dev().zeros(DType::u16, {B});
+    kernel(kFile, "inline_asm_widening").launch(dev(), {1}, {dev().upload(u, {B}), tw}, {{"BLOCK", B}});
+    expectEqual(tw.download<uint16_t>(), std::vector<uint16_t>(u.begin(), u.end()), "widening, BLOCK " + std::to_string(B));
+    auto tn = dev().zeros(DType::i8, {B});
+    kernel(kFile, "inline_asm_narrowing").launch(dev(), {1}, {tx, tn}, {{"BLOCK", B}});
+    std::vector<int8_t> low(B);
+    for (int64_t i = 0; i < B; ++i) low[i] = static_cast<int8_t>(x[i] & 0xFF);
+    expectEqual(tn.download<int8_t>(), low, "narrowing, BLOCK " + std::to_string(B));
   }
 }
 

@@ -64,3 +64,26 @@ def inline_asm_two_results(a_ptr, b_ptr, lo_ptr, hi_ptr, BLOCK: tl.constexpr):
                                        dtype=(tl.uint32, tl.uint32), is_pure=True, pack=1)
     tl.store(lo_ptr + offs, lo)
     tl.store(hi_ptr + offs, hi)
+
+
+@triton.jit
+def inline_asm_widening(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    # pack=4 across widths (Triton's rule, as its fp8e4b15 conversion):
+    # four uint8 share one input register ($2), their four uint16 results
+    # fill two output registers ($0, $1), zero-extended byte by byte.
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.inline_asm_elementwise("prmt.b32 $0, $2, 0, 0x4140;\n\tprmt.b32 $1, $2, 0, 0x4342;", "=r,=r,r", [x],
+                                  dtype=tl.uint16, is_pure=True, pack=4)
+    tl.store(y_ptr + offs, y)
+
+
+@triton.jit
+def inline_asm_narrowing(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    # pack=4 the other way: four int32 inputs, one register each ($1-$4),
+    # their low bytes packed into one output register ($0) of four int8.
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.inline_asm_elementwise("bfi.b32 $0, $2, $1, 8, 8;\n\tbfi.b32 $0, $3, $0, 16, 8;\n\tbfi.b32 $0, $4, $0, 24, 8;",
+                                  "=r,r,r,r,r", [x], dtype=tl.int8, is_pure=True, pack=4)
+    tl.store(y_ptr + offs, y)

@@ -22,24 +22,9 @@ namespace {
 
 using ptxeval::PtxEval;
 
-std::string e2eKernel(const std::string& file) {
-  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/tests/e2e/kernels/" + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-template <class T> std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-template <class T> std::vector<T> valuesOf(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
+using ptxtest::bytesOf;
+using ptxtest::e2eKernel;
+using ptxtest::valuesOf;
 
 TEST(PtxAtomics, OldValuesReachEveryCopyOfAnElement) {
   const int64_t rep = 8, warps = 4;

@@ -192,7 +192,8 @@ PtxEval::PtxEval(const std::string& ptx) {
   std::map<std::string, int> labels;
   while (std::getline(body, line)) {
     line = trim(line);
-    if (line.empty() || line[0] == '.' || line.rfind("//", 0) == 0) continue;
+    // (Braces alone open and close an inline asm's scope: names are global here.)
+    if (line.empty() || line[0] == '.' || line.rfind("//", 0) == 0 || line == "{" || line == "}") continue;
     if (line.back() == ':') {
       labels[line.substr(0, line.size() - 1)] = static_cast<int>(lines.size());
       continue;
@@ -525,6 +526,18 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
       bool negative = pos < static_cast<uint64_t>(bits) && ((v >> signPos) & 1);
       uint64_t keep = len >= static_cast<uint64_t>(bits) ? maskBits(bits) : maskBits(static_cast<int>(len));
       return negative ? (field | (~keep & maskBits(bits))) : field;
+    });
+  }
+  if (op == "prmt") {  // default mode: byte i of d is byte (c >> 4i) & 7 of {b, a}, msb-replicated if & 8
+    Get a = src(ops[1]), b = src(ops[2]), c = src(ops[3]);
+    return wrap(dst(ops[0]), [a, b, c](const Thread& t) -> uint64_t {
+      uint64_t both = (a(t) & 0xFFFFFFFFu) | ((b(t) & 0xFFFFFFFFu) << 32), sel = c(t), d = 0;
+      for (int i = 0; i < 4; ++i) {
+        uint64_t nib = (sel >> (4 * i)) & 0xF, byte = (both >> (8 * (nib & 7))) & 0xFF;
+        if (nib & 8) byte = (byte & 0x80) ? 0xFF : 0;
+        d |= byte << (8 * i);
+      }
+      return d;
     });
   }
   if (op == "bfi") {  // d = b with bits [pos, pos + len) taken from a's low bits

@@ -12,7 +12,7 @@
 //    global accesses outside their buffers throw.
 //
 // The model covers the instructions the emitter uses for conversions, data
-// movement and tt.sort (bit ops, bfe/bfi, shifts, integer add/sub/mul/mad/
+// movement and tt.sort (bit ops, bfe/bfi, prmt, shifts, integer add/sub/mul/mad/
 // min/max, setp, selp, mov and vector packs, cvt between any integer and
 // float types with rn/rz/rni/rzi (and the packed f32 -> f16x2/bf16x2), f32/f64 add/sub/mul, ld/st global and
 // shared incl. .v2/.v4, stmatrix (warp-wide: written when the warp's last

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,6 +67,26 @@ inline std::string librarySource(const std::string& file) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// A kernel file of the e2e suite (tests/e2e/kernels).
+inline std::string e2eKernel(const std::string& file) {
+  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/tests/e2e/kernels/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A vector's bytes (a PtxEval buffer), and back.
+template <class T> std::vector<uint8_t> bytesOf(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+template <class T> std::vector<T> valuesOf(const std::vector<uint8_t>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
 }
 
 inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
