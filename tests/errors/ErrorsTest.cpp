@@ -166,13 +166,8 @@ TEST(NameErrors, ProgramIdAxisOutOfRange) {
                      {"axis"});
 }
 
-TEST(NameErrors, NoinlineWithTensorArgument) {
-  expectCompileError(kNames, "noinline_with_tensor", {"names_and_calls.py:67:28", "names_and_calls.py:67:41"},
-                     {"noinline"});
-}
-
 TEST(NameErrors, OtherWithoutMask) {
-  expectCompileError(kNames, "other_without_mask", {"names_and_calls.py:73:9", "names_and_calls.py:73:31"},
+  expectCompileError(kNames, "other_without_mask", {"names_and_calls.py:67:9", "names_and_calls.py:67:31"},
                      {"mask"});
 }
 

@@ -3,7 +3,7 @@
 // A call to a @jit function generates (once per specialization) a callee
 // `tt.func` whose name is mangled from the constexpr arguments and argument
 // types, and emits `tt.call`; the inliner inlines it later unless the callee
-// is noinline. Tensor arguments (also inside tuples) become the callee's
+// is noinline and called with scalars only. Tensor arguments (also inside tuples) become the callee's
 // block arguments, constexprs are substituted. combine_fn bodies of
 // reduce/scan are generated inline into the op's region instead.
 //
@@ -194,12 +194,12 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   std::vector<Val> boundVals = bindJitArgs(f, std::move(args), std::move(kwargs));
   std::vector<std::optional<Val>> bound(boundVals.begin(), boundVals.end());
   bool isPrelude = f.program->globals().isPrelude;
-  if (fn.noinline) {
-    for (size_t k = 0; k < n; ++k)
-      if (bound[k]->isBlock() || (bound[k]->isTuple() && !bound[k]->isConstexpr()))
-        fail("function '" + fn.name + "' is marked noinline, but was called with non-scalar argument '" +
-             params[k]->name + "'");
-  }
+  // noinline is a hint (the results are the same either way): a call with a
+  // tensor argument is generated inline, as the GPU backend calls functions
+  // with scalar arguments only (Triton makes a real call of it).
+  bool realCall = fn.noinline;
+  for (size_t k = 0; k < n && realCall; ++k)
+    if (bound[k]->isBlock() || (bound[k]->isTuple() && !bound[k]->isConstexpr())) realCall = false;
 
   // Find or generate the specialization.
   std::string key;
@@ -222,7 +222,7 @@ Val CodeGen::callJit(const FuncRef& f, std::vector<Val> args, KwArgs kwargs) {
   if (it == specializations.end()) {
     ir::AttrMap attrs;
     attrs["sym_name"] = mangled;
-    if (fn.noinline) attrs["noinline"] = true;
+    if (realCall) attrs["noinline"] = true;
     ir::Operation* func = ir::Operation::create(ir::OpCode::Func, irLoc(def), {}, {}, std::move(attrs), 1);
     module_->addFunction(func);
     ir::Block* body = func->region(0).addBlock();

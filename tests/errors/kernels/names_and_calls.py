@@ -62,12 +62,6 @@ def bad_program_axis(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def noinline_with_tensor(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    tl.store(y_ptr + offs, _scalar_only(offs))
-
-
-@triton.jit
 def other_without_mask(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs, other=0.0)

@@ -209,6 +209,26 @@ def k(P, a):
   EXPECT_NE(ir.find("noinline = true"), std::string::npos) << ir;
 }
 
+// noinline is a hint: called with a tensor, the function is generated
+// inline (Triton makes a real call of it; the results are the same), so
+// the call compiles and no function is marked noinline; with scalars it
+// stays a marked, real call.
+TEST(Calls, NoinlineWithATensorArgumentIsGeneratedInline) {
+  std::string src = H + R"(
+@triton.jit(noinline=True)
+def f(x):
+    return x * 2
+
+@triton.jit
+def k(P, a):
+    offs = tl.arange(0, 16)
+    tl.store(P + offs, f(offs) + f(a))
+)";
+  std::string ir = compileIR(src, "k", "*i32, i32");
+  EXPECT_EQ(ir.find("noinline = true"), ir.rfind("noinline = true")) << "one marked function (f of a scalar)\n" << ir;
+  EXPECT_NE(ir.find("noinline = true"), std::string::npos) << ir;
+}
+
 TEST(Calls, ConstexprTerminatedRecursion) {
   std::string src = H + R"(
 @triton.jit

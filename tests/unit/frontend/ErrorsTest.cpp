@@ -153,15 +153,6 @@ TEST(ErrorsMisc, NonConstexprGlobal) {
   EXPECT_NE(err.find("k.py:7:9: error: cannot access global variable 'G'"), std::string::npos) << err;
 }
 
-TEST(ErrorsMisc, NoinlineNonScalar) {
-  std::string src = "import triton\nimport triton.language as tl\n@triton.jit(noinline=True)\ndef f(x):\n    return x\n"
-                    "@triton.jit\ndef k(P):\n    y = f(tl.arange(0, 16))\n";
-  std::string err = compileError(src, "k", "*fp32");
-  EXPECT_NE(err.find("k.py:8:9: error: function 'f' is marked noinline, but was called with non-scalar argument 'x'"),
-            std::string::npos)
-      << err;
-}
-
 TEST(ErrorsMisc, ErrorInCalleePointsAtCalleeAndNotesCallSite) {
   std::string src = "import triton\nimport triton.language as tl\n@triton.jit\ndef helper(x):\n    return tl.exp(x)\n"
                     "@triton.jit\ndef k(P):\n    y = helper(tl.load(P))\n";
