@@ -113,6 +113,21 @@ TEST(CoverageGaps, StandardConstexprHelpers) {
   }
 }
 
+// `SPAN: tl.constexpr = TILE * tiles` with a runtime `tiles` binds the
+// runtime value (Triton does not check the annotation): per-program sums
+// of spans of 3 tiles over an odd length, exact on small integers.
+TEST(CoverageGaps, ConstexprAnnotatedRuntimeValue) {
+  E2E_RNG(rng);
+  const int64_t n = 1000 + rng.integer(1, 90), tile = 32, tiles = 3, span = tile * tiles, programs = (n + span - 1) / span;
+  std::vector<float> x(n);
+  for (auto& v : x) v = static_cast<float>(rng.integer(-9, 9));
+  auto y = dev().zeros(DType::fp32, {programs});
+  kernel(kFile, "span_sums").launch(dev(), {programs}, {dev().upload(x, {n}), y, n, tiles}, {{"TILE", tile}});
+  std::vector<float> want(programs, 0.0f);
+  for (int64_t i = 0; i < n; ++i) want[i / span] += x[i];
+  expectEqual(y.download<float>(), want, "sums of spans");
+}
+
 TEST(CoverageGaps, ReduceOrOfBooleans) {
   E2E_RNG(rng);
   const int64_t M = 19, N = 23;

@@ -751,13 +751,11 @@ Flow CodeGen::genBlock(const std::vector<const py::Stmt*>& stmts, bool atTail) {
       case py::StmtKind::AnnAssign: {
         auto& a = *s.as<py::AnnAssign>();
         if (!a.value) break;
-        Val v = eval(*a.value);
-        bool isConstexpr = false;
-        if (auto* at = a.annotation->as<py::Attribute>()) isConstexpr = at->attr == "constexpr";
-        if (auto* an = a.annotation->as<py::Name>()) isConstexpr = an->id == "constexpr";
-        if (isConstexpr && !v.isConstexpr())
-          fail(*a.value, "cannot assign a runtime value of type " + v.typeName() + " to a tl.constexpr variable");
-        assign(*a.target, v);
+        // `x: tl.constexpr = value` binds the value as it is: Triton wraps a
+        // runtime value in tl.constexpr without checking and it goes on
+        // behaving as the runtime value (FlagGems' sort writes
+        // `CTA_TILE_N: tl.constexpr = TILE_N * tiles_n_per_cta`).
+        assign(*a.target, eval(*a.value));
         break;
       }
       case py::StmtKind::If: {

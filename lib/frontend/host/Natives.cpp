@@ -291,6 +291,25 @@ Ref torchProperties(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& k
 }
 
 Ref torchTrue(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return boolean(true); }
+
+/// triton.language.target_info: the target is CUDA, of the device's
+/// capability (constexpr_functions in Triton, callable from kernels).
+const std::unordered_set<std::string>& targetInfoNames() {
+  static const std::unordered_set<std::string> names = {"is_cuda", "is_hip", "is_hip_cdna3", "is_hip_cdna4",
+                                                        "cuda_capability_geq"};
+  return names;
+}
+
+Ref targetInfo(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  std::string name = fn.s.substr(fn.s.rfind('.') + 1);
+  if (name != "cuda_capability_geq") return boolean(name == "is_cuda");
+  Ref major = arg(in, fn, a, kw, 0, "major"), minor = arg(in, fn, a, kw, 1, "minor", integer(0));
+  if (major->kind != Kind::Int || minor->kind != Kind::Int)
+    in.raise("TypeError", "cuda_capability_geq takes integers", in.here());
+  DeviceInfo d = in.device();
+  BigInt dm(d.major), dn(d.minor);
+  return boolean(dm > major->i || (dm == major->i && dn >= minor->i));
+}
 Ref torchOne(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return integer(fn.s == "torch.cuda.device_count" ? 1 : 0); }
 Ref torchName(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return str(in.device().name); }
 
@@ -663,6 +682,7 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
   t["triton.runtime.driver.active.get_current_device"] = tCurrentDevice;
   t["triton.runtime.driver.active.utils.get_device_properties"] = tDeviceProperties;
   t["torch.cuda.get_device_capability"] = torchCapability;
+  for (const std::string& n : targetInfoNames()) t["triton.language.target_info." + n] = targetInfo;
   t["torch.cuda.get_device_properties"] = torchProperties;
   t["torch.cuda.is_available"] = torchTrue;
   t["torch.cuda.device_count"] = torchOne;
@@ -727,6 +747,7 @@ Ref importModule(Interp& in, const std::string& name, const SourceLoc& at) {
 Ref importNative(Interp& in, const std::string& path) {
   std::string root = path.substr(0, path.find('.'));
   if (root == "triton") {
+    if (path == "triton.language.target_info") return native(path);
     const TritonNames& names = in.environment().triton;
     if (tritonModules().count(path) || (isLanguagePath(path) && (!names.isModule || names.isModule(path))))
       return native(path);
@@ -763,6 +784,7 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
       return native(full);
     return nullptr;
   }
+  if (path == "triton.language.target_info") return targetInfoNames().count(attr) ? builtin(full) : nullptr;
   if (isLanguagePath(path)) {
     if (attr == "constexpr") return builtin("triton.language.constexpr");
     if (attr == "_aggregate" || attr == "aggregate") return builtin("triton.aggregate");

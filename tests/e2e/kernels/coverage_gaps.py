@@ -693,3 +693,17 @@ def standard_constexpr_helpers(out_ptr, BLOCK: tl.constexpr):
     p: tl.constexpr = tl.standard._is_power_of_two(BLOCK)
     offs = tl.arange(0, 2)
     tl.store(out_ptr + offs, tl.where(offs == 0, n, 1 if p else 0))
+
+
+@triton.jit
+def span_sums(x_ptr, y_ptr, n, tiles_per_program, TILE: tl.constexpr):
+    # A local annotated tl.constexpr that holds a runtime value: Triton
+    # wraps it without checking and it behaves as the value (FlagGems).
+    SPAN: tl.constexpr = TILE * tiles_per_program
+    start = tl.program_id(0) * SPAN
+    end = tl.minimum(start + SPAN, n)
+    acc = tl.zeros([TILE], tl.float32)
+    for s in range(start, end, TILE):
+        offs = s + tl.arange(0, TILE)
+        acc += tl.load(x_ptr + offs, mask=offs < end, other=0.0)
+    tl.store(y_ptr + tl.program_id(0), tl.sum(acc, 0))

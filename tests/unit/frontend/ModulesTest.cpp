@@ -395,5 +395,36 @@ TEST(Modules, ErrorsInImportedModulesAreLocatedThere) {
   EXPECT_NE(err.find("relative import with no known parent package"), std::string::npos) << err;
 }
 
+// triton.language.target_info's constexpr_functions, called in kernels:
+// CUDA, of the capability of the device the program is loaded for (the
+// default: 9.0; 8.0 given), so arch guards pick their branch at compile time.
+TEST(Modules, TargetInfoAnswersForTheDevice) {
+  std::string src =
+      "import triton\nimport triton.language as tl\n"
+      "from triton.language.target_info import cuda_capability_geq, is_cuda, is_hip\n"
+      "@triton.jit\ndef k(P):\n    x = tl.load(P)\n"
+      "    if cuda_capability_geq(9, 0):\n        x = x * 2.0\n"
+      "    if cuda_capability_geq(9, minor=1):\n        x = x * 3.0\n"
+      "    if cuda_capability_geq(8):\n        x = x * 7.0\n"
+      "    if is_hip() or not is_cuda():\n        x = x * 5.0\n"
+      "    tl.store(P, x)\n";
+  std::string ir = compileIR(src, "k", "*fp32");
+  EXPECT_NE(ir.find("value = 2.0"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("value = 7.0"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("value = 3.0"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("value = 5.0"), std::string::npos) << ir;
+  LoadOptions ampere;
+  ampere.device = [] {
+    DeviceQueries q;
+    q.major = 8;
+    q.minor = 0;
+    return q;
+  };
+  auto prog = SourceProgram::load(std::make_shared<SourceFile>("k.py", src), "", ampere);
+  std::string ir80 = ir::print(*prog->compile("k", parseSpecs("*fp32"), {}).module);
+  EXPECT_EQ(ir80.find("value = 2.0"), std::string::npos) << ir80;
+  EXPECT_NE(ir80.find("value = 7.0"), std::string::npos) << ir80;
+}
+
 }  // namespace
 }  // namespace tessera::frontend::test
