@@ -277,6 +277,12 @@ struct Exec {
         std::optional<bool> t = in.truth(test);
         if (!t) {
           undecidedBranches(*st, test, *i->test, *s);
+          // A branch that defines kernels where the other defines none
+          // runs (`if has_triton():` around a file's kernels): a program
+          // that launches one of them took it, as only there it exists.
+          // What only the other branch binds stays undecided.
+          bool inBody = definesKernels(i->body), inElse = definesKernels(i->orelse);
+          if (inBody != inElse) moduleBlock(inBody ? i->body : i->orelse, s);
           continue;
         }
         moduleBlock(*t ? i->body : i->orelse, s);
@@ -294,6 +300,32 @@ struct Exec {
         bindOpaque(*st, u.why, *s);
       }
     }
+  }
+
+  /// Whether `list` defines a function decorated with jit, autotune or
+  /// heuristics (`@triton.jit`, `@jit(...)`, ...), also inside its ifs,
+  /// withs and trys.
+  static bool definesKernels(const py::StmtList& list) {
+    auto kernelDecorator = [](const py::Expr* d) {
+      if (auto* c = d->as<py::Call>()) d = c->func.get();
+      std::string id = d->as<py::Name>() ? d->as<py::Name>()->id : d->as<py::Attribute>() ? d->as<py::Attribute>()->attr : "";
+      return id == "jit" || id == "autotune" || id == "heuristics";
+    };
+    for (const auto& st : list) {
+      if (auto* f = st->as<py::FunctionDef>()) {
+        for (const auto& d : f->decorators)
+          if (kernelDecorator(d.get())) return true;
+      } else if (auto* i = st->as<py::If>()) {
+        if (definesKernels(i->body) || definesKernels(i->orelse)) return true;
+      } else if (auto* w = st->as<py::With>()) {
+        if (definesKernels(w->body)) return true;
+      } else if (auto* t = st->as<py::Try>()) {
+        if (definesKernels(t->body) || definesKernels(t->orelse) || definesKernels(t->finalbody)) return true;
+        for (const auto& h : t->handlers)
+          if (definesKernels(h.body)) return true;
+      }
+    }
+    return false;
   }
 
   void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, Scope& s) {

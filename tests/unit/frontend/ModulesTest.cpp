@@ -395,6 +395,26 @@ TEST(Modules, ErrorsInImportedModulesAreLocatedThere) {
   EXPECT_NE(err.find("relative import with no known parent package"), std::string::npos) << err;
 }
 
+// Under a module-level `if` the evaluator cannot decide (a package it
+// cannot see), the branch that defines kernels runs when the other defines
+// none: a program launching one of them took it. What only the other
+// branch binds stays undecided, and an `if` with kernels on both sides
+// decides nothing.
+TEST(Modules, KernelsUnderAnUndecidedGuard) {
+  std::string src =
+      "import triton\nimport triton.language as tl\nimport not_installed_pkg_xyz as pkg\n"
+      "if pkg.has_triton():\n    SCALE = 2.0\n"
+      "    @triton.jit\n    def k(P):\n        tl.store(P, tl.load(P) * SCALE)\n"
+      "else:\n    k = None\n    OTHER = 3.0\n"
+      "@triton.jit\ndef uses_other(P):\n    tl.store(P, tl.load(P) * OTHER)\n"
+      "if pkg.flag():\n    @triton.jit\n    def either(P):\n        tl.store(P, 1.0)\n"
+      "else:\n    @triton.jit\n    def either(P):\n        tl.store(P, 2.0)\n";
+  EXPECT_NE(compileIR(src, "k", "*fp32").find("value = 2.0"), std::string::npos);
+  std::string other = compileError(src, "uses_other", "*fp32");
+  EXPECT_NE(other.find("could not be decided"), std::string::npos) << other;
+  EXPECT_NE(compileError(src, "either", "*fp32"), "");
+}
+
 // triton.language.target_info's constexpr_functions, called in kernels:
 // CUDA, of the capability of the device the program is loaded for (the
 // default: 9.0; 8.0 given), so arch guards pick their branch at compile time.
