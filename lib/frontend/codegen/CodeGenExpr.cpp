@@ -345,18 +345,25 @@ Val CodeGen::evalNode(const py::Expr& e) {
     }
     case ExprKind::BoolOp: {
       auto& bo = *e.as<py::BoolOp>();
+      // As Triton: operands in order; a constexpr that decides the result
+      // (false for `and`, true for `or`) is the result, wherever it stands
+      // (`i == last and RETURN_STATE` with RETURN_STATE false is False, so
+      // the branch is never generated); other constexprs drop out; the
+      // runtime operands are combined. All constexprs: the last one.
       bool isAnd = bo.op == py::BoolOpKind::And;
-      Val acc = eval(*bo.values[0]);
-      for (size_t k = 1; k < bo.values.size(); ++k) {
-        if (acc.isConstexpr()) {
-          // Python short-circuit on constexprs.
-          if (isAnd ? !acc.truthy() : acc.truthy()) return acc;
-          acc = eval(*bo.values[k]);
+      Val last;
+      std::vector<Val> runtime;
+      for (const auto& operand : bo.values) {
+        last = eval(*operand);
+        if (!last.isConstexpr()) {
+          runtime.push_back(last);
           continue;
         }
-        Val next = eval(*bo.values[k]);
-        acc = logicalAndOr(isAnd, acc, next);
+        if (isAnd ? !last.truthy() : last.truthy()) return last;
       }
+      if (runtime.empty()) return last;
+      Val acc = runtime[0];
+      for (size_t k = 1; k < runtime.size(); ++k) acc = logicalAndOr(isAnd, acc, runtime[k]);
       return acc;
     }
     case ExprKind::Compare: {

@@ -229,6 +229,32 @@ def k(P, a):
   EXPECT_NE(ir.find("noinline = true"), std::string::npos) << ir;
 }
 
+// `and`/`or` as Triton evaluates them: a constexpr that decides the result
+// is the result wherever it stands, so `n > 0 and FLAG` with FLAG false is
+// False and its branch (which uses a name bound only when FLAG) is never
+// generated; `n > 0 or not FLAG` is True; other constexprs drop out.
+TEST(ControlFlow, DecidingConstexprOperandsOfAndOr) {
+  std::string src = H + R"(
+@triton.jit
+def k(Out, n, FLAG: tl.constexpr):
+    if FLAG:
+        extra = Out + 16
+    if n > 0 and FLAG:
+        tl.store(extra, 1.0)
+    if n > 0 or not FLAG:
+        tl.store(Out, 2.0)
+    if n > 1 and True:
+        tl.store(Out + 1, 3.0)
+)";
+  std::string off = compileIR(src, "k", "*fp32, i32, FLAG=False");
+  EXPECT_EQ(off.find("value = 1.0"), std::string::npos) << off;
+  EXPECT_NE(off.find("value = 2.0"), std::string::npos) << off;
+  EXPECT_EQ(off.find("scf.if"), off.rfind("scf.if")) << "only `n > 1 and True` stays a runtime if\n" << off;
+  std::string on = compileIR(src, "k", "*fp32, i32, FLAG=True");
+  EXPECT_NE(on.find("value = 1.0"), std::string::npos) << on;
+  EXPECT_NE(on.find("value = 2.0"), std::string::npos) << on;
+}
+
 TEST(Calls, ConstexprTerminatedRecursion) {
   std::string src = H + R"(
 @triton.jit
