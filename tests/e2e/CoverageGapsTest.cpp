@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -126,6 +127,24 @@ TEST(CoverageGaps, ConstexprAnnotatedRuntimeValue) {
   std::vector<float> want(programs, 0.0f);
   for (int64_t i = 0; i < n; ++i) want[i / span] += x[i];
   expectEqual(y.download<float>(), want, "sums of spans");
+}
+
+// A host helper decorated @tl.constexpr, called in a kernel at compile
+// time, returning tl.core.get_int_dtype(32, False): the fp32 bits as uint32,
+// shifted logically (negative floats give 32768 and up, not negatives).
+TEST(CoverageGaps, ConstexprWrappedHostHelper) {
+  E2E_RNG(rng);
+  const int64_t n = 29 + rng.integer(0, 30);
+  auto x = rng.floats(n, -100.0f, 100.0f);
+  auto y = dev().zeros(DType::i32, {n});
+  kernel(kFile, "float_bits_high_halves").launch(dev(), {1}, {dev().upload(x, {n}), y, n}, {{"BLOCK", int64_t(64)}});
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &x[i], 4);
+    want[i] = static_cast<int32_t>(bits >> 16);
+  }
+  expectEqual(y.download<int32_t>(), want, "high halves of the fp32 bits");
 }
 
 TEST(CoverageGaps, ReduceOrOfBooleans) {

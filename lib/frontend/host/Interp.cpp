@@ -779,7 +779,11 @@ struct Exec {
       if (r->kind == Kind::JitFn) r->jit->loc = loc(d, *s);
       return r;
     }
-    if (!call && name == "triton.constexpr_function" && target->kind == Kind::Function) {
+    // (@tl.constexpr on a host helper too: Triton calls the wrapped
+    // function when a kernel calls the constexpr; FlagGems writes its
+    // dtype helpers so.)
+    if (!call && (name == "triton.constexpr_function" || name == "triton.language.constexpr") &&
+        target->kind == Kind::Function) {
       target->fn->constexprFunction = true;  // kernels call it at compile time (Bridge.cpp)
       return target;
     }

@@ -238,7 +238,23 @@ Ref tNextPow2(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 }
 
 Ref tConstexpr(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
-  return a.empty() ? none() : a[0];  // Tessera's constexpr globals are the plain values
+  // Tessera's constexpr globals are the plain values. A function wrapped
+  // (`@tl.constexpr` on a host helper, as FlagGems writes them) is one that
+  // kernels call at compile time, as a constexpr_function.
+  if (!a.empty() && a[0]->kind == Kind::Function) a[0]->fn->constexprFunction = true;
+  return a.empty() ? none() : a[0];
+}
+
+/// triton.language.core.get_int_dtype(bitwidth, signed): the integer dtype.
+Ref tGetIntDtype(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref bits = arg(in, fn, a, kw, 0, "bitwidth"), sign = arg(in, fn, a, kw, 1, "signed");
+  std::optional<bool> signedness = in.truth(sign);
+  if (bits->kind == Kind::Int && signedness) {
+    if (bits->i == BigInt(1)) return dtype("i1");
+    for (int w : {8, 16, 32, 64})
+      if (bits->i == BigInt(w)) return dtype((*signedness ? "i" : "u") + std::to_string(w));
+  }
+  in.raise("ValueError", "Unsupported bitwidth " + repr(*bits) + " and signedness " + repr(*sign), in.here());
 }
 
 Ref tCurrentTarget(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
@@ -678,6 +694,7 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
   t["torch.Tensor.stride"] = tensorDims;
   t["triton.next_power_of_2"] = tNextPow2;
   t["triton.language.constexpr"] = tConstexpr;
+  t["triton.language.core.get_int_dtype"] = tGetIntDtype;
   t["triton.runtime.driver.active.get_current_target"] = tCurrentTarget;
   t["triton.runtime.driver.active.get_current_device"] = tCurrentDevice;
   t["triton.runtime.driver.active.utils.get_device_properties"] = tDeviceProperties;
@@ -787,6 +804,7 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   if (path == "triton.language.target_info") return targetInfoNames().count(attr) ? builtin(full) : nullptr;
   if (isLanguagePath(path)) {
     if (attr == "constexpr") return builtin("triton.language.constexpr");
+    if (attr == "get_int_dtype") return builtin("triton.language.core.get_int_dtype");
     if (attr == "_aggregate" || attr == "aggregate") return builtin("triton.aggregate");
     if (const char* d = dtypeName(attr, false)) return dtype(d);
     if (attr == "dtype" || attr == "tensor" || attr == "tensor_descriptor" || attr == "pointer_type" ||

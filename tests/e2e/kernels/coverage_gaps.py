@@ -707,3 +707,21 @@ def span_sums(x_ptr, y_ptr, n, tiles_per_program, TILE: tl.constexpr):
         offs = s + tl.arange(0, TILE)
         acc += tl.load(x_ptr + offs, mask=offs < end, other=0.0)
     tl.store(y_ptr + tl.program_id(0), tl.sum(acc, 0))
+
+
+@tl.constexpr
+def _unsigned_of_width(bits):
+    # A host helper wrapped in tl.constexpr (FlagGems' sort): kernels call
+    # it at compile time.
+    bits = bits.value if isinstance(bits, tl.constexpr) else bits
+    return tl.core.get_int_dtype(bits, False)
+
+
+@triton.jit
+def float_bits_high_halves(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # The fp32 bits as an unsigned int: the shift is logical.
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    u = x.to(_unsigned_of_width(x.dtype.primitive_bitwidth), bitcast=True)
+    tl.store(y_ptr + offs, (u >> 16).to(tl.int32), mask=m)
