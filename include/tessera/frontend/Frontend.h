@@ -263,6 +263,9 @@ class SourceProgram {
 
   const SourceFileRef& source() const { return source_; }
   const py::Module& ast() const { return *ast_; }
+  /// The device the program is loaded for (LoadOptions::device; the host
+  /// queries of torch.cuda and triton.language.target_info answer from it).
+  DeviceQueries device() const;
   /// The module's dotted name ("pkg.ops", or the file's stem).
   const std::string& moduleName() const { return moduleName_; }
   /// The @triton.jit functions this module defines and binds at its top

@@ -830,6 +830,11 @@ Val callConstexprFunction(CodeGen& cg, const Val& callee, const std::vector<Val>
   return out;
 }
 
+DeviceQueries SourceProgram::device() const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  return shared_->interp.device();
+}
+
 ConstValue SourceProgram::evalHeuristic(const HeuristicSpec& h, const std::map<std::string, ConstValue>& args) const {
   HostArgs host;
   for (const auto& [k, v] : args) host.emplace_back(k, HostArg{v});

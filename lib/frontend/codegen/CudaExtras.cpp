@@ -35,6 +35,19 @@ void registerCudaExtras(std::vector<Builtin>& table) {
   table.push_back(Builtin{"cuda.num_threads", {}, [](CodeGen& cg, BoundArgs&) {
                             return Val::integer(BigInt(int64_t{cg.options().numWarps} * 32));
                           }});
+  // tl.target_info.X() (Triton's constexpr_functions): the target is CUDA,
+  // of the capability of the device the program is loaded for.
+  table.push_back(Builtin{"target_info.is_cuda", {}, [](CodeGen&, BoundArgs&) { return Val::boolean(true); }});
+  for (const char* hip : {"target_info.is_hip", "target_info.is_hip_cdna3", "target_info.is_hip_cdna4"})
+    table.push_back(Builtin{hip, {}, [](CodeGen&, BoundArgs&) { return Val::boolean(false); }});
+  table.push_back(Builtin{"target_info.cuda_capability_geq",
+                          {BuiltinParam{"major", std::nullopt}, BuiltinParam{"minor", Val::integer(BigInt(0))}},
+                          [](CodeGen& cg, BoundArgs& a) {
+                            int64_t major = cg.constInt(a[0], "cuda_capability_geq major");
+                            int64_t minor = cg.constInt(a[1], "cuda_capability_geq minor");
+                            DeviceQueries d = cg.frame().program->device();
+                            return Val::boolean(d.major > major || (d.major == major && d.minor >= minor));
+                          }});
   table.push_back(Builtin{"cuda.smid", {}, [](CodeGen& cg, BoundArgs&) {
                             return cg.make(OpCode::SmId, ScalarKind::I32, {}, {});
                           }});

@@ -69,6 +69,7 @@ std::optional<Val> namespaceAttr(const std::string& ns, const std::string& attr)
     if (attr == "extra") return Val::ns("extra");
     if (attr == "core" || attr == "standard" || attr == "semantic" || attr == "random") return Val::ns("tl");
     if (attr == "PropagateNan") return Val::ns("PropagateNan");
+    if (attr == "target_info") return Val::ns("target_info");
     if (attr == "aggregate_replace") return Val::builtin("tl.aggregate_replace");
     if (attr == "TRITON_MAX_TENSOR_NUMEL") return Val::integer(BigInt(kMaxTensorNumel));
     if (attr == "pi32_t") return Val::dtypeOf(DType::pointer(ScalarKind::I32));
@@ -96,6 +97,10 @@ std::optional<Val> namespaceAttr(const std::string& ns, const std::string& attr)
   }
   if (ns == "libdevice") {
     if (findBuiltin("libdevice." + attr)) return Val::builtin("libdevice." + attr);
+    return std::nullopt;
+  }
+  if (ns == "target_info") {  // `tl.target_info.X` (the import form goes through the host: Natives.cpp)
+    if (findBuiltin("target_info." + attr)) return Val::builtin("target_info." + attr);
     return std::nullopt;
   }
   if (ns == "PropagateNan") {

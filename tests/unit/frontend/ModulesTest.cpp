@@ -427,12 +427,19 @@ TEST(Modules, TargetInfoAnswersForTheDevice) {
       "    if cuda_capability_geq(9, minor=1):\n        x = x * 3.0\n"
       "    if cuda_capability_geq(8):\n        x = x * 7.0\n"
       "    if is_hip() or not is_cuda():\n        x = x * 5.0\n"
+      "    tl.store(P, x)\n"
+      "@triton.jit\ndef k2(P):\n    x = tl.load(P)\n"
+      "    if tl.target_info.is_cuda() and tl.target_info.cuda_capability_geq(9, minor=0):\n        x = x * 2.0\n"
+      "    if tl.target_info.cuda_capability_geq(10):\n        x = x * 3.0\n"
       "    tl.store(P, x)\n";
   std::string ir = compileIR(src, "k", "*fp32");
   EXPECT_NE(ir.find("value = 2.0"), std::string::npos) << ir;
   EXPECT_NE(ir.find("value = 7.0"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("value = 3.0"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("value = 5.0"), std::string::npos) << ir;
+  std::string ir2 = compileIR(src, "k2", "*fp32");  // the attribute form, answered by the code generator
+  EXPECT_NE(ir2.find("value = 2.0"), std::string::npos) << ir2;
+  EXPECT_EQ(ir2.find("value = 3.0"), std::string::npos) << ir2;
   LoadOptions ampere;
   ampere.device = [] {
     DeviceQueries q;
@@ -444,6 +451,8 @@ TEST(Modules, TargetInfoAnswersForTheDevice) {
   std::string ir80 = ir::print(*prog->compile("k", parseSpecs("*fp32"), {}).module);
   EXPECT_EQ(ir80.find("value = 2.0"), std::string::npos) << ir80;
   EXPECT_NE(ir80.find("value = 7.0"), std::string::npos) << ir80;
+  std::string ir80k2 = ir::print(*prog->compile("k2", parseSpecs("*fp32"), {}).module);
+  EXPECT_EQ(ir80k2.find("value = 2.0"), std::string::npos) << ir80k2;
 }
 
 }  // namespace
