@@ -18,7 +18,8 @@
 //    bits, the elements one thread feeds one instruction register.
 //  * Otherwise with FMAs in the accumulator's blocked layout (fp32 at "ieee"
 //    and "tf32x3"/"bf16x3"/"bf16x6", whose accuracy FMAs give in full,
-//    fp64; e4m3/e5m2 operands arrive as fp16, UpcastFp8Dot.cpp): each thread computes its accumulator elements from whole
+//    fp64, any dot below 16 in M or N, as a matrix-vector product; e4m3/e5m2
+//    operands arrive as fp16, UpcastFp8Dot.cpp): each thread computes its accumulator elements from whole
 //    rows of A and columns of B, so A gets the accumulator's layout with N
 //    replaced by K held in registers (fmaOperandLayout), B likewise.
 //
@@ -35,6 +36,10 @@ using namespace ir;
 
 bool dotUsesMmaV2(Operation* dot, int capability) {
   if (capability < 80) return false;
+  // At least one m16n8 tile each way in both M and N of 16 (smaller dots,
+  // a matrix-vector product's N = 1, go to FMAs).
+  const std::vector<int64_t>& shape = dot->result().type().shape();
+  if (shape.size() < 2 || shape[shape.size() - 2] < 16 || shape.back() < 16) return false;
   Type a = dot->operand(0).type().elementType();
   Type out = dot->result().type().elementType();
   switch (a.kind()) {

