@@ -72,6 +72,7 @@ bool dotUsesWgmma(Operation* dot, const Target& target, int numWarps) {
   if ((!sixteen && !fp8) || out.kind() != TypeKind::F32 || a.rank() != 2) return false;
   const std::vector<int64_t>& shape = dot->result().type().shape();
   int64_t m = shape[0], n = shape[1], kDim = a.shape()[1];
+  if (n < 16) return false;  // (narrower B rows than a swizzle atom: FMAs, as mma.sync's dots below 16)
   // K steps of one instruction (16 or 32 elements = 32 bytes); a tile's
   // rows are 32, 64 or a multiple of 128 bytes (the swizzle widths).
   int64_t kBytes = kDim * a.elementType().bitWidth() / 8;

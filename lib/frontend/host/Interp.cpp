@@ -276,13 +276,25 @@ struct Exec {
         }
         std::optional<bool> t = in.truth(test);
         if (!t) {
-          undecidedBranches(*st, test, *i->test, *s);
           // A branch that defines kernels where the other defines none
           // runs (`if has_triton():` around a file's kernels): a program
           // that launches one of them took it, as only there it exists.
-          // What only the other branch binds stays undecided.
+          // It runs on the names as they are (`configs.append(...)` keeps
+          // the list); what only the other branch binds stays undecided.
           bool inBody = definesKernels(i->body), inElse = definesKernels(i->orelse);
-          if (inBody != inElse) moduleBlock(inBody ? i->body : i->orelse, s);
+          if (inBody == inElse) {
+            undecidedBranches(*st, test, *i->test, *s);
+            continue;
+          }
+          const py::StmtList& taken = inBody ? i->body : i->orelse;
+          const py::StmtList& other = inBody ? i->orelse : i->body;
+          moduleBlock(taken, s);
+          std::vector<std::string> bound, skipped;
+          for (const auto& b : taken) assignedNames(*b, bound);
+          for (const auto& b : other) assignedNames(*b, skipped);
+          Ref why = undecidedWhy(test, *i->test, *s);
+          for (const auto& n : skipped)
+            if (std::find(bound.begin(), bound.end(), n) == bound.end()) store(n, why, *s);
           continue;
         }
         moduleBlock(*t ? i->body : i->orelse, s);
@@ -328,9 +340,14 @@ struct Exec {
     return false;
   }
 
-  void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, Scope& s) {
+  /// Why a name bound under the undecided condition `cond` has no value.
+  Ref undecidedWhy(const Ref& test, const py::Expr& cond, Scope& s) {
     std::string why = test->kind == Kind::Native ? test->s + ", from a module Tessera did not find" : test->s;
-    bindOpaque(st, opaque("it is bound only under a condition that could not be decided: " + why, loc(cond, s)), s);
+    return opaque("it is bound only under a condition that could not be decided: " + why, loc(cond, s));
+  }
+
+  void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, Scope& s) {
+    bindOpaque(st, undecidedWhy(test, cond, s), s);
   }
 
   Flow stmt(const py::Stmt& st, const std::shared_ptr<Scope>& s) {

@@ -397,19 +397,21 @@ TEST(Modules, ErrorsInImportedModulesAreLocatedThere) {
 
 // Under a module-level `if` the evaluator cannot decide (a package it
 // cannot see), the branch that defines kernels runs when the other defines
-// none: a program launching one of them took it. What only the other
+// none: a program launching one of them took it, on the names as they
+// are (an augmented assignment there keeps its value). What only the other
 // branch binds stays undecided, and an `if` with kernels on both sides
 // decides nothing.
 TEST(Modules, KernelsUnderAnUndecidedGuard) {
   std::string src =
-      "import triton\nimport triton.language as tl\nimport not_installed_pkg_xyz as pkg\n"
-      "if pkg.has_triton():\n    SCALE = 2.0\n"
-      "    @triton.jit\n    def k(P):\n        tl.store(P, tl.load(P) * SCALE)\n"
+      "import triton\nimport triton.language as tl\nimport not_installed_pkg_xyz as pkg\nFACTOR = 1.5\n"
+      "if pkg.has_triton():\n    SCALE = 2.0\n    FACTOR += 1.0\n"
+      "    @triton.jit\n    def k(P):\n        tl.store(P, tl.load(P) * (SCALE * FACTOR))\n"
       "else:\n    k = None\n    OTHER = 3.0\n"
       "@triton.jit\ndef uses_other(P):\n    tl.store(P, tl.load(P) * OTHER)\n"
       "if pkg.flag():\n    @triton.jit\n    def either(P):\n        tl.store(P, 1.0)\n"
       "else:\n    @triton.jit\n    def either(P):\n        tl.store(P, 2.0)\n";
-  EXPECT_NE(compileIR(src, "k", "*fp32").find("value = 2.0"), std::string::npos);
+  std::string ir = compileIR(src, "k", "*fp32");  // the taken branch updates FACTOR in place: 2.0 * 2.5
+  EXPECT_NE(ir.find("value = 5.0"), std::string::npos) << ir;
   std::string other = compileError(src, "uses_other", "*fp32");
   EXPECT_NE(other.find("could not be decided"), std::string::npos) << other;
   EXPECT_NE(compileError(src, "either", "*fp32"), "");

@@ -41,7 +41,8 @@ TEST(PtxSmallDot, FmaProductsMatchTheSums) {
     const char* type;  ///< the signature's element type
     int bytes;
     int64_t M, N, K;
-  } cases[] = {{"fp16", 2, 64, 1, 128}, {"fp32", 4, 1, 32, 64}, {"bf16", 2, 16, 8, 32}, {"i8", 1, 4, 16, 32}};
+  } cases[] = {{"fp16", 2, 64, 1, 128}, {"fp32", 4, 1, 32, 64}, {"bf16", 2, 16, 8, 32}, {"i8", 1, 4, 16, 32},
+               {"fp16", 2, 64, 8, 32}};  // (M a multiple of 64: wgmma's shape but for N)
   for (const char* arch : {"sm_90a", "sm_80"})
     for (const Case& c : cases) {
       SCOPED_TRACE(std::string(arch) + " " + c.type + " " + std::to_string(c.M) + "x" + std::to_string(c.N) + "x" +
