@@ -555,12 +555,15 @@ void emitInlineAsm(Emitter& e, Operation* op) {
   Type rt = op->result(0).type();
   int64_t n = e.numRegs(rt);
   std::vector<Regs> results(nOut);
+  std::vector<AsmPacking> outPacking, inPacking;
+  for (unsigned r = 0; r < nOut; ++r) outPacking.push_back(asmPacking(op->result(r).type().elementType(), pack));
+  for (unsigned k = 0; k < nIn; ++k) inPacking.push_back(asmPacking(op->operand(k).type().elementType(), pack));
   for (int64_t i = 0; i < n; i += pack) {
     Regs names;
     std::vector<Regs> outWords(nOut);
     for (unsigned r = 0; r < nOut; ++r) {
       Type et = op->result(r).type().elementType();
-      AsmPacking p = asmPacking(et, pack);
+      const AsmPacking& p = outPacking[r];
       for (int64_t w = 0; w < p.regs; ++w) {
         outWords[r].push_back(p.packed ? e.reg(RegClass::B32) : e.reg(et));
         names.push_back(outWords[r].back());
@@ -569,7 +572,7 @@ void emitInlineAsm(Emitter& e, Operation* op) {
     for (unsigned k = 0; k < nIn; ++k) {
       Value v = op->operand(k);
       Type et = v.type().elementType();
-      AsmPacking p = asmPacking(et, pack);
+      const AsmPacking& p = inPacking[k];
       // A thread with fewer than `pack` elements left pads the group with
       // zeros (Triton pads with undef); their results are dropped below.
       for (int64_t w = 0; w < p.regs; ++w) {
@@ -596,7 +599,7 @@ void emitInlineAsm(Emitter& e, Operation* op) {
     e.raw("\t{\n\t" + body + "\n\t}");
     for (unsigned r = 0; r < nOut; ++r) {
       Type et = op->result(r).type().elementType();
-      AsmPacking p = asmPacking(et, pack);
+      const AsmPacking& p = outPacking[r];
       for (int64_t w = 0; w < p.regs; ++w) {
         if (!p.packed) {
           results[r].push_back(outWords[r][w]);

@@ -173,13 +173,6 @@ struct Bridge {
       case Kind::Builtin:
         if (auto t = tritonVal(v->s)) return *t;
         if (auto b = pythonBuiltin(v->s)) return *b;
-        if (v->s.rfind("triton.language.target_info.", 0) == 0) {
-          // Triton's constexpr_functions of the target (is_cuda,
-          // cuda_capability_geq, ...): run on the host, as a project's own.
-          Val f = Val::builtin("host.constexpr_function");
-          f.host = std::make_shared<HostConstexprFunction>(HostConstexprFunction{v, &sh, name});
-          return f;
-        }
         return message("'" + name + "' is " + v->s + ", a host function, which kernels cannot call");
       case Kind::Native: {
         if (v->s == "dataclasses.replace") return Val::builtin("tl.aggregate_replace");

@@ -26,6 +26,7 @@ std::optional<Val> resolveModule(const std::string& path) {
       path == "triton.language.semantic" || path == "triton.language.random")
     return Val::ns("tl");
   if (path == "triton.language.math") return Val::ns("math");
+  if (path == "triton.language.target_info") return Val::ns("target_info");
   if (path == "triton.language.extra") return Val::ns("extra");
   if (path == "triton.language.extra.cuda" || path == "triton.language.extra.cuda.gdc" ||
       path == "triton.language.extra.cuda.utils")
@@ -99,7 +100,7 @@ std::optional<Val> namespaceAttr(const std::string& ns, const std::string& attr)
     if (findBuiltin("libdevice." + attr)) return Val::builtin("libdevice." + attr);
     return std::nullopt;
   }
-  if (ns == "target_info") {  // `tl.target_info.X` (the import form goes through the host: Natives.cpp)
+  if (ns == "target_info") {  // `tl.target_info.X`, and names imported from it
     if (findBuiltin("target_info." + attr)) return Val::builtin("target_info." + attr);
     return std::nullopt;
   }

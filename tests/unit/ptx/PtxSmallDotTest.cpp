@@ -12,6 +12,7 @@
 
 #include "PtxEval.h"
 #include "PtxTestUtil.h"
+#include "ir/FloatFormats.h"
 
 namespace tessera {
 namespace {
@@ -20,21 +21,6 @@ using ptxeval::PtxEval;
 using ptxtest::bytesOf;
 using ptxtest::e2eKernel;
 using ptxtest::valuesOf;
-
-/// fp16 / bf16 bits of a small integer (exact).
-uint16_t halfBits(int v) {
-  if (v == 0) return 0;
-  uint16_t sign = v < 0 ? 0x8000 : 0;
-  unsigned m = static_cast<unsigned>(v < 0 ? -v : v);
-  int e = 31 - __builtin_clz(m);
-  return static_cast<uint16_t>(sign | ((e + 15) << 10) | ((m << (10 - e)) & 0x3FF));
-}
-uint16_t bf16Bits(int v) {
-  float f = static_cast<float>(v);
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return static_cast<uint16_t>(b >> 16);
-}
 
 TEST(PtxSmallDot, FmaProductsMatchTheSums) {
   struct Case {
@@ -62,7 +48,8 @@ TEST(PtxSmallDot, FmaProductsMatchTheSums) {
           if (c.bytes == 1) {
             out.push_back(static_cast<uint8_t>(static_cast<int8_t>(x)));
           } else if (c.bytes == 2) {
-            uint16_t h = std::string(c.type) == "fp16" ? halfBits(x) : bf16Bits(x);
+            float f = static_cast<float>(x);
+            uint16_t h = std::string(c.type) == "fp16" ? ir::floats::floatToHalf(f) : ir::floats::floatToBF16(f);
             out.push_back(static_cast<uint8_t>(h));
             out.push_back(static_cast<uint8_t>(h >> 8));
           } else {
