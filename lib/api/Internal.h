@@ -258,6 +258,9 @@ class Span {
  public:
   Span(const char* category, std::string_view name) : Span(category, {}, name) {}
   Span(const char* category, std::string_view prefix, std::string_view name);
+  /// `*name` is read only when profiling is on (a kernel's name on the
+  /// launch path: no cache line of the kernel's function is touched).
+  Span(const char* category, const std::string* name);
   ~Span();
   Span(const Span&) = delete;
   Span& operator=(const Span&) = delete;
@@ -351,8 +354,9 @@ frontend::CompileOptions compileOptions(const frontend::JitFunction& fn, const L
 struct MetaView {
   MetaView(const Meta& m) : map(&m) {}  // NOLINT(google-explicit-constructor): every Meta is one
   MetaView(const NamedValue* list, size_t n) : items(list), count(n) {}
-  /// Whether these are exactly `m`'s names and values.
-  bool equals(const Meta& m) const;
+  /// Whether these are exactly the names and values of `flat` (a Meta's
+  /// items, in name order).
+  bool equals(const std::vector<std::pair<std::string, Value>>& flat) const;
   const Meta* map = nullptr;
   const NamedValue* items = nullptr;
   size_t count = 0;
@@ -394,7 +398,7 @@ std::pair<int64_t, double> scalarValues(const A& a) {
   }
 }
 /// Writes one scalar kernel parameter as the PTX entry declares it.
-void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double floatValue, bool isFloatArg,
+void packScalarParam(ir::TypeKind kind, int bytes, int64_t intValue, double floatValue, bool isFloatArg,
                      uint64_t& slot);
 /// One host-encoded TMA descriptor parameter (gpu::HostTensorMap).
 struct alignas(64) TensorMapBytes {

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "Internal.h"
+#include "tessera/support/Hot.h"
 #include "Specialization.h"
 #include "tessera/interpreter/Interpreter.h"
 #include "tessera/runtime/DiskCache.h"
@@ -258,11 +259,11 @@ static void packParams(const detail::KernelImpl& kernel, const detail::CompiledK
       continue;
     }
     if (b.desc) {
-      detail::packScalarParam(params[i], detail::descriptorComponent(*b.desc, compiled.argComponent[i]), 0, false, slots[i]);
+      detail::packScalarParam(params[i].type.kind(), params[i].bytes, detail::descriptorComponent(*b.desc, compiled.argComponent[i]), 0, false, slots[i]);
       continue;
     }
     bool isFloatArg = b.spec.type.isFloat();
-    detail::packScalarParam(params[i], b.intValue, b.floatValue, isFloatArg, slots[i]);
+    detail::packScalarParam(params[i].type.kind(), params[i].bytes, b.intValue, b.floatValue, isFloatArg, slots[i]);
   }
   if (!dk.binary->ptx.tensorMaps.empty()) detail::encodeHostTensorMaps(fn, compiled, dk.binary->ptx, slots, ptrs, maps);
 }
@@ -550,9 +551,9 @@ static void launchFull(detail::KernelImpl& impl, Device& device, const Grid& gri
   launchCold(impl, device, grid, std::vector<Arg>(args, args + nargs), constexprs, options);
 }
 
-void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
+TESSERA_HOT void Kernel::launch(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
                     const LaunchOptions& options) {
-  detail::profile::Span span("launch", impl_->fn->name);
+  detail::profile::Span span("launch", &impl_->fn->name);
   // The warm path: a launch shaped like an earlier one (LaunchMemo.cpp).
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options)) return;
   launchFull(*impl_, device, grid, args, nargs, constexprs, options);
@@ -578,17 +579,17 @@ Arg ArgRef::to_arg() const {
   }
 }
 
-void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args, const Meta& constexprs,
+TESSERA_HOT void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args, const Meta& constexprs,
                     const LaunchOptions& options) {
-  detail::profile::Span span("launch", impl_->fn->name);
+  detail::profile::Span span("launch", &impl_->fn->name);
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.begin(), args.size(), constexprs, options)) return;
   std::vector<Arg> full = owned(args);
   launchFull(*impl_, device, grid, full.data(), full.size(), constexprs, options);
 }
 
-void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args,
+TESSERA_HOT void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<ArgRef> args,
                     std::initializer_list<NamedValue> constexprs, const LaunchOptions& options) {
-  detail::profile::Span span("launch", impl_->fn->name);
+  detail::profile::Span span("launch", &impl_->fn->name);
   if (detail::launchFromMemo(*impl_, *device.impl(), grid, args.begin(), args.size(),
                              detail::MetaView(constexprs.begin(), constexprs.size()), options))
     return;
@@ -602,7 +603,7 @@ void Kernel::launch(Device& device, const Grid& grid, std::initializer_list<ArgR
 
 bool Kernel::launch_if_warm(Device& device, const Grid& grid, const Arg* args, size_t nargs, const Meta& constexprs,
                             const LaunchOptions& options) {
-  detail::profile::Span span("launch", impl_->fn->name);
+  detail::profile::Span span("launch", &impl_->fn->name);
   return detail::launchFromMemo(*impl_, *device.impl(), grid, args, nargs, constexprs, options);
 }
 
@@ -644,7 +645,7 @@ PreparedLaunch Kernel::prepare(Device& device, const Grid& grid, const std::vect
   return PreparedLaunch(std::move(p));
 }
 
-void PreparedLaunch::launch(void* stream) const {
+TESSERA_HOT void PreparedLaunch::launch(void* stream) const {
   Impl& p = *impl_;
   if (!p.dk) {
     p.kernel.launch(p.device, p.grid, p.args, p.constexprs, p.options);

@@ -30,6 +30,7 @@
 #include <cstring>
 
 #include "Internal.h"
+#include "tessera/support/Hot.h"
 #include "Specialization.h"
 
 namespace tessera::detail {
@@ -93,9 +94,8 @@ uint16_t bf16Bits(float f) {
 
 }  // namespace
 
-void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double floatValue, bool isFloatArg,
+void packScalarParam(ir::TypeKind kind, int bytes, int64_t intValue, double floatValue, bool isFloatArg,
                      uint64_t& slot) {
-  ir::Type t = param.type;
   slot = 0;
   auto put = [&](const auto& v) {
     static_assert(sizeof(v) <= sizeof(slot));
@@ -103,13 +103,13 @@ void packScalarParam(const gpu::KernelParam& param, int64_t intValue, double flo
   };
   int64_t asInt = isFloatArg ? static_cast<int64_t>(floatValue) : intValue;
   double asFloat = isFloatArg ? floatValue : static_cast<double>(intValue);
-  switch (t.kind()) {
+  switch (kind) {
     case ir::TypeKind::F32: put(static_cast<float>(asFloat)); return;
     case ir::TypeKind::F64: put(asFloat); return;
     case ir::TypeKind::F16: put(halfBits(static_cast<float>(asFloat))); return;
     case ir::TypeKind::BF16: put(bf16Bits(static_cast<float>(asFloat))); return;
     case ir::TypeKind::I1: put(static_cast<uint8_t>(asInt != 0)); return;
-    default: std::memcpy(&slot, &asInt, std::min<size_t>(8, std::max(param.bytes, 1)));  // little-endian truncation
+    default: std::memcpy(&slot, &asInt, std::min<size_t>(8, std::max(bytes, 1)));  // little-endian truncation
   }
 }
 
@@ -125,28 +125,36 @@ std::string wrongDeviceMessage(const frontend::JitFunction& fn, int paramIndex, 
 
 /// How the warm path packs a parameter: a tensor's pointer, an i32 from an
 /// int argument and an f32 from a float argument directly, the others
-/// through packScalarParam.
-enum class Pack : uint8_t { Pointer, Int32, F32, Other };
+/// through packScalarParam; Zero for the global scratch (CudaDevice::launch
+/// fills it in) and host tensor maps (encoded from the others).
+enum class Pack : uint8_t { Pointer, Int32, F32, Other, Zero };
 
-/// One remembered launch shape and how to launch it.
+/// One remembered launch shape and how to launch it. Everything a warm
+/// launch reads is inline (codes, slots, the kernel's handle) or one hop
+/// away (the constexprs, contiguous): after a driver call has evicted the
+/// caches, each dependent pointer hop costs the next launch a miss.
 struct LaunchMemoEntry {
   runtime::CudaDevice* device = nullptr;
   int numWarps = 0, numStages = 0, maxnreg = 0, numCtas = 1;
-  size_t nargs = 0;
-  std::array<uint32_t, kMaxArgs> codes{};
-  Meta constexprs;
-  std::shared_ptr<CompiledKernelImpl> compiled;  ///< keeps `kernel` alive
-  DeviceKernel* kernel = nullptr;
-  /// Per PTX parameter: the argument it comes from and how to pack it.
+  uint32_t nargs = 0, nslots = 0;
+  int blockThreads = 0, sharedBytes = 0;
+  bool tensorMaps = false;  ///< some parameter is a host tensor map
+  runtime::KernelHandle handle;  ///< a copy of kernel->loaded's
+  /// The constexprs by name, in name order (a Meta's order).
+  std::vector<std::pair<std::string, Value>> constexprs;
+  /// Per PTX parameter: the argument it comes from and how to pack it
+  /// (eight bytes: a kernel's slots share a cache line or two).
   struct Slot {
-    int arg = 0;
-    Pack pack = Pack::Other;  ///< how the warm path packs it
+    Pack pack = Pack::Zero;
     bool floatArg = false;
-    bool scratch = false;  ///< the global scratch: CudaDevice::launch fills it in
-    bool tensorMap = false;  ///< a host tensor map: encoded from the others
-    gpu::KernelParam param;
+    uint8_t arg = 0;
+    ir::TypeKind kind = ir::TypeKind::I64;  ///< the parameter's type, for Pack::Other
+    int32_t bytes = 8;                      ///< its size, for Pack::Other
   };
-  std::vector<Slot> slots;
+  std::array<Slot, kMaxArgs> slots;
+  std::array<uint32_t, kMaxArgs> codes{};
+  DeviceKernel* kernel = nullptr;  ///< for host tensor maps
+  std::shared_ptr<CompiledKernelImpl> compiled;  ///< keeps `kernel` alive
 };
 
 static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const Grid& grid, size_t nargs) {
@@ -166,19 +174,27 @@ static bool memoUsable(const KernelImpl& kernel, const DeviceImpl& device, const
   return limit != LaunchMemo::kNever && nargs <= static_cast<size_t>(limit);
 }
 
-static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
+TESSERA_HOT static bool sameShape(const LaunchMemoEntry& e, const runtime::CudaDevice* device, const LaunchOptions& options,
                       size_t nargs, const uint32_t* codes, const MetaView& constexprs) {
   return e.device == device && e.numWarps == options.num_warps && e.numStages == options.num_stages &&
          e.maxnreg == options.maxnreg && e.numCtas == options.num_ctas &&
          e.nargs == nargs && std::equal(codes, codes + nargs, e.codes.begin()) && constexprs.equals(e.constexprs);
 }
 
-bool MetaView::equals(const Meta& m) const {
-  if (map) return *map == m;
-  // Every name of m once among the items, with its value; as many items as
-  // names, so no item is left over (a repeated name cannot match).
-  if (count != m.size()) return false;
-  for (const auto& entry : m) {  // (clang 14 cannot capture a structured binding)
+TESSERA_HOT bool MetaView::equals(const std::vector<std::pair<std::string, Value>>& flat) const {
+  if (map) {
+    if (map->size() != flat.size()) return false;
+    auto f = flat.begin();
+    for (const auto& entry : *map) {  // both in name order
+      if (entry.first != f->first || !(entry.second == f->second)) return false;
+      ++f;
+    }
+    return true;
+  }
+  // Every name of `flat` once among the items, with its value; as many
+  // items as names, so no item is left over (a repeated name cannot match).
+  if (count != flat.size()) return false;
+  for (const auto& entry : flat) {  // (clang 14 cannot capture a structured binding)
     const std::string& name = entry.first;
     const NamedValue* it = std::find_if(items, items + count, [&](const NamedValue& v) { return v.name == name; });
     if (it == items + count || !(it->value == entry.second)) return false;
@@ -188,7 +204,7 @@ bool MetaView::equals(const Meta& m) const {
 
 /// launchFromMemo for an array of Args or of ArgRefs.
 template <class A>
-static bool launchFromMemoOf(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const A* args, size_t nargs,
+TESSERA_HOT static bool launchFromMemoOf(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const A* args, size_t nargs,
                              const MetaView& constexprs, const LaunchOptions& options) {
   if (!memoUsable(kernel, device, grid, nargs)) return false;
   std::array<uint32_t, kMaxArgs> codes;
@@ -214,58 +230,57 @@ static bool launchFromMemoOf(KernelImpl& kernel, DeviceImpl& device, const Grid&
   }
   if (dims[0] * dims[1] * dims[2] == 0) return true;
 
-  size_t n = entry->slots.size();
+  size_t n = entry->nslots;
   std::array<uint64_t, kMaxArgs> slots;
   std::array<void*, kMaxArgs> ptrs;
   for (size_t i = 0; i < n; ++i) {
     const LaunchMemoEntry::Slot& s = entry->slots[i];
     ptrs[i] = &slots[i];
-    if (s.scratch || s.tensorMap) {
-      slots[i] = 0;
-      continue;
-    }
-    const A& a = args[s.arg];
     switch (s.pack) {
       case Pack::Pointer: {
-        const TensorStorage* storage = tensorOf(a).storage().get();
+        const TensorStorage* storage = tensorOf(args[s.arg]).storage().get();
         if (!storage || storage->kind != DeviceKind::Cuda || storage->cuda != device.cuda)
           throw Error(wrongDeviceMessage(*kernel.fn, s.arg, storage, device.ordinal));
         slots[i] = argPtrs[s.arg];
         break;
       }
       case Pack::Int32:  // an int argument (the shape code keeps its kind)
-        slots[i] = static_cast<uint32_t>(a.i);
+        slots[i] = static_cast<uint32_t>(args[s.arg].i);
         break;
       case Pack::F32: {  // a float argument
-        float f = static_cast<float>(a.f);
+        float f = static_cast<float>(args[s.arg].f);
         slots[i] = 0;
         std::memcpy(&slots[i], &f, sizeof f);
         break;
       }
       case Pack::Other: {
-        auto [intValue, floatValue] = scalarValues(a);
-        packScalarParam(s.param, intValue, floatValue, s.floatArg, slots[i]);
+        auto [intValue, floatValue] = scalarValues(args[s.arg]);
+        packScalarParam(s.kind, s.bytes, intValue, floatValue, s.floatArg, slots[i]);
+        break;
       }
+      case Pack::Zero: slots[i] = 0;
     }
   }
-  const DeviceKernel& dk = *entry->kernel;
   std::vector<TensorMapBytes> maps;
-  if (!dk.binary->ptx.tensorMaps.empty())
+  if (entry->tensorMaps) {
+    const DeviceKernel& dk = *entry->kernel;
     encodeHostTensorMaps(*kernel.fn, *entry->compiled, dk.binary->ptx, slots.data(), ptrs.data(), maps);
-  profile::GpuMark mark = profile::beginGpu(*dk.device, options.stream);
-  dk.device->launch(dk.loaded, dims, dk.blockThreads, dk.sharedBytes, options.stream, ptrs.data(),
-                    detail::launchAttributes(options));
+  }
+  profile::GpuMark mark = profile::beginGpu(*entry->device, options.stream);
+  entry->device->launch(entry->handle, dims, entry->blockThreads, entry->sharedBytes, options.stream, ptrs.data(),
+                        detail::launchAttributes(options));
   if (mark.device)
-    profile::endGpu(mark, options.stream, kernel.fn->name, profile::launchArgs(kernel.fn->name, dims, dk.blockThreads));
+    profile::endGpu(mark, options.stream, kernel.fn->name,
+                    profile::launchArgs(kernel.fn->name, dims, entry->blockThreads));
   return true;
 }
 
-bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
+TESSERA_HOT bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const Arg* args, size_t nargs,
                     const MetaView& constexprs, const LaunchOptions& options) {
   return launchFromMemoOf(kernel, device, grid, args, nargs, constexprs, options);
 }
 
-bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const ArgRef* args, size_t nargs,
+TESSERA_HOT bool launchFromMemo(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, const ArgRef* args, size_t nargs,
                     const MetaView& constexprs, const LaunchOptions& options) {
   return launchFromMemoOf(kernel, device, grid, args, nargs, constexprs, options);
 }
@@ -302,33 +317,32 @@ void rememberLaunch(KernelImpl& kernel, DeviceImpl& device, const Grid& grid, co
     entry->codes[i] = shapeCode(args[i], ptr);
     if (entry->codes[i] == 0xffffffffu) return;
   }
-  entry->constexprs = constexprs;
+  entry->constexprs.assign(constexprs.begin(), constexprs.end());
   entry->compiled = compiled;
   entry->kernel = &dk;
+  entry->handle = dk.loaded;
+  entry->blockThreads = dk.blockThreads;
+  entry->sharedBytes = dk.sharedBytes;
+  entry->tensorMaps = !dk.binary->ptx.tensorMaps.empty();
   const std::vector<gpu::KernelParam>& params = dk.binary->ptx.params;
   if (params.size() > kMaxArgs) return;
+  entry->nslots = params.size();
   for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].globalScratch || params[i].tensorMap >= 0) {
-      LaunchMemoEntry::Slot s;
-      s.scratch = params[i].globalScratch;
-      s.tensorMap = params[i].tensorMap >= 0;
-      entry->slots.push_back(s);
-      continue;
-    }
+    LaunchMemoEntry::Slot& s = entry->slots[i];
+    if (params[i].globalScratch || params[i].tensorMap >= 0) continue;  // Pack::Zero
     int paramIndex = compiled->argToParam[i];
     // A runtime parameter given by name (in `constexprs`) or by default:
     // its value is not in `args`; such launches keep the full path.
     if (paramIndex < 0 || static_cast<size_t>(paramIndex) >= nargs) return;
     const BoundParam& b = bound[paramIndex];
-    LaunchMemoEntry::Slot s;
-    s.arg = paramIndex;
+    s.arg = static_cast<uint8_t>(paramIndex);
     s.floatArg = b.spec.type.isFloat();
-    s.param = params[i];
+    s.kind = params[i].type.kind();
+    s.bytes = params[i].bytes;
     s.pack = params[i].type.isPointer() ? Pack::Pointer
              : params[i].type.kind() == ir::TypeKind::I32 && args[paramIndex].kind == Arg::Kind::Int ? Pack::Int32
              : params[i].type.kind() == ir::TypeKind::F32 && args[paramIndex].kind == Arg::Kind::Float ? Pack::F32
                                                                                                          : Pack::Other;
-    entry->slots.push_back(s);
   }
   LaunchMemo& memo = kernel.cache->memo;
   std::lock_guard<std::mutex> lock(memo.mutex);

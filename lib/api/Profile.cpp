@@ -30,6 +30,7 @@
 #include <thread>
 
 #include "Internal.h"
+#include "tessera/support/Hot.h"
 #include "tessera/support/Env.h"
 
 namespace tessera {
@@ -96,8 +97,17 @@ double sinceOrigin(Clock::time_point t) {
 
 }  // namespace
 
-bool enabled() {
-  static const bool on = [] {
+namespace {
+/// Whether TESSERA_PROFILE is on: -1 until the first enabled() has read it.
+/// One byte on the launch path (a function-local static costs a guard
+/// variable on another cache line as well).
+std::atomic<signed char> profiling{-1};
+}  // namespace
+
+TESSERA_HOT bool enabled() {
+  signed char on = profiling.load(std::memory_order_acquire);
+  if (on >= 0) return on != 0;
+  static const bool first = [] {
     std::optional<std::string> path = env::text("TESSERA_PROFILE");
     if (!path) return false;
     // Said now, not at exit: a trace that cannot be written is otherwise
@@ -111,10 +121,18 @@ bool enabled() {
     std::atexit([] { profile_flush(); });
     return true;
   }();
-  return on;
+  profiling.store(first ? 1 : 0, std::memory_order_release);
+  return first;
 }
 
-Span::Span(const char* category, std::string_view prefix, std::string_view name) : active_(enabled()) {
+TESSERA_HOT Span::Span(const char* category, const std::string* name) : active_(enabled()) {
+  if (!active_) return;
+  category_ = category;
+  name_ = *name;
+  start_ = Clock::now();
+}
+
+TESSERA_HOT Span::Span(const char* category, std::string_view prefix, std::string_view name) : active_(enabled()) {
   if (!active_) return;
   category_ = category;
   name_.reserve(prefix.size() + name.size());
@@ -122,7 +140,7 @@ Span::Span(const char* category, std::string_view prefix, std::string_view name)
   start_ = Clock::now();
 }
 
-Span::~Span() {
+TESSERA_HOT Span::~Span() {
   if (!active_) return;
   auto end = Clock::now();
   Event e{name_, category_, args_, sinceOrigin(start_), std::chrono::duration<double, std::micro>(end - start_).count(),
@@ -142,7 +160,7 @@ std::string launchArgs(const std::string& kernel, const int64_t grid[3], int thr
          std::to_string(grid[1]) + ", " + std::to_string(grid[2]) + "], \"threads\": " + std::to_string(threads);
 }
 
-GpuMark beginGpu(runtime::CudaDevice& device, void* stream) {
+TESSERA_HOT GpuMark beginGpu(runtime::CudaDevice& device, void* stream) {
   GpuMark m;
   if (!enabled()) return m;
   State& s = state();

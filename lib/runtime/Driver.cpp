@@ -17,6 +17,7 @@
 #include <set>
 
 #include "runtime/DynamicLibrary.h"
+#include "tessera/support/Hot.h"
 #include "tessera/Error.h"
 #include "tessera/support/Env.h"
 
@@ -129,7 +130,7 @@ struct DriverApi {
 const char* kNoDriverHint = "; use Device::interpreter() or TESSERA_INTERPRET=1";
 
 /// Opens and initialises the driver once per process (never closed).
-const DriverApi& driverApi() {
+TESSERA_HOT const DriverApi& driverApi() {
   static const DriverApi* api = [] {
     auto* a = new DriverApi();
     static DynamicLibrary lib({"libcuda.so.1"});
@@ -378,6 +379,9 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
         "reading the shared memory limit");
   check(api.cuDeviceGetAttribute(&l2Bytes_, kAttrL2CacheSize, device_), "reading the L2 cache size");
   check(api.cuDevicePrimaryCtxRetain(&context_, device_), "retaining the primary context");
+  capability_ = target_.capability;
+  ctxGetCurrent_ = api.cuCtxGetCurrent;
+  launchKernel_ = api.cuLaunchKernel;
 }
 
 void CudaDevice::check(int result, const std::string& what, const std::string* kernel) {
@@ -395,11 +399,10 @@ void CudaDevice::check(int result, const std::string& what, const std::string* k
   throw Error(msg);
 }
 
-void CudaDevice::makeCurrent() {
-  const DriverApi& api = driverApi();
+TESSERA_HOT void CudaDevice::makeCurrent() {
   CUcontext current = nullptr;
-  if (api.cuCtxGetCurrent(&current) == kSuccess && current == context_) return;
-  check(api.cuCtxSetCurrent(context_), "making the primary context current");
+  if (ctxGetCurrent_(&current) == kSuccess && current == context_) return;
+  check(driverApi().cuCtxSetCurrent(context_), "making the primary context current");
 }
 
 /// The device's memory pool for tensors: stream-ordered allocations on the
@@ -629,7 +632,7 @@ void CudaDevice::loadKernel(LoadedKernel& out, const std::vector<char>& cubin, c
   out.function = fn;
 }
 
-void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes,
+TESSERA_HOT void CudaDevice::launch(const KernelHandle& kernel, const int64_t grid[3], int blockThreads, int sharedBytes,
                         void* stream, void** params, LaunchAttributes attributes) {
   if (grid[0] > 0x7fffffff || grid[1] > 65535 || grid[2] > 65535)
     throw Error("kernel '" + *kernel.name + "': grid (" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
@@ -638,12 +641,12 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
   lastKernel_.store(kernel.name, std::memory_order_relaxed);
   lastChecksNote_.store(kernel.checksNote, std::memory_order_relaxed);
   if (stream && !userStreams_.load(std::memory_order_relaxed)) userStreams_.store(true, std::memory_order_relaxed);
-  const DriverApi& api = driverApi();
   // Global scratch: this launch's own, passed through a copy of the
   // parameter pointers (the caller's array may be shared by threads).
   CUdeviceptr scratch = 0;
   std::vector<void*> withScratch;
   if (kernel.globalScratchBytes > 0) {
+    const DriverApi& api = driverApi();
     size_t bytes = static_cast<size_t>(kernel.globalScratchBytes * grid[0] * grid[1] * grid[2]);
     void* p = pool();
     CUresult a = kSuccess;
@@ -664,18 +667,19 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
   }
   // Programmatic dependent launch needs sm_90; before it a launch never
   // overlaps its predecessor, which is what the attribute relaxes.
-  bool pdl = attributes.programmaticSerialization && target_.capability >= 90;
+  bool pdl = attributes.programmaticSerialization && capability_ >= 90;
   // Clusters need sm_90 and a grid x that is a multiple of their size.
-  unsigned cluster = attributes.clusterSize > 1 && target_.capability >= 90 &&
+  unsigned cluster = attributes.clusterSize > 1 && capability_ >= 90 &&
                              grid[0] % static_cast<int64_t>(attributes.clusterSize) == 0
                          ? attributes.clusterSize
                          : 1;
   CUresult r;
   if (!pdl && !attributes.cooperative && cluster == 1) {
-    r = api.cuLaunchKernel(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-                           static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
-                           static_cast<unsigned>(sharedBytes), stream, params, nullptr);
+    r = launchKernel_(kernel.function, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                      static_cast<unsigned>(grid[2]), static_cast<unsigned>(blockThreads), 1, 1,
+                      static_cast<unsigned>(sharedBytes), stream, params, nullptr);
   } else {
+    const DriverApi& api = driverApi();
     if (!api.cuLaunchKernelEx)
       throw Error("kernel '" + *kernel.name + "': " +
                   (pdl ? "launch_pdl" : attributes.cooperative ? "launch_cooperative_grid" : "num_ctas > 1") +
@@ -702,8 +706,8 @@ void CudaDevice::launch(const LoadedKernel& kernel, const int64_t grid[3], int b
     r = api.cuLaunchKernelEx(&config, kernel.function, params, nullptr);
   }
   if (scratch) {
-    if (pool_) api.cuMemFreeAsync(scratch, stream);
-    else api.cuMemFree(scratch);  // waits for the kernel
+    if (pool_) driverApi().cuMemFreeAsync(scratch, stream);
+    else driverApi().cuMemFree(scratch);  // waits for the kernel
   }
   if (r != kSuccess) check(r, "launching", kernel.name);
 }

@@ -13,12 +13,14 @@
 //
 // What it is for: tests and profiles of the host work of a launch
 // (tests/hostpath): how many heap allocations a warm launch makes, what it
-// passes to cuLaunchKernel, and where its CPU time goes (perf on the test).
+// passes to cuLaunchKernel, and where its CPU time goes (perf on the test),
+// also with the caches cold (fakecudaTouch) as a real driver leaves them.
 // It is not a simulator: no kernel's results can be checked with it.
 //
 //===----------------------------------------------------------------------===//
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 #include <cstdlib>
@@ -42,15 +44,15 @@ FakeCudaLaunch last;
 int expectedParams = 0;
 int expectedBytes[FakeCudaLaunch::kMaxParams];
 
-/// FAKECUDA_TOUCH_KB=N: each launch writes N KiB of memory, as a real
-/// driver's launch disturbs the caches (for profiles of the host path).
-char* touchBuffer = nullptr;
-size_t touchBytes = [] {
+/// FAKECUDA_TOUCH_KB=N (or fakecudaTouch): each launch writes N KiB of
+/// memory, as a real driver's launch disturbs the caches (for profiles of
+/// the host path with cold caches).
+std::vector<char> touchBuffer = [] {
   const char* v = std::getenv("FAKECUDA_TOUCH_KB");
-  size_t kb = v ? std::strtoul(v, nullptr, 10) : 0;
-  if (kb) touchBuffer = static_cast<char*>(std::calloc(kb, 1024));
-  return touchBuffer ? kb * 1024 : 0;
+  return std::vector<char>(v ? std::strtoul(v, nullptr, 10) * 1024 : 0);
 }();
+/// When the last launch entered the driver (steady_clock nanoseconds).
+std::atomic<long long> lastEntryNs{0};
 
 /// Stream capture: launches on the capturing stream are kept for a graph.
 void* capturingStream = nullptr;
@@ -58,6 +60,9 @@ std::vector<FakeCudaLaunch> captured;
 
 void record(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned shared, void* stream,
             void** params, unsigned cluster, int pdl) {
+  lastEntryNs.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch()).count(),
+                    std::memory_order_relaxed);
   bool capture = stream && stream == capturingStream;
   FakeCudaLaunch saved;
   if (capture) saved = last;
@@ -81,7 +86,7 @@ void record(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsign
     return;
   }
   launches.fetch_add(1, std::memory_order_relaxed);
-  for (size_t i = 0; i < touchBytes; i += 64) touchBuffer[i]++;
+  for (size_t i = 0; i < touchBuffer.size(); i += 64) touchBuffer[i]++;
 }
 
 }  // namespace
@@ -91,6 +96,8 @@ extern "C" {
 // Introspection for the tests.
 unsigned long long fakecudaLaunches() { return launches.load(); }
 const FakeCudaLaunch* fakecudaLastLaunch() { return &last; }
+void fakecudaTouch(size_t kb) { touchBuffer.assign(kb * 1024, 0); }
+long long fakecudaLastEntryNs() { return lastEntryNs.load(std::memory_order_relaxed); }
 void fakecudaExpectParams(int n, const int* bytes) {
   expectedParams = n < FakeCudaLaunch::kMaxParams ? n : FakeCudaLaunch::kMaxParams;
   for (int i = 0; i < expectedParams; ++i) expectedBytes[i] = bytes[i] > 8 ? 8 : bytes[i];

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 struct FakeCudaLaunch {
@@ -28,4 +29,11 @@ const FakeCudaLaunch* fakecudaLastLaunch();
 /// How many parameters the next launches pass and each one's size in bytes
 /// (a kernel's parameter sizes are in its PTX, which the fake does not read).
 void fakecudaExpectParams(int n, const int* bytes);
+/// From now on each launch writes `kb` KiB of memory after recording
+/// itself, as a real driver's launch evicts the caller's data from the
+/// caches (0: none; FAKECUDA_TOUCH_KB sets the first value).
+void fakecudaTouch(size_t kb);
+/// When the last launch entered the driver (steady_clock nanoseconds since
+/// its epoch): what precedes it is the caller's host work.
+long long fakecudaLastEntryNs();
 }

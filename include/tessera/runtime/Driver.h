@@ -54,13 +54,12 @@ gpu::Target cudaDeviceTarget(int ordinal);
 /// its SASS must be for.
 gpu::Target cudaDeviceNativeTarget(int ordinal);
 
-/// A kernel function loaded from a cubin into one device's context.
-/// Unloads its module when destroyed.
-struct LoadedKernel {
-  void* module = nullptr;    ///< CUmodule
+/// What a launch needs of a loaded kernel: plain values that stay valid as
+/// long as the LoadedKernel they come from, so the warm launch memo keeps a
+/// copy beside its other fields (one cache line less to reach at launch).
+struct KernelHandle {
   void* function = nullptr;  ///< CUfunction
   const std::string* name = nullptr;  ///< interned: lives for the process
-  int ordinal = -1;
   /// Global scratch (TMA descriptors made on the device): each launch gets
   /// `globalScratchBytes` per program, its address in parameter
   /// `globalScratchParam`, the last one (launch() passes it; the caller's
@@ -70,6 +69,13 @@ struct LoadedKernel {
   /// What the checks the compiler added to the kernel test (they trap
   /// when they fail), for the message of a fault; interned, or null.
   const std::string* checksNote = nullptr;
+};
+
+/// A kernel function loaded from a cubin into one device's context.
+/// Unloads its module when destroyed.
+struct LoadedKernel : KernelHandle {
+  void* module = nullptr;    ///< CUmodule
+  int ordinal = -1;
   LoadedKernel() = default;
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
@@ -173,7 +179,7 @@ class CudaDevice {
   /// A kernel with global scratch gets it allocated on `stream` for this
   /// launch (and freed behind it, stream-ordered); `params` is not written.
   /// With attributes, cuLaunchKernelEx.
-  void launch(const LoadedKernel& kernel, const int64_t grid[3], int blockThreads, int sharedBytes, void* stream,
+  void launch(const KernelHandle& kernel, const int64_t grid[3], int blockThreads, int sharedBytes, void* stream,
               void** params, LaunchAttributes attributes = {});
 
   /// CUDA events (for timing).
@@ -196,19 +202,27 @@ class CudaDevice {
 
   void* pool();
 
+  // What every launch reads, on the object's first cache line: a launch
+  // usually follows a driver call, which leaves little of the caller's data
+  // in the caches.
+  alignas(64) void* context_ = nullptr;  ///< CUcontext (primary)
+  int (*ctxGetCurrent_)(void**) = nullptr;  ///< the driver's cuCtxGetCurrent
+  int (*launchKernel_)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
+                       void**) = nullptr;  ///< the driver's cuLaunchKernel
+  std::atomic<const std::string*> lastKernel_{nullptr};
+  std::atomic<const std::string*> lastChecksNote_{nullptr};  ///< lastKernel_'s LoadedKernel::checksNote
+  int capability_ = 0;  ///< target_.capability
+  std::atomic<bool> userStreams_{false};  ///< a launch on a stream other than the default one happened
+
   int ordinal_ = 0;
   int device_ = 0;             ///< CUdevice
   std::once_flag poolOnce_;
   void* pool_ = nullptr;       ///< CUmemoryPool; nullptr: cuMemAlloc / cuMemFree
-  std::atomic<bool> userStreams_{false};  ///< a launch on a stream other than the default one happened
-  void* context_ = nullptr;    ///< CUcontext (primary)
   std::string name_;
   gpu::Target target_;
   int multiprocessors_ = 0;
   int maxSharedOptin_ = 0;
   int l2Bytes_ = 0;
-  std::atomic<const std::string*> lastKernel_{nullptr};
-  std::atomic<const std::string*> lastChecksNote_{nullptr};  ///< lastKernel_'s LoadedKernel::checksNote
 };
 
 }  // namespace tessera::runtime
