@@ -413,6 +413,12 @@ int residentCtas(int registers, int threads) {
 /// The most CTAs of `threads` threads a multiprocessor can hold at all.
 int maxResidentCtas(int threads) { return std::min(2048 / threads, 32); }
 
+/// Above half occupancy, the registers a cap may take away to reach full
+/// occupancy: relocatable code often spends a few more than whole-program
+/// ptxas would (the fp16 layernorm: 36 against 32), while a larger cut
+/// changes the schedule (the online softmax, 40 -> 32: 8% slower).
+constexpr int kLastStepRegisters = 4;
+
 /// `kernel` with `.maxnreg cap` after its .maxntid line (nullopt without one).
 std::optional<gpu::PtxKernel> withRegisterCap(const gpu::PtxKernel& kernel, int cap) {
   size_t at = kernel.ptx.find("\n.maxntid");
@@ -439,18 +445,25 @@ int64_t sharedMemoryPerMultiprocessor(int capability) {
 
 int occupancyRegisterCap(int registers, int threads, int64_t sharedBytesPerCta, const gpu::Target& target) {
   int now = residentCtas(registers, threads);
-  // Only below half occupancy (32 of 64 warps): above it another CTA buys
-  // little and a tighter cap can cost more than it gives.
-  if (now >= maxResidentCtas(threads) || now * threads >= 1024) return 0;
-  // Shared memory may already keep the next CTA out (a pipelined dot's
+  int full = maxResidentCtas(threads);
+  if (now >= full) return 0;
+  // Shared memory may already keep more CTAs out (a pipelined dot's
   // stages): then a register cap only adds spills. Each CTA also takes 1 KiB
   // of the multiprocessor's shared memory for the system.
   int64_t perSm = sharedMemoryPerMultiprocessor(target.capability);
-  if (sharedBytesPerCta > 0) {
-    if (perSm == 0) return 0;
-    if (perSm / (sharedBytesPerCta + 1024) < now + 1) return 0;
+  auto sharedAdmits = [&](int ctas) {
+    return sharedBytesPerCta <= 0 || (perSm > 0 && perSm / (sharedBytesPerCta + 1024) >= ctas);
+  };
+  auto capFor = [&](int ctas) { return std::min(65536 / (ctas * threads) / 8 * 8, 255); };
+  if (now * threads >= 1024) {
+    // At or above half occupancy (32 of 64 warps) another CTA buys little
+    // and a tighter cap can cost more than it gives, except for the last
+    // step to full occupancy when a few registers stand in its way.
+    int cap = capFor(full);
+    return cap >= 32 && registers - cap <= kLastStepRegisters && sharedAdmits(full) ? cap : 0;
   }
-  int cap = std::min(65536 / ((now + 1) * threads) / 8 * 8, 255);
+  if (!sharedAdmits(now + 1)) return 0;
+  int cap = capFor(now + 1);
   return cap < 32 || cap >= registers ? 0 : cap;
 }
 

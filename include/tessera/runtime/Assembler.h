@@ -47,10 +47,11 @@ Cubin assemble(const gpu::PtxKernel& kernel, const gpu::Target& ptxTarget);
 /// version; PTX of an older target compiles for a newer one).
 gpu::Target sassTarget(const gpu::Target& ptxTarget);
 
-/// The `.maxnreg` assemble() retries a kernel with to fit one more CTA per
-/// multiprocessor, or 0 for none: only below half occupancy, only when the
-/// cap makes room for another CTA, and only when shared memory
-/// (`sharedBytesPerCta`, dynamic plus static) would let that CTA in.
+/// The `.maxnreg` assemble() retries a kernel with to fit more CTAs per
+/// multiprocessor, or 0 for none: below half occupancy one more CTA; at or
+/// above it only full occupancy, and only when at most 4 registers per
+/// thread stand in its way; always only when shared memory
+/// (`sharedBytesPerCta`, dynamic plus static) would let those CTAs in.
 int occupancyRegisterCap(int registers, int threads, int64_t sharedBytesPerCta, const gpu::Target& target);
 
 /// Which assembler assemble() uses, with its version and the identity of

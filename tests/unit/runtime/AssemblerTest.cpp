@@ -46,8 +46,9 @@ gpu::ExternFunction erff() { return {"__nv_erff", gpu::libdeviceWrapperName("__n
 
 bool isElf(const Cubin& c) { return c.bytes.size() > 4 && std::string(c.bytes.data(), 4) == "\x7f" "ELF"; }
 
-// The occupancy step's register cap: the next CTA per multiprocessor, only
-// below half occupancy, and only if shared memory lets that CTA in.
+// The occupancy step's register cap: the next CTA per multiprocessor below
+// half occupancy, full occupancy above it when 4 registers or fewer stand in
+// its way, and only if shared memory lets those CTAs in.
 TEST(Assembler, OccupancyCapCountsRegistersAndSharedMemory) {
   gpu::Target h100 = gpu::Target::parse("sm_90a");
   // 109 registers x 256 threads: 2 CTAs; the cap for 3 is 80.
@@ -61,9 +62,17 @@ TEST(Assembler, OccupancyCapCountsRegistersAndSharedMemory) {
   gpu::Target a100 = gpu::Target::parse("sm_80");
   EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 80 * 1024, a100), 128);
   EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 82 * 1024, a100), 0);
-  // At or above half occupancy nothing changes.
+  // At or above half occupancy only the last step to full occupancy, when
+  // at most 4 registers stand in its way: 36 x 128 threads hold 12 CTAs,
+  // 32 hold 16 (the fp16 layernorm); 40 stays at 12.
   EXPECT_EQ(runtime::occupancyRegisterCap(64, 256, 0, h100), 0);
   EXPECT_EQ(runtime::occupancyRegisterCap(40, 1024, 0, h100), 0);
+  EXPECT_EQ(runtime::occupancyRegisterCap(36, 128, 0, h100), 32);
+  EXPECT_EQ(runtime::occupancyRegisterCap(33, 256, 16, h100), 32);
+  EXPECT_EQ(runtime::occupancyRegisterCap(40, 128, 0, h100), 0);
+  EXPECT_EQ(runtime::occupancyRegisterCap(32, 128, 0, h100), 0);  // full already
+  // 16 CTAs of 128 threads with 16 KiB each do not fit in 228 KiB: no cap.
+  EXPECT_EQ(runtime::occupancyRegisterCap(36, 128, 16 * 1024, h100), 0);
   // Shared memory per multiprocessor unknown (sm_75): no cap for a kernel using it.
   EXPECT_EQ(runtime::occupancyRegisterCap(165, 256, 1024, gpu::Target::parse("sm_75")), 0);
 }
