@@ -51,8 +51,11 @@ std::vector<char> touchBuffer = [] {
   const char* v = std::getenv("FAKECUDA_TOUCH_KB");
   return std::vector<char>(v ? std::strtoul(v, nullptr, 10) * 1024 : 0);
 }();
-/// When the last launch entered the driver (steady_clock nanoseconds).
+/// When the last launch entered the driver (steady_clock nanoseconds), kept
+/// only while fakecudaStampEntries is on (reading the clock costs a launch
+/// about 15 ns, which would blur the other timings).
 std::atomic<long long> lastEntryNs{0};
+std::atomic<bool> stampEntries{false};
 
 /// Stream capture: launches on the capturing stream are kept for a graph.
 void* capturingStream = nullptr;
@@ -60,9 +63,10 @@ std::vector<FakeCudaLaunch> captured;
 
 void record(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned shared, void* stream,
             void** params, unsigned cluster, int pdl) {
-  lastEntryNs.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch()).count(),
-                    std::memory_order_relaxed);
+  if (stampEntries.load(std::memory_order_relaxed))
+    lastEntryNs.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count(),
+                      std::memory_order_relaxed);
   bool capture = stream && stream == capturingStream;
   FakeCudaLaunch saved;
   if (capture) saved = last;
@@ -97,6 +101,7 @@ extern "C" {
 unsigned long long fakecudaLaunches() { return launches.load(); }
 const FakeCudaLaunch* fakecudaLastLaunch() { return &last; }
 void fakecudaTouch(size_t kb) { touchBuffer.assign(kb * 1024, 0); }
+void fakecudaStampEntries(int on) { stampEntries.store(on != 0, std::memory_order_relaxed); }
 long long fakecudaLastEntryNs() { return lastEntryNs.load(std::memory_order_relaxed); }
 void fakecudaExpectParams(int n, const int* bytes) {
   expectedParams = n < FakeCudaLaunch::kMaxParams ? n : FakeCudaLaunch::kMaxParams;

@@ -33,7 +33,10 @@ void fakecudaExpectParams(int n, const int* bytes);
 /// itself, as a real driver's launch evicts the caller's data from the
 /// caches (0: none; FAKECUDA_TOUCH_KB sets the first value).
 void fakecudaTouch(size_t kb);
+/// Whether launches note when they entered the driver (off by default).
+void fakecudaStampEntries(int on);
 /// When the last launch entered the driver (steady_clock nanoseconds since
-/// its epoch): what precedes it is the caller's host work.
+/// its epoch; with fakecudaStampEntries on): what precedes it is the
+/// caller's host work.
 long long fakecudaLastEntryNs();
 }

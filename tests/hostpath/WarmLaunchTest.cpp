@@ -85,6 +85,7 @@ struct Fake {
   const FakeCudaLaunch* (*last)() = nullptr;
   void (*expect)(int, const int*) = nullptr;
   void (*touch)(size_t) = nullptr;
+  void (*stamp)(int) = nullptr;
   long long (*entryNs)() = nullptr;
 };
 
@@ -98,6 +99,7 @@ const Fake& fake() {
     r.last = reinterpret_cast<const FakeCudaLaunch* (*)()>(dlsym(lib, "fakecudaLastLaunch"));
     r.expect = reinterpret_cast<void (*)(int, const int*)>(dlsym(lib, "fakecudaExpectParams"));
     r.touch = reinterpret_cast<void (*)(size_t)>(dlsym(lib, "fakecudaTouch"));
+    r.stamp = reinterpret_cast<void (*)(int)>(dlsym(lib, "fakecudaStampEntries"));
     r.entryNs = reinterpret_cast<long long (*)()>(dlsym(lib, "fakecudaLastEntryNs"));
     return r;
   }();
@@ -362,8 +364,9 @@ struct WarmLaunches {
 /// does not show. Printed, not asserted (speed is checked by benchmarks).
 /// HOSTPATH_COLD_KB=65536 evicts the last-level cache as well.
 TEST_F(HostPath, HostWorkBeforeTheDriverWithWarmAndColdCaches) {
-  if (!fake().touch || !fake().entryNs) GTEST_SKIP() << "the fake driver lacks fakecudaTouch";
+  if (!fake().touch || !fake().stamp || !fake().entryNs) GTEST_SKIP() << "the fake driver lacks fakecudaTouch";
   WarmLaunches w(dev);
+  fake().stamp(1);
   std::vector<WarmLaunches::Path> paths = w.paths();
   const char* coldKb = std::getenv("HOSTPATH_COLD_KB");  // how much a launch evicts (default 4 MiB)
   for (size_t kb : {size_t(0), coldKb ? std::strtoul(coldKb, nullptr, 10) : size_t(4096)}) {
@@ -382,6 +385,7 @@ TEST_F(HostPath, HostWorkBeforeTheDriverWithWarmAndColdCaches) {
     }
   }
   fake().touch(0);
+  fake().stamp(0);
   expectLaunch(w.x, w.x, w.x, 4096, 1.0f, 4);
 }
 
@@ -421,7 +425,8 @@ TEST(HostPathTiming, WarmLaunchHostTime) {
   // in the driver's and the machine's speed reaches all paths alike; each
   // path is reported as its median and best batch and as the median of its
   // batch minus the raw call's batch of the same round.
-  const int kRounds = 60;
+  // HOSTPATH_ROUNDS: more rounds for a profile of the path (perf record on this test).
+  const int kRounds = std::getenv("HOSTPATH_ROUNDS") ? std::max(1, std::atoi(std::getenv("HOSTPATH_ROUNDS"))) : 60;
   for (int r = 0; r < kRounds; ++r)
     for (size_t i = 0; i < paths.size(); ++i) {
       Path& path = paths[(i + r) % paths.size()];
