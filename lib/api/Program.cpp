@@ -110,14 +110,15 @@ std::vector<std::pair<std::string, std::vector<std::string>>> Program::modules()
   return out;
 }
 
-/// `name` in the program: in the file's module, else "module.kernel" with
-/// the module's full dotted name.
+/// `name` in the program: in the file's module, else "module.kernel" (or
+/// "module.Class.kernel") with the module's full dotted name.
 static const frontend::JitFunction* findKernel(const frontend::SourceProgram& entry, const std::string& name) {
   if (const frontend::JitFunction* fn = entry.find(name)) return fn;
-  size_t dot = name.rfind('.');
-  if (dot == std::string::npos) return nullptr;
-  for (const auto& m : entry.modules())
-    if (m->moduleName() == name.substr(0, dot)) return m->find(name.substr(dot + 1));
+  for (const auto& m : entry.modules()) {
+    const std::string& module = m->moduleName();
+    if (name.size() > module.size() + 1 && name.compare(0, module.size(), module) == 0 && name[module.size()] == '.')
+      if (const frontend::JitFunction* fn = m->find(name.substr(module.size() + 1))) return fn;
+  }
   return nullptr;
 }
 

@@ -147,6 +147,44 @@ TEST(CoverageGaps, ConstexprWrappedHostHelper) {
   expectEqual(y.download<int32_t>(), want, "high halves of the fp32 bits");
 }
 
+TEST(CoverageGaps, ConstexprFunctionBuiltinsUnderOtherNames) {
+  E2E_RNG(rng);
+  const int64_t n = 29 + rng.integer(0, 30);
+  auto x = rng.floats(n, -100.0f, 100.0f);
+  auto y = dev().zeros(DType::fp32, {n});
+  auto z = dev().zeros(DType::i32, {n});
+  kernel(kFile, "float_bits_through_aliases")
+      .launch(dev(), {1}, {dev().upload(x, {n}), y, z, n}, {{"BLOCK", int64_t(64)}});
+  std::vector<float> wantY(n);
+  std::vector<int32_t> wantZ(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &x[i], 4);
+    wantZ[i] = static_cast<int32_t>(bits >> 28);  // unsigned: a logical shift
+    bits ^= 0x55u;
+    std::memcpy(&wantY[i], &bits, 4);
+  }
+  std::vector<float> gotY = y.download<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t got, want;
+    std::memcpy(&got, &gotY[i], 4);
+    std::memcpy(&want, &wantY[i], 4);
+    EXPECT_EQ(got, want) << "element " << i << ": the fp32 bits xor 0x55";
+  }
+  expectEqual(z.download<int32_t>(), wantZ, "the top four bits, as unsigned");
+}
+
+TEST(CoverageGaps, BareClassAsANamespaceOfJitFunctions) {
+  E2E_RNG(rng);
+  const int64_t n = 29 + rng.integer(0, 30);
+  auto x = rng.ints<int32_t>(n, -1000, 1000);
+  auto y = dev().zeros(DType::i32, {n});
+  kernel(kFile, "double_through_a_class").launch(dev(), {1}, {dev().upload(x, {n}), y, n}, {{"BLOCK", int64_t(64)}});
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = 2 * x[i] + 7;
+  expectEqual(y.download<int32_t>(), want, "_Ops.double(x) + _Ops.SHIFT");
+}
+
 TEST(CoverageGaps, ReduceOrOfBooleans) {
   E2E_RNG(rng);
   const int64_t M = 19, N = 23;

@@ -42,6 +42,24 @@ TEST(Packages, HelpersAndConstantsFromASiblingModule) {
   }
 }
 
+// A kernel defined in a class (`Kernels.scale_offset`, a @staticmethod) that
+// calls a function and reads a constant of a class in a sibling module
+// (`U.RowOps.scaled`, `U.RowOps.OFFSET`).
+TEST(Packages, KernelsAndHelpersInClasses) {
+  E2E_RNG(rng);
+  for (int64_t n : {int64_t(1), int64_t(777)}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    auto x = rng.floats(n, -4, 4);
+    auto out = dev().zeros(DType::fp32, {n});
+    const double factor = std::ldexp(1.0, static_cast<int>(rng.integer(-2, 2)));  // exact products: FMA or not
+    kernel(kElementwise, "Kernels.scale_offset")
+        .launch(dev(), {1}, {dev().upload(x, {n}), out, n, factor}, {{"BLOCK", int64_t(128)}});
+    std::vector<float> want(n);
+    for (int64_t i = 0; i < n; ++i) want[i] = x[i] * static_cast<float>(factor) + 3.0f;
+    expectSameBits(out.download<float>(), want, "x * factor + 3");
+  }
+}
+
 // Configs computed by utils.get_configs() (a comprehension filtered by a
 // nested function) and extended with += afterwards; the EVEN heuristic comes
 // from a helper's call. Any config gives the right result.
@@ -149,7 +167,9 @@ TEST(Packages, KernelsByDottedPath) {
   EXPECT_EQ(p.kernel("_norm.row_max").name(), "row_max");
   EXPECT_EQ(p.kernel("fusedpkg.ops.elementwise.add_kernel").name(), "add_kernel");
   EXPECT_EQ(tessera::Program::from_file(kernelPath(kElementwise)).kernel_names(),
-            (std::vector<std::string>{"add_kernel", "scaled_add", "axpby", "axpby_nospec"}));
+            (std::vector<std::string>{"add_kernel", "scaled_add", "axpby", "axpby_nospec", "Kernels.scale_offset"}));
+  // Through modules and a class.
+  EXPECT_EQ(p.kernel("fusedpkg.ops.elementwise.Kernels.scale_offset").name(), "scale_offset");
   std::vector<std::string> modules;
   for (const auto& [name, kernels] : p.modules()) modules.push_back(name);
   EXPECT_EQ(modules.front(), "fusedpkg.launch");

@@ -107,6 +107,14 @@ def pointer_or_descriptor():
     close(out, x - y, 0, 0)
 
 
+def kernels_in_classes():
+    for n in (1, 777):
+        x = torch.randn(n, device=dev)
+        out = torch.empty_like(x)
+        elementwise.Kernels.scale_offset[(1,)](x, out, n, 0.5, BLOCK=128)
+        close(out, x * 0.5 + 3, 0, 0)
+
+
 def number_locals():
     n = 1000
     x = -torch.rand(n, device=dev) * 1e6 - 1
@@ -118,7 +126,8 @@ def number_locals():
 for name, fn in [("fusedpkg add_kernel", add_kernel), ("fusedpkg scaled_add (autotune + heuristics)", scaled_add),
                  ("fusedpkg axpby (made by calls)", axpby), ("fusedpkg rms_norm_rows", rms_norm),
                  ("fusedpkg row_max", row_max), ("descriptor_across_runtime_if", descriptor_across_runtime_if),
-                 ("pointer_or_descriptor", pointer_or_descriptor), ("number_locals_as_tensors", number_locals)]:
+                 ("pointer_or_descriptor", pointer_or_descriptor), ("number_locals_as_tensors", number_locals),
+                 ("fusedpkg Kernels.scale_offset (classes as namespaces)", kernels_in_classes)]:
     check(name, fn)
 failed = [(n, e) for n, e in results if e]
 for n, e in results:

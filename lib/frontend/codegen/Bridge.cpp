@@ -124,6 +124,13 @@ struct Bridge {
     return v;
   }
 
+  /// A host function kernels call at compile time on constexprs.
+  static Val hostConstexprFunction(SourceProgram::Shared& sh, const Ref& fn, const std::string& name) {
+    Val f = Val::builtin("host.constexpr_function");
+    f.host = std::make_shared<HostConstexprFunction>(HostConstexprFunction{fn, &sh, name});
+    return f;
+  }
+
   /// The Val of a Triton name known to the host as a dotted path.
   static std::optional<Val> tritonVal(const std::string& path) {
     if (auto v = resolveModule(path)) return v;
@@ -173,6 +180,10 @@ struct Bridge {
       case Kind::Builtin:
         if (auto t = tritonVal(v->s)) return *t;
         if (auto b = pythonBuiltin(v->s)) return *b;
+        // Triton's own constexpr_function (core.get_int_dtype, under any
+        // name) or a builtin the program wrapped in triton.constexpr_function.
+        if (v->attrs.count(host::kConstexprFunctionAttr) || v->s == "triton.language.core.get_int_dtype")
+          return hostConstexprFunction(sh, v, name);
         return message("'" + name + "' is " + v->s + ", a host function, which kernels cannot call");
       case Kind::Native: {
         if (v->s == "dataclasses.replace") return Val::builtin("tl.aggregate_replace");
@@ -188,11 +199,7 @@ struct Bridge {
         return message("'" + name + "' is " + v->s + ", which kernels cannot use");
       }
       case Kind::Function:
-        if (v->fn->constexprFunction) {
-          Val f = Val::builtin("host.constexpr_function");
-          f.host = std::make_shared<HostConstexprFunction>(HostConstexprFunction{v, &sh, name});
-          return f;
-        }
+        if (v->fn->constexprFunction) return hostConstexprFunction(sh, v, name);
         return message("'" + name + "' is a host function (not @triton.jit)" + where(v->fn->def ? SourceLoc{
                            v->fn->module && v->fn->module->source ? v->fn->module->source.get() : nullptr,
                            v->fn->def->line, v->fn->def->col} : SourceLoc{}) + "; kernels can only call @triton.jit functions");
@@ -686,6 +693,13 @@ std::shared_ptr<SourceProgram> SourceProgram::loadFile(const std::string& path, 
   return load(std::make_shared<SourceFile>(path, py::pythonSourceText(text, path)), path, options);
 }
 
+/// A class that is neither an aggregate nor a namedtuple: a namespace of
+/// functions (`class Ops:` holding @staticmethod @triton.jit functions).
+static bool isPlainClass(const host::Object& v) {
+  return v.kind == Kind::Instance && v.s.rfind("class ", 0) == 0 && !v.attrs.count("__fields__") &&
+         !v.attrs.count("__enum__");
+}
+
 std::vector<std::pair<std::string, const JitFunction*>> SourceProgram::kernels() const {
   std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
   auto* m = static_cast<host::ModuleObj*>(module_);
@@ -697,14 +711,23 @@ std::vector<std::pair<std::string, const JitFunction*>> SourceProgram::kernels()
   std::vector<Found> found;
   std::set<const JitFunction*> seen;
   const std::vector<std::string> order = m->order;  // (a copy: jitFor may run host code)
-  for (const std::string& n : order) {
-    auto it = m->globals->vars.find(n);
-    if (it == m->globals->vars.end() || it->second->kind != Kind::JitFn) continue;
-    Ref value = it->second;
+  auto add = [&](const std::string& n, Ref value) {
     std::shared_ptr<host::FunctionData> fd = value->jit->function->fn;
-    if (fd->module != m || !fd->def) continue;
+    if (fd->module != m || !fd->def) return;
     const JitFunction* fn = Bridge::jitFor(*shared_, value);
     if (fn && seen.insert(fn).second) found.push_back({{fd->def->line, fd->def->col}, n, fn});
+  };
+  for (const std::string& n : order) {
+    auto it = m->globals->vars.find(n);
+    if (it == m->globals->vars.end()) continue;
+    Ref value = it->second;
+    if (value->kind == Kind::JitFn) add(n, value);
+    // A plain class's @staticmethod @triton.jit functions: "Ops.kernel".
+    if (isPlainClass(*value)) {
+      std::map<std::string, Ref> attrs = value->attrs;  // (a copy: jitFor may run host code)
+      for (const auto& [attr, v] : attrs)
+        if (v->kind == Kind::JitFn) add(n + "." + attr, v);
+    }
   }
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.at < b.at; });
   std::vector<std::pair<std::string, const JitFunction*>> out;
@@ -715,21 +738,29 @@ std::vector<std::pair<std::string, const JitFunction*>> SourceProgram::kernels()
 const JitFunction* SourceProgram::find(std::string_view name) const {
   std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
   auto* m = static_cast<host::ModuleObj*>(module_);
-  // A dotted path walks module attributes: "ops.add_kernel".
+  // A dotted path walks module and class attributes: "ops.add_kernel",
+  // "Ops.kernel".
   Ref cur;
   std::string_view rest = name;
   const host::Scope* scope = m->globals.get();
+  const host::Object* cls = nullptr;  // walking a class's attributes instead
   while (true) {
     size_t dot = rest.find('.');
     std::string part(rest.substr(0, dot));
-    auto it = scope->vars.find(part);
-    if (it == scope->vars.end()) break;
+    Ref next;
+    if (cls) {
+      if (auto it = cls->attrs.find(part); it != cls->attrs.end()) next = it->second;
+    } else if (auto it = scope->vars.find(part); it != scope->vars.end()) {
+      next = it->second;
+    }
+    if (!next) break;
     if (dot == std::string_view::npos) {
-      cur = it->second;
+      cur = next;
       break;
     }
-    if (it->second->kind != Kind::Module) break;
-    scope = it->second->module->globals.get();
+    if (next->kind == Kind::Module) scope = next->module->globals.get(), cls = nullptr;
+    else if (isPlainClass(*next)) cls = next.get();
+    else break;
     rest = rest.substr(dot + 1);
   }
   if (cur && cur->kind == Kind::JitFn) return Bridge::jitFor(*shared_, cur);  // (cur: a Ref copy)
@@ -987,24 +1018,39 @@ const std::vector<HeuristicSpec>& JitFunction::heuristics() const {
   return lazy->heuristics;
 }
 
-std::optional<Val> SourceProgram::Globals::lookup(const std::string& name) const {
+template <class Find>
+std::optional<Val> SourceProgram::Globals::cached(const std::string& key, Find find) const {
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = cache.find(name); it != cache.end()) return it->second;
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
   SourceProgram::Shared& sh = *program->shared_;
   std::optional<Val> v;
   {
     std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
-    auto* m = static_cast<host::ModuleObj*>(program->module_);
-    auto it = m->globals->vars.find(name);
-    if (it == m->globals->vars.end()) return std::nullopt;
-    Ref value = it->second;  // (by value: the conversion may run host code)
-    v = Bridge::toVal(sh, value, name);
+    Ref value = find(*static_cast<host::ModuleObj*>(program->module_));  // (by value: the conversion may run host code)
+    if (!value) return std::nullopt;
+    v = Bridge::toVal(sh, value, key);
   }
   std::lock_guard<std::mutex> lock(mutex);
-  cache.emplace(name, *v);
+  cache.emplace(key, *v);
   return v;
+}
+
+std::optional<Val> SourceProgram::Globals::lookupClassAttr(const std::string& name, const std::string& attr) const {
+  return cached(name + "." + attr, [&](host::ModuleObj& m) -> Ref {
+    auto it = m.globals->vars.find(name);
+    if (it == m.globals->vars.end() || !isPlainClass(*it->second)) return nullptr;
+    auto a = it->second->attrs.find(attr);
+    return a == it->second->attrs.end() ? nullptr : a->second;
+  });
+}
+
+std::optional<Val> SourceProgram::Globals::lookup(const std::string& name) const {
+  return cached(name, [&](host::ModuleObj& m) -> Ref {
+    auto it = m.globals->vars.find(name);
+    return it == m.globals->vars.end() ? nullptr : it->second;
+  });
 }
 
 }  // namespace tessera::frontend

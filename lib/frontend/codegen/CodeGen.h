@@ -41,8 +41,14 @@ namespace tessera::frontend {
 struct SourceProgram::Globals {
   /// The value bound to `name` at the module's top level; nullopt if none.
   std::optional<Val> lookup(const std::string& name) const;
+  /// `name.attr` when `name` is a module-level plain class (a namespace of
+  /// @staticmethod @triton.jit functions and constants); nullopt otherwise.
+  std::optional<Val> lookupClassAttr(const std::string& name, const std::string& attr) const;
   const SourceProgram* program = nullptr;
   bool isPrelude = false;
+  /// The converted value `find` gives (null: none), cached under `key`.
+  template <class Find>
+  std::optional<Val> cached(const std::string& key, Find find) const;
   mutable std::mutex mutex;
   mutable std::map<std::string, Val> cache;
 };
@@ -144,6 +150,9 @@ class CodeGen {
   Val yieldBranches(ir::Operation* ifOp, const Val& tv, const Val& ev);
   Val lookupName(const std::string& id, const py::Node& at);
   Val getAttr(const Val& v, const std::string& attr, const py::Node& at);
+  /// `Cls.attr` or `module.Cls.attr` for a module-level plain class (a
+  /// namespace of functions); nullopt for anything else.
+  std::optional<Val> classNamespaceAttr(const py::Expr& base, const std::string& attr);
   Val binary(py::BinOpKind op, const Val& a, const Val& b);
   Val compare(py::CmpOpKind op, const Val& a, const Val& b);
   Val unary(py::UnaryOpKind op, const Val& a);

@@ -46,6 +46,26 @@ Val CodeGen::lookupName(const std::string& id, const py::Node& at) {
   fail(at, "name '" + id + "' is not defined");
 }
 
+std::optional<Val> CodeGen::classNamespaceAttr(const py::Expr& base, const std::string& attr) {
+  if (frames_.empty()) return std::nullopt;
+  if (auto* n = base.as<py::Name>()) {
+    if (frame().locals.count(n->id)) return std::nullopt;
+    return frame().program->globals().lookupClassAttr(n->id, attr);
+  }
+  if (auto* a = base.as<py::Attribute>()) {  // module.Class.attr
+    // Only a chain of attributes on a global name: looking those up emits
+    // nothing (a local's `x.T` would, and is evaluated once, below).
+    const py::Expr* root = a->value.get();
+    while (auto* r = root->as<py::Attribute>()) root = r->value.get();
+    auto* rootName = root->as<py::Name>();
+    if (!rootName || frame().locals.count(rootName->id)) return std::nullopt;
+    Val m = eval(*a->value);
+    if (m.kind != Val::Kind::Module) return std::nullopt;
+    return m.fn.program->globals().lookupClassAttr(a->attr, attr);
+  }
+  return std::nullopt;
+}
+
 Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) {
   if (v.st) return structAttr(v, attr, at);  // an aggregate or namedtuple object or class
   switch (v.kind) {
@@ -330,6 +350,12 @@ Val CodeGen::evalNode(const py::Expr& e) {
     case ExprKind::Name: return lookupName(e.as<py::Name>()->id, e);
     case ExprKind::Attribute: {
       auto& a = *e.as<py::Attribute>();
+      // `Ops.double(x)`, `language.Sum.forward(...)`: a function (or
+      // constant) of a module-level class used as a namespace.
+      if (std::optional<Val> r = classNamespaceAttr(*a.value, a.attr)) {
+        if (r->kind == Val::Kind::Opaque) fail(e, opaqueUse(*r, a.attr));
+        return *r;
+      }
       Val base = eval(*a.value);
       return getAttr(base, a.attr, e);
     }

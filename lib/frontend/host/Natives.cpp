@@ -590,9 +590,16 @@ Ref namedTupleClass(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& k
 
 /// `@triton.constexpr_function`: the function itself, marked so that kernels
 /// may call it (at compile time, on constexprs); on the host it runs as is.
+/// A builtin (`triton.constexpr_function(core.get_int_dtype)`) is wrapped in
+/// a marked copy: the builtin object itself may be shared.
 Ref constexprFunctionDecorator(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
-  if (a.size() != 1 || !kw.empty() || a[0]->kind != Kind::Function)
+  if (a.size() != 1 || !kw.empty() || (a[0]->kind != Kind::Function && a[0]->kind != Kind::Builtin))
     in.raise("TypeError", "triton.constexpr_function expects one function", in.here());
+  if (a[0]->kind == Kind::Builtin) {
+    Ref marked = builtin(a[0]->s, a[0]->self);
+    marked->attrs[kConstexprFunctionAttr] = boolean(true);
+    return marked;
+  }
   a[0]->fn->constexprFunction = true;
   return a[0];
 }

@@ -63,6 +63,10 @@ struct FunctionData {
   const py::Arguments& args() const { return def ? def->args : lambda->args; }
 };
 
+/// The attribute of a builtin wrapped by `triton.constexpr_function` (a
+/// marked copy of the builtin): kernels may call it like a decorated def.
+inline constexpr const char* kConstexprFunctionAttr = "__constexpr_function__";
+
 /// An `@triton.autotune(...)` or `@triton.heuristics(...)` applied to a jit
 /// function: its arguments are evaluated when the kernel first needs them.
 struct LazyDecorator {

@@ -725,3 +725,39 @@ def float_bits_high_halves(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m)
     u = x.to(_unsigned_of_width(x.dtype.primitive_bitwidth), bitcast=True)
     tl.store(y_ptr + offs, (u >> 16).to(tl.int32), mask=m)
+
+
+# Triton's own constexpr_function under another name, and a builtin wrapped
+# in triton.constexpr_function (TransformerEngine, for Triton >= 3.5).
+_int_dtype = tl.core.get_int_dtype
+_int_dtype_wrapped = triton.constexpr_function(tl.core.get_int_dtype)
+
+
+@triton.jit
+def float_bits_through_aliases(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    i = x.to(_int_dtype_wrapped(bitwidth=x.dtype.primitive_bitwidth, signed=True), bitcast=True)
+    tl.store(y_ptr + offs, (i ^ 0x55).to(x.dtype, bitcast=True), mask=m)
+    u = x.to(_int_dtype(x.dtype.primitive_bitwidth, False), bitcast=True)
+    tl.store(z_ptr + offs, (u >> 28).to(tl.int32), mask=m)
+
+
+class _Ops:
+    # A class used as a namespace of jit functions, named bare in a kernel:
+    # Triton 3.6 asks for TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1 there; Tessera
+    # accepts it, as it accepts int globals.
+    SHIFT = 7
+
+    @staticmethod
+    @triton.jit
+    def double(x):
+        return x * 2
+
+
+@triton.jit
+def double_through_a_class(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, _Ops.double(tl.load(x_ptr + offs, mask=m)) + _Ops.SHIFT, mask=m)

@@ -57,3 +57,17 @@ def _axpby(x_ptr, y_ptr, out_ptr, n, a, b, BLOCK: tl.constexpr):
 
 axpby = triton.jit(_axpby)
 axpby_nospec = triton.jit(do_not_specialize=["n"])(_axpby)
+
+
+class Kernels:
+    """A kernel inside a class (launched as elementwise.Kernels.scale_offset[grid])
+    that calls a function of a class in a sibling module."""
+
+    @staticmethod
+    @triton.jit
+    def scale_offset(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr):
+        # One program strides over the whole array.
+        for start in range(0, n, BLOCK):
+            offs = start + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            tl.store(out_ptr + offs, U.RowOps.scaled(x, factor) + U.RowOps.OFFSET, mask=offs < n)
