@@ -127,7 +127,9 @@ Kernel Program::kernel(const std::string& name) const {
   if (!fn) {
     std::string known;
     for (const auto& n : kernel_names()) known += (known.empty() ? "" : ", ") + n;
+    std::string why = impl_->source->whyNotAKernel(name);
     throw Error("no @triton.jit function named '" + name + "' in " + impl_->source->source()->name() +
+                (why.empty() ? "" : ": " + why) +
                 (known.empty() ? std::string(" (the file has no @triton.jit functions)")
                                : " (it has: " + known + ")"));
   }

@@ -276,6 +276,9 @@ class SourceProgram {
   /// def's name), or by a dotted path into an imported module
   /// ("ops.add_kernel"); null when none.
   const JitFunction* find(std::string_view name) const;
+  /// Why `name`, bound at the module's top level, is not a kernel (what it
+  /// is, or why the host could not evaluate it); "" when it is not bound.
+  std::string whyNotAKernel(std::string_view name) const;
   /// The user modules of the program loaded so far, this one among them.
   std::vector<std::shared_ptr<const SourceProgram>> modules() const;
   /// The directories imports are searched in, in order.

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <sstream>
 
@@ -617,8 +618,11 @@ struct Bridge {
 namespace {
 
 /// `dir/pkg/sub/mod.py` inside packages (each level with __init__.py):
-/// ("pkg.sub.mod", "dir").
-std::pair<std::string, std::string> moduleNameOf(const std::string& path) {
+/// ("pkg.sub.mod", "dir"). A file under a search-path directory may also be
+/// named by its path from there, as Python imports it with that directory
+/// on sys.path, through namespace packages (PEP 420: directories without
+/// __init__.py); the more qualified of the two names is taken.
+std::pair<std::string, std::string> moduleNameOf(const std::string& path, const std::vector<std::string>& searchPath) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path p = fs::absolute(fs::path(path), ec).lexically_normal();
@@ -633,6 +637,24 @@ std::pair<std::string, std::string> moduleNameOf(const std::string& path) {
   while (fs::exists(dir / "__init__.py", ec) && dir.has_parent_path() && dir != dir.parent_path()) {
     name = dir.filename().string() + "." + name;
     dir = dir.parent_path();
+  }
+  auto identifier = [](const std::string& part) {
+    if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0]))) return false;
+    return std::all_of(part.begin(), part.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  };
+  size_t parts = std::count(name.begin(), name.end(), '.') + 1;
+  for (const std::string& entry : searchPath) {
+    fs::path root = fs::absolute(fs::path(entry), ec).lexically_normal();
+    fs::path rel = p.lexically_relative(root);
+    if (rel.empty() || *rel.begin() == "..") continue;
+    std::vector<std::string> names;
+    for (const auto& part : rel.parent_path()) names.push_back(part.string());
+    if (!isInit) names.push_back(p.stem().string());
+    if (names.size() <= parts || !std::all_of(names.begin(), names.end(), identifier)) continue;
+    std::string dotted;
+    for (const auto& n : names) dotted += (dotted.empty() ? "" : ".") + n;
+    return {dotted, root.string()};
   }
   return {name, dir.string()};
 }
@@ -667,7 +689,7 @@ std::shared_ptr<SourceProgram> SourceProgram::load(SourceFileRef source, const s
   bool isPackage = false;
   std::vector<std::string> dirs;
   if (!path.empty()) {
-    std::tie(name, root) = moduleNameOf(path);
+    std::tie(name, root) = moduleNameOf(path, environment({}, options).searchPath);
     isPackage = std::filesystem::path(path).filename() == "__init__.py";
     std::error_code ec;
     std::string own = std::filesystem::absolute(std::filesystem::path(path), ec).parent_path().lexically_normal().string();
@@ -767,6 +789,17 @@ const JitFunction* SourceProgram::find(std::string_view name) const {
   for (const auto& [bound, fn] : kernels())
     if (fn->name == name) return fn;
   return nullptr;
+}
+
+std::string SourceProgram::whyNotAKernel(std::string_view name) const {
+  std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
+  auto* m = static_cast<host::ModuleObj*>(module_);
+  auto it = m->globals->vars.find(std::string(name));
+  if (it == m->globals->vars.end()) return "";
+  const Ref& v = it->second;
+  if (v->kind == Kind::Opaque)
+    return "'" + std::string(name) + "' could not be evaluated on the host: " + v->s + Bridge::where(v->where);
+  return "'" + std::string(name) + "' is " + host::typeName(*v) + ", not a @triton.jit function";
 }
 
 std::vector<std::shared_ptr<const SourceProgram>> SourceProgram::modules() const {

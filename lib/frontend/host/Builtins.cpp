@@ -288,8 +288,23 @@ Ref bMap(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
 }
 
 Ref bZip(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref strict = kwarg(kw, "strict");  // Python 3.10: unequal lengths raise
   std::vector<std::vector<Ref>> seqs;
   for (auto& x : a) seqs.push_back(in.iterate(x, in.here()));
+  if (strict && truthy(*strict) && !seqs.empty()) {
+    // CPython's report: iteration stops at the shortest length; the first
+    // argument exhausted there, or else the first one left over, is named.
+    size_t shortest = seqs[0].size();
+    for (const auto& q : seqs) shortest = std::min(shortest, q.size());
+    for (size_t k = 1; k < seqs.size(); ++k) {
+      bool shorter = seqs[0].size() > shortest && seqs[k].size() == shortest;
+      bool longer = seqs[0].size() == shortest && seqs[k].size() > shortest;
+      if (!shorter && !longer) continue;
+      in.raise("ValueError", "zip() argument " + std::to_string(k + 1) + " is " + (shorter ? "shorter" : "longer") +
+                                 " than argument" + (k == 1 ? std::string(" 1") : "s 1-" + std::to_string(k)),
+               in.here());
+    }
+  }
   std::vector<Ref> out;
   for (size_t i = 0; !seqs.empty(); ++i) {
     std::vector<Ref> row;

@@ -104,6 +104,31 @@ TEST(Kernel, HandlesOfOneProgramShareTheCompileCache) {
   EXPECT_NE(a.asm_text("ttir").find("tt.func @scale"), std::string::npos);
 }
 
+// A name bound at the top level to something else, or to a statement that
+// raised on the host: the error says what it is, or what it raised, where.
+TEST(Kernel, ANameThatIsNoKernelSaysWhy) {
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(X, BLOCK: tl.constexpr):
+    tl.store(X + tl.arange(0, BLOCK), 1.0)
+
+SIZE = 4
+wrapped = undefined_helper(k)
+)";
+  auto program = tessera::Program::from_source(src, "why.py");
+  std::string raised = errorOf([&] { program.kernel("wrapped"); });
+  EXPECT_NE(raised.find("'wrapped' could not be evaluated on the host"), std::string::npos) << raised;
+  EXPECT_NE(raised.find("undefined_helper"), std::string::npos) << raised;
+  EXPECT_NE(raised.find("why.py:10"), std::string::npos) << raised;
+  std::string other = errorOf([&] { program.kernel("SIZE"); });
+  EXPECT_NE(other.find("'SIZE' is int, not a @triton.jit function"), std::string::npos) << other;
+  EXPECT_NE(errorOf([&] { program.kernel("absent"); }).find("no @triton.jit function named 'absent' in why.py (it has: k)"),
+            std::string::npos);
+}
+
 TEST(Kernel, SignatureForms) {
   auto program = tessera::Program::from_source(kSource, "api.py");
   auto k = program.kernel("fill");

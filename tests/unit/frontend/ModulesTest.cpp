@@ -94,6 +94,31 @@ TEST(Modules, TheSearchPathFindsModulesOutsideThePackage) {
   EXPECT_NE(err.find(t.path("app")), std::string::npos) << err;
 }
 
+// Namespace packages (PEP 420: no __init__.py) under a search-path
+// directory: the file is named by its path from there, so its relative
+// imports resolve; also when a package of the project is named `triton`
+// (proj/triton/...: "proj.triton.k", not Triton's own module).
+TEST(Modules, NamespacePackagesUnderTheSearchPath) {
+  Tree t;
+  t.add("src/pkg/sub/helpers.py", std::string(kHeader) + "@triton.jit\ndef twice(x):\n    return x * 2\n");
+  std::string k = t.add("src/pkg/sub/k.py", std::string(kHeader) + "from .helpers import twice\n@triton.jit\ndef k(p):\n"
+                                                                   "    tl.store(p, twice(tl.load(p)))\n");
+  t.add("src/proj/triton/__init__.py", "");
+  t.add("src/proj/triton/helpers.py", std::string(kHeader) + "@triton.jit\ndef inc(x):\n    return x + 1\n");
+  std::string own = t.add("src/proj/triton/k.py", std::string(kHeader) + "from .helpers import inc\n@triton.jit\ndef k(p):\n"
+                                                                         "    tl.store(p, inc(tl.load(p)))\n");
+  LoadOptions src;
+  src.searchPath = {t.path("src")};
+  EXPECT_EQ(SourceProgram::loadFile(k, src)->moduleName(), "pkg.sub.k");
+  EXPECT_NE(compileFile(k, "k", "*i32", src).find("arith.muli"), std::string::npos);
+  EXPECT_EQ(SourceProgram::loadFile(own, src)->moduleName(), "proj.triton.k");
+  EXPECT_NE(compileFile(own, "k", "*i32", src).find("arith.addi"), std::string::npos);
+  // Without the search path the namespace package is not known: the
+  // relative import's error says to give the package's root.
+  std::string err = errorOf([&] { compileFile(k, "k", "*i32"); });
+  EXPECT_NE(err.find("attempted relative import with no known parent package"), std::string::npos) << err;
+}
+
 TEST(Modules, CircularImportsSeeTheNamesBoundSoFar) {
   Tree t;
   t.add("cyc/__init__.py", "");

@@ -401,6 +401,15 @@ TEST(HostEval, Builtins) {
               "([3, 2, 1], [2, 1, 0], ['b', 'a'])");
   EXPECT_REPR("X = (list(zip([1, 2, 3], 'ab')), list(zip()), list(zip([1], [2], [3])))",
               "([(1, 'a'), (2, 'b')], [], [(1, 2, 3)])");
+  // zip(strict=True) (Python 3.10): CPython's results and messages.
+  EXPECT_REPR("X = (list(zip([1, 2], 'ab', strict=True)), list(zip([1], [2], strict=False)))",
+              "([(1, 'a'), (2, 'b')], [(1, 2)])");
+  EXPECT_REPR("try:\n    list(zip([1, 2], [3], strict=True))\nexcept ValueError as e:\n    X = str(e)\n",
+              "'zip() argument 2 is shorter than argument 1'");
+  EXPECT_REPR("try:\n    list(zip([1], [3], [4, 5], strict=True))\nexcept ValueError as e:\n    X = str(e)\n",
+              "'zip() argument 3 is longer than arguments 1-2'");
+  EXPECT_REPR("try:\n    list(zip([1, 2], [3, 4], [5], strict=True))\nexcept ValueError as e:\n    X = str(e)\n",
+              "'zip() argument 3 is shorter than arguments 1-2'");
   EXPECT_REPR("X = (list(enumerate('ab', start=1)), list(enumerate('ab', 5)), list(enumerate([])))",
               "([(1, 'a'), (2, 'b')], [(5, 'a'), (6, 'b')], [])");
   EXPECT_REPR("X = (list(map(str, [1, 2])), list(map(lambda a, b: a * b, [1, 2, 3], [4, 5])), list(map(abs, (-1, 2))))",
