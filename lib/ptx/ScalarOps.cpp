@@ -558,6 +558,19 @@ void emitInlineAsm(Emitter& e, Operation* op) {
   std::vector<AsmPacking> outPacking, inPacking;
   for (unsigned r = 0; r < nOut; ++r) outPacking.push_back(asmPacking(op->result(r).type().elementType(), pack));
   for (unsigned k = 0; k < nIn; ++k) inPacking.push_back(asmPacking(op->operand(k).type().elementType(), pack));
+  // Inputs with an immediate constraint ("n", "i"): "k=value,..." (the
+  // frontend checked they are constexpr ints); the value goes into the text.
+  std::map<unsigned, std::string> immediates;
+  if (op->hasAttr("immediates")) {
+    std::string list = op->strAttr("immediates");
+    for (size_t at = 0; at < list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      std::string item = list.substr(at, comma - at);
+      size_t eq = item.find('=');
+      immediates[static_cast<unsigned>(std::stoul(item.substr(0, eq)))] = item.substr(eq + 1);
+      at = comma + 1;
+    }
+  }
   for (int64_t i = 0; i < n; i += pack) {
     Regs names;
     std::vector<Regs> outWords(nOut);
@@ -576,6 +589,10 @@ void emitInlineAsm(Emitter& e, Operation* op) {
       // A thread with fewer than `pack` elements left pads the group with
       // zeros (Triton pads with undef); their results are dropped below.
       for (int64_t w = 0; w < p.regs; ++w) {
+        if (auto imm = immediates.find(k); imm != immediates.end()) {
+          names.push_back(imm->second);
+          continue;
+        }
         Regs group;
         for (int64_t j = w * p.perReg; j < std::min(pack, (w + 1) * p.perReg); ++j)
           group.push_back(i + j < n ? e.at(v, i + j) : e.constInt(et, 0));

@@ -171,6 +171,14 @@ TEST(Debug, InlineAsmOnTheGpu) {
     std::vector<int8_t> low(B);
     for (int64_t i = 0; i < B; ++i) low[i] = static_cast<int8_t>(x[i] & 0xFF);
     expectEqual(tn.download<int8_t>(), low, "narrowing, BLOCK " + std::to_string(B));
+
+    // "n" operands are immediates in the text: lop3 with its LUT.
+    auto ti = dev().zeros(DType::i32, {B});
+    kernel(kFile, "inline_asm_immediates").launch(dev(), {1}, {tx, ti}, {{"BLOCK", B}});
+    std::vector<int32_t> lopped(B);
+    for (int64_t i = 0; i < B; ++i)
+      lopped[i] = static_cast<int32_t>((static_cast<uint32_t>(x[i]) & 0x000F000Fu) | 0x64006400u);
+    expectEqual(ti.download<int32_t>(), lopped, "lop3 with immediates, BLOCK " + std::to_string(B));
   }
 }
 

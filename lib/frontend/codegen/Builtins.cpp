@@ -464,6 +464,25 @@ std::vector<Builtin> makeTable() {
       {"tl.inline_asm_elementwise", {R("asm"), R("constraints"), R("args"), R("dtype"), R("is_pure"), R("pack")},
        [](CodeGen& cg, BoundArgs& a) {
          std::vector<Val> args = a[2].isTuple() ? a[2].elems : std::vector<Val>{a[2]};
+         // Inputs constrained "n" or "i" are immediates (lop3's LUT): their
+         // constexpr values go into the asm text instead of registers.
+         std::string constraints = cg.constStr(a[1], "constraints");
+         std::vector<std::string> inputConstraints;
+         for (size_t at = 0; at <= constraints.size();) {
+           size_t comma = std::min(constraints.find(',', at), constraints.size());
+           std::string c = constraints.substr(at, comma - at);
+           if (c.empty() || c[0] != '=') inputConstraints.push_back(c);
+           at = comma + 1;
+         }
+         std::string immediates;
+         for (size_t k = 0; k < args.size() && k < inputConstraints.size(); ++k) {
+           if (inputConstraints[k] != "n" && inputConstraints[k] != "i") continue;
+           if (args[k].kind != Val::Kind::Int && args[k].kind != Val::Kind::Bool)
+             cg.fail("tl.inline_asm_elementwise: argument " + std::to_string(k) + " has the immediate constraint '" +
+                     inputConstraints[k] + "' but is " + args[k].typeName() + "; it must be a constexpr int");
+           immediates += (immediates.empty() ? "" : ",") + std::to_string(k) + "=" +
+                         (args[k].kind == Val::Kind::Bool ? std::string(args[k].b ? "1" : "0") : args[k].i.toString());
+         }
          std::vector<int64_t> shape;
          for (auto& x : args) {
            x = cg.tensorArg(x, "inline_asm_elementwise argument");
@@ -479,7 +498,8 @@ std::vector<Builtin> makeTable() {
          for (const auto& d : outs) types.push_back(cg.irType(d, shape));
          ir::AttrMap attrs;
          attrs["asm"] = cg.constStr(a[0], "asm");
-         attrs["constraints"] = cg.constStr(a[1], "constraints");
+         attrs["constraints"] = constraints;
+         if (!immediates.empty()) attrs["immediates"] = immediates;
          attrs["pure"] = cg.constBool(a[4], "is_pure");
          attrs["pack"] = cg.constInt(a[5], "pack");
          ir::Operation* op = cg.builder().create(OpCode::InlineAsm, types, ops, std::move(attrs));
@@ -539,6 +559,19 @@ std::vector<Builtin> makeTable() {
          int64_t log2 = 0;
          for (; n > 1; n >>= 1) ++log2;
          return Val::integer(BigInt(log2));
+       }},
+      // triton.language.core.get_int_dtype, a constexpr_function kernels call
+      // (Triton's own bitonic sort helpers do, through `core.`).
+      {"tl.get_int_dtype", {R("bitwidth"), R("signed")}, [](CodeGen& cg, BoundArgs& a) {
+         int64_t bits = cg.constInt(a[0], "get_int_dtype bitwidth");
+         bool isSigned = cg.constBool(a[1], "get_int_dtype signed");
+         if (bits == 1) return Val::dtypeOf(ScalarKind::I1);
+         const ScalarKind signedKinds[] = {ScalarKind::I8, ScalarKind::I16, ScalarKind::I32, ScalarKind::I64};
+         const ScalarKind unsignedKinds[] = {ScalarKind::U8, ScalarKind::U16, ScalarKind::U32, ScalarKind::U64};
+         for (int k = 0; k < 4; ++k)
+           if (bits == (int64_t{8} << k)) return Val::dtypeOf(isSigned ? signedKinds[k] : unsignedKinds[k]);
+         cg.fail("get_int_dtype: Unsupported bitwidth " + std::to_string(bits) + " and signedness " +
+                 (isSigned ? "True" : "False"));
        }},
       {"tl._is_power_of_two", {R("i")}, [](CodeGen& cg, BoundArgs& a) {
          int64_t n = cg.constInt(a[0], "_is_power_of_two argument");

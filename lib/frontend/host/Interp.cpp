@@ -243,6 +243,20 @@ struct Exec {
     in.raise("SyntaxError", "cannot assign to this expression", loc(target, *s));
   }
 
+  /// Whether every name `imp` binds is a package already bound to itself
+  /// (`import a.b` with `a` imported before).
+  static bool keepsPackageBinding(const py::Import& imp, const Scope& s) {
+    for (const auto& a : imp.names) {
+      std::string top = a.name.substr(0, a.name.find('.'));
+      auto it = s.vars.find(top);
+      bool bound = !a.asname && it != s.vars.end() &&
+                   ((it->second->kind == Kind::Module && it->second->module->name == top) ||
+                    (it->second->kind == Kind::Native && it->second->s == top));
+      if (!bound) return false;
+    }
+    return true;
+  }
+
   /// Binds every name `stmt` may bind to `why`.
   void bindOpaque(const py::Stmt& stmt, const Ref& why, Scope& s) {
     std::vector<std::string> names;
@@ -307,6 +321,9 @@ struct Exec {
       try {
         stmt(*st, s);
       } catch (const PyException& e) {
+        // `import triton.missing` that raises leaves the `triton` bound by an
+        // earlier import as it was (Python binds nothing then either).
+        if (auto* imp = st->as<py::Import>(); imp && keepsPackageBinding(*imp, *s)) continue;
         bindOpaque(*st, opaque("it raised " + repr(*e.exc), e.exc->where), *s);
       } catch (const Undecided& u) {
         bindOpaque(*st, u.why, *s);

@@ -53,7 +53,8 @@ const std::unordered_set<std::string>& tritonModules() {
       "triton.runtime.errors", "triton.runtime.cache", "triton.runtime.interpreter", "triton.testing",
       "triton.compiler", "triton.compiler.compiler", "triton.compiler.errors", "triton.tools",
       "triton.tools.tensor_descriptor", "triton.backends", "triton.backends.compiler", "triton.knobs",
-      "triton.language.target_info", "triton.experimental"};
+      "triton.language.target_info", "triton.experimental", "triton.profiler", "triton.profiler.language",
+      "triton.runtime.build", "triton.tools.disasm"};
   return m;
 }
 

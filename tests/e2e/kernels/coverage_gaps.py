@@ -727,8 +727,8 @@ def float_bits_high_halves(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, (u >> 16).to(tl.int32), mask=m)
 
 
-# Triton's own constexpr_function under another name, and a builtin wrapped
-# in triton.constexpr_function (TransformerEngine, for Triton >= 3.5).
+# Triton's own constexpr_function called in a kernel, under another name, and
+# wrapped in triton.constexpr_function (TransformerEngine, for Triton >= 3.5).
 _int_dtype = tl.core.get_int_dtype
 _int_dtype_wrapped = triton.constexpr_function(tl.core.get_int_dtype)
 
@@ -740,8 +740,8 @@ def float_bits_through_aliases(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=m)
     i = x.to(_int_dtype_wrapped(bitwidth=x.dtype.primitive_bitwidth, signed=True), bitcast=True)
     tl.store(y_ptr + offs, (i ^ 0x55).to(x.dtype, bitcast=True), mask=m)
-    u = x.to(_int_dtype(x.dtype.primitive_bitwidth, False), bitcast=True)
-    tl.store(z_ptr + offs, (u >> 28).to(tl.int32), mask=m)
+    u = x.to(tl.core.get_int_dtype(x.dtype.primitive_bitwidth, False), bitcast=True)
+    tl.store(z_ptr + offs, (u >> 28).to(_int_dtype(32, True)), mask=m)
 
 
 class _Ops:

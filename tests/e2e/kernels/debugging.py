@@ -87,3 +87,15 @@ def inline_asm_narrowing(x_ptr, y_ptr, BLOCK: tl.constexpr):
     y = tl.inline_asm_elementwise("bfi.b32 $0, $2, $1, 8, 8;\n\tbfi.b32 $0, $3, $0, 16, 8;\n\tbfi.b32 $0, $4, $0, 24, 8;",
                                   "=r,r,r,r,r", [x], dtype=tl.int8, is_pure=True, pack=4)
     tl.store(y_ptr + offs, y)
+
+
+@triton.jit
+def inline_asm_immediates(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    # "n" operands are immediates in the asm text (lop3's LUT must be one):
+    # y = (x & 0x000f000f) | 0x64006400, the int4-to-fp16 trick's first step.
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    LUT: tl.constexpr = (0xF0 & 0xCC) | 0xAA
+    y = tl.inline_asm_elementwise("lop3.b32 $0, $1, $2, $3, $4;", "=r,r,n,n,n",
+                                  [x, 0x000F000F, 0x64006400, LUT], dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(y_ptr + offs, y)

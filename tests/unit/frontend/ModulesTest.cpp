@@ -119,6 +119,19 @@ TEST(Modules, NamespacePackagesUnderTheSearchPath) {
   EXPECT_NE(err.find("attempted relative import with no known parent package"), std::string::npos) << err;
 }
 
+// `import triton.profiler` (proton, in Triton 3.6) is a module of Triton's;
+// an import of a Triton module 3.6 lacks raises, and leaves `triton` as it
+// was: the kernels below it stay kernels.
+TEST(Modules, ImportsOfTritonSubmodules) {
+  Tree t;
+  std::string k = t.add("k.py", std::string(kHeader) +
+                                    "import triton.profiler as proton\n"
+                                    "import triton.not_a_module_of_36\n"
+                                    "@triton.jit\ndef k(p):\n    tl.store(p, 7)\n");
+  EXPECT_NE(compileFile(k, "k", "*i32").find("tt.store"), std::string::npos);
+  EXPECT_NE(SourceProgram::loadFile(k)->whyNotAKernel("proton").find("not a @triton.jit function"), std::string::npos);
+}
+
 TEST(Modules, CircularImportsSeeTheNamesBoundSoFar) {
   Tree t;
   t.add("cyc/__init__.py", "");

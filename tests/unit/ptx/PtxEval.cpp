@@ -540,6 +540,17 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
       return d;
     });
   }
+  if (op == "lop3") {  // bit i of d is bit (a_i << 2 | b_i << 1 | c_i) of the LUT
+    Get a = src(ops[1]), b = src(ops[2]), c = src(ops[3]), lut = src(ops[4]);
+    return wrap(dst(ops[0]), [a, b, c, lut](const Thread& t) -> uint64_t {
+      uint64_t x = a(t), y = b(t), z = c(t), table = lut(t), d = 0;
+      for (int i = 0; i < 32; ++i) {
+        uint64_t index = (((x >> i) & 1) << 2) | (((y >> i) & 1) << 1) | ((z >> i) & 1);
+        d |= ((table >> index) & 1) << i;
+      }
+      return d;
+    });
+  }
   if (op == "bfi") {  // d = b with bits [pos, pos + len) taken from a's low bits
     int bits = typeBits(type);
     Get a = src(ops[1]), b = src(ops[2]), c = src(ops[3]), l = src(ops[4]);

@@ -60,5 +60,23 @@ TEST(PtxInlineAsm, WordsNarrowIntoOnePackedRegister) {
   }
 }
 
+// Operands constrained "n" are immediates in the text (ptxas refuses a
+// register for lop3's LUT): (a & b) | c with b and c immediates too.
+TEST(PtxInlineAsm, ImmediateOperandsAreLiterals) {
+  gpu::PtxKernel k = ptxtest::compile(e2eKernel("debugging.py"), "inline_asm_immediates", "*i32:16, *i32:16, BLOCK=128", 4);
+  EXPECT_NE(k.ptx.find("lop3.b32"), std::string::npos);
+  EXPECT_NE(k.ptx.find(", 983055, 1677747200, 234;"), std::string::npos) << k.ptx;
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
+  std::vector<int32_t> x(128);
+  for (int64_t i = 0; i < 128; ++i) x[i] = static_cast<int32_t>(i * 2654435761u);
+  std::vector<uint8_t> xb = bytesOf(x), yb(128 * 4, 0xEE);
+  PtxEval eval(k.ptx);
+  uint64_t a0 = eval.addBuffer(&xb), a1 = eval.addBuffer(&yb);
+  eval.runBlock({a0, a1}, 32 * 4, k.sharedBytes);
+  std::vector<int32_t> y = valuesOf<int32_t>(yb);
+  for (int64_t i = 0; i < 128; ++i)
+    ASSERT_EQ(static_cast<uint32_t>(y[i]), (static_cast<uint32_t>(x[i]) & 0x000F000Fu) | 0x64006400u) << "element " << i;
+}
+
 }  // namespace
 }  // namespace tessera
