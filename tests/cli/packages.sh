@@ -41,5 +41,11 @@ expect 1 "module 'extlib', which is not on the search path" compile "$tmp/app/k.
 expect 0 "tt.func" compile "$tmp/app/k.py" -I "$tmp/lib" --kernel k --signature "*i32" --emit ttir
 expect 0 "k2(p)" list -I "$tmp/lib" "$tmp/app/k.py"
 expect 2 "-I expects a directory" list "$tmp/app/k.py" -I
+# A kernel in a class, by its dotted name; -D NAME=None is Python's None,
+# "'None'" the string.
+printf 'import triton\nimport triton.language as tl\nclass Ops:\n    @staticmethod\n    @triton.jit\n    def k(p, ACT: tl.constexpr):\n        tl.static_assert(ACT is None, "ACT is not None")\n        tl.store(p, 1)\n' >"$tmp/app/cls.py"
+expect 0 "tt.func" compile "$tmp/app/cls.py" --kernel Ops.k --signature "*i32" -D ACT=None --emit ttir
+expect 1 "ACT is not None" compile "$tmp/app/cls.py" --kernel Ops.k --signature "*i32" -D "ACT='None'" --emit ttir
+expect 0 "Ops.k(p, ACT: constexpr)" list "$tmp/app/cls.py"
 [ "$failed" -eq 0 ] && echo "packages: all cases passed"
 exit $((failed > 0))

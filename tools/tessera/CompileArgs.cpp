@@ -12,9 +12,10 @@ namespace tessera::cli {
 
 namespace {
 
-/// -D values: ints (as Python writes them), floats, True/False, otherwise a
-/// string (dtype names etc.).
+/// -D values: ints (as Python writes them), floats, True/False, None,
+/// otherwise a string (dtype names etc.; quoted for the text "None").
 tessera::Value parseDefineValue(const std::string& name, const std::string& text) {
+  if (text == "None") return std::monostate{};
   if (text == "True" || text == "true") return true;
   if (text == "False" || text == "false") return false;
   int64_t i = 0;
