@@ -130,7 +130,7 @@ Kernel Program::kernel(const std::string& name) const {
     std::string why = impl_->source->whyNotAKernel(name);
     throw Error("no @triton.jit function named '" + name + "' in " + impl_->source->source()->name() +
                 (why.empty() ? "" : ": " + why) +
-                (known.empty() ? std::string(" (the file has no @triton.jit functions)")
+                (known.empty() ? std::string(why.empty() ? " (the file has no @triton.jit functions)" : "")
                                : " (it has: " + known + ")"));
   }
   if (!fn->transparentDecorators.empty() && env::flag("TESSERA_PRINT_AUTOTUNING")) {
