@@ -9,6 +9,7 @@
 
 #include "Internal.h"
 #include "Specialization.h"
+#include "runtime/Toolkit.h"
 #include "tessera/runtime/Assembler.h"
 
 namespace tessera {
@@ -35,7 +36,19 @@ std::vector<std::string> Kernel::parameter_names() const {
 std::string CompiledKernel::asm_text(const std::string& stage) const {
   if (stage == "ttir") return impl_->ttir;
   if (stage == "ttgir") return detail::gpuBinary(*impl_, impl_->target, false)->ptx.ttgir;
-  if (stage == "ptx") return detail::gpuBinary(*impl_, impl_->target, false)->ptx.ptx;
+  if (stage == "ptx") {
+    std::shared_ptr<detail::GpuBinary> b = detail::gpuBinary(*impl_, impl_->target, false);
+    const gpu::PtxKernel& k = b->ptx;
+    if (k.externs.empty() || !runtime::toolkitAvailable()) return k.ptx;
+    // Self-contained, as Triton's: the libdevice wrappers the assembler
+    // links merged in, so ptxas assembles the text alone. Without NVRTC,
+    // the kernel's PTX with its .extern declarations.
+    try {
+      return runtime::wholeProgramPtx(k.ptx, runtime::libdevicePtx(k.externs, b->target, k.name));
+    } catch (const Error&) {
+      return k.ptx;
+    }
+  }
   if (stage == "cubin") {
     const std::vector<char>& bytes = detail::gpuBinary(*impl_, impl_->target, true)->cubin->bytes;
     return std::string(bytes.begin(), bytes.end());

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tessera/dlpack.h"
+#include "tessera/runtime/Assembler.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -127,6 +128,31 @@ wrapped = undefined_helper(k)
   EXPECT_NE(other.find("'SIZE' is int, not a @triton.jit function"), std::string::npos) << other;
   EXPECT_NE(errorOf([&] { program.kernel("absent"); }).find("no @triton.jit function named 'absent' in why.py (it has: k)"),
             std::string::npos);
+}
+
+// The PTX of a kernel calling libdevice (tl.erf) is self-contained where
+// the toolkit is: the wrappers the assembler links are defined in the text,
+// none left as .extern (ptxas assembles it alone, as Triton's PTX).
+TEST(Kernel, PtxWithLibdeviceCallsIsSelfContained) {
+  std::string why;
+  if (!tessera::runtime::toolkitAvailable(&why)) GTEST_SKIP() << why;
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def gelu(X, Y, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    tl.store(Y + tl.arange(0, BLOCK), 0.5 * x * (1.0 + tl.erf(x * 0.7071067811865476)))
+)";
+  auto k = tessera::Program::from_source(src, "gelu.py").kernel("gelu").compile("*fp32:16, *fp32:16", {{"BLOCK", int64_t(128)}});
+  std::string ptx = k.asm_text("ptx");
+  EXPECT_EQ(ptx.find(".extern .func"), std::string::npos) << ptx;
+  size_t def = ptx.find("__tessera__nv_erff(");  // the definition's line (NVRTC's spacing aside)
+  ASSERT_NE(def, std::string::npos) << ptx;
+  size_t lineStart = ptx.rfind('\n', def) + 1;
+  EXPECT_NE(ptx.substr(lineStart, def - lineStart).find(".func"), std::string::npos) << ptx.substr(lineStart, 120);
+  EXPECT_NE(ptx.find("call.uni"), std::string::npos);
 }
 
 TEST(Kernel, SignatureForms) {
