@@ -273,7 +273,7 @@ struct Bridge {
       Parameter p;
       p.name = args[k]->name;
       p.loc = SourceLoc{fd.module->source.get(), args[k]->line, args[k]->col};
-      p.isConstexpr = mentionsConstexpr(args[k]->annotation.get());
+      p.isConstexpr = isConstexprAnnotation(sh, fd, args[k]->annotation.get());
       p.annotatedType = annotationType(sh, fd, args[k]->annotation.get());
       if (k >= firstDefault) {
         p.hasDefault = true;
@@ -288,7 +288,7 @@ struct Bridge {
       Parameter p;
       p.name = arg.name;
       p.loc = SourceLoc{fd.module->source.get(), arg.line, arg.col};
-      p.isConstexpr = mentionsConstexpr(arg.annotation.get());
+      p.isConstexpr = isConstexprAnnotation(sh, fd, arg.annotation.get());
       p.annotatedType = annotationType(sh, fd, arg.annotation.get());
       p.keywordOnly = true;
       if (k < fd.kwDefaults.size() && fd.kwDefaults[k]) {
@@ -374,9 +374,24 @@ struct Bridge {
     return false;
   }
 
+  /// `tl.constexpr` by its spelling, or by its value: an alias
+  /// (`tl_constexpr = tl.constexpr`, `from triton.language import constexpr
+  /// as C`) is constexpr too, as Triton decides from the annotation object.
+  static bool isConstexprAnnotation(SourceProgram::Shared& sh, const host::FunctionData& fd, const py::Expr* e) {
+    if (mentionsConstexpr(e)) return true;
+    if (!e || (!e->as<py::Name>() && !e->as<py::Attribute>())) return false;
+    try {
+      sh.interp.beginSession();
+      Ref v = sh.interp.eval(*e, fd.module->globals);
+      return v->kind == Kind::Builtin && v->s == "triton.language.constexpr";
+    } catch (const host::PyException&) {
+    }
+    return false;
+  }
+
   static std::optional<std::string> annotationType(SourceProgram::Shared& sh, const host::FunctionData& fd,
                                                    const py::Expr* e) {
-    if (!e || mentionsConstexpr(e)) return std::nullopt;
+    if (!e || isConstexprAnnotation(sh, fd, e)) return std::nullopt;
     if (auto* c = e->as<py::Constant>(); c && c->type == py::Constant::Type::Str) {
       // "const" marks a const pointer (handled by the code generator), not a type.
       if (c->strValue.find("const") != std::string::npos) return std::nullopt;

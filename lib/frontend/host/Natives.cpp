@@ -835,6 +835,11 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   }
   if (path == "triton.runtime.driver.active.utils")
     return attr == "get_device_properties" ? builtin(full) : unknown();
+  // triton.knobs.runtime.interpret: whether kernels run in Triton's Python
+  // interpreter, never the case under Tessera (its own interpreter compiles
+  // them as the GPU does). Other knobs stay unknown.
+  if (path == "triton.knobs") return attr == "runtime" ? native(full) : unknown();
+  if (path == "triton.knobs.runtime") return attr == "interpret" ? boolean(false) : unknown();
   if (path.rfind("triton", 0) == 0) return unknown();
   if (path == "torch") {
     if (const char* d = dtypeName(attr, true)) return dtype(d);

@@ -132,6 +132,27 @@ TEST(Modules, ImportsOfTritonSubmodules) {
   EXPECT_NE(SourceProgram::loadFile(k)->whyNotAKernel("proton").find("not a @triton.jit function"), std::string::npos);
 }
 
+// A constexpr annotation through an alias (Fast-LLM's `tl_constexpr =
+// tl.constexpr`, `from triton.language import constexpr as C`) is constexpr,
+// as Triton decides from the annotation's value; triton.knobs.runtime.
+// interpret is False (the branch that binds tl.arange runs).
+TEST(Modules, AliasedConstexprAnnotationsAndTheInterpretKnob) {
+  Tree t;
+  std::string k = t.add("k.py", std::string(kHeader) +
+                                    "import triton.knobs\nfrom triton.language import constexpr as C\n"
+                                    "tl_constexpr = tl.constexpr\n"
+                                    "if triton.knobs.runtime.interpret:\n    my_arange = None\nelse:\n    my_arange = tl.arange\n"
+                                    "@triton.jit\ndef k(p, A: tl_constexpr, B: C):\n"
+                                    "    tl.store(p + my_arange(0, A), tl.full([A], B, tl.int32))\n");
+  auto prog = SourceProgram::loadFile(k);
+  const JitFunction* fn = prog->find("k");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_FALSE(fn->params[0].isConstexpr);
+  EXPECT_TRUE(fn->params[1].isConstexpr);
+  EXPECT_TRUE(fn->params[2].isConstexpr);
+  EXPECT_NE(compileFile(k, "k", "*i32, A=16, B=5").find("tensor<16xi32>"), std::string::npos);
+}
+
 TEST(Modules, CircularImportsSeeTheNamesBoundSoFar) {
   Tree t;
   t.add("cyc/__init__.py", "");
