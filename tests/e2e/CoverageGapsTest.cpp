@@ -185,6 +185,32 @@ TEST(CoverageGaps, BareClassAsANamespaceOfJitFunctions) {
   expectEqual(y.download<int32_t>(), want, "_Ops.double(x) + _Ops.SHIFT");
 }
 
+TEST(CoverageGaps, PythonMethodsOfConstexprValues) {
+  for (auto [d, act] : {std::pair<int64_t, const char*>{96, "gelu"}, {64, "relu"}, {33, "geglue"}}) {
+    SCOPED_TRACE(std::to_string(d) + " " + act);
+    int64_t d0 = 1;
+    while (d0 * 2 <= d) d0 *= 2;  // 2 ** (bit_length - 1)
+    auto out = dev().zeros(DType::i32, {d0 + 1});
+    kernel(kFile, "constexpr_python_methods").launch(dev(), {1}, {out}, {{"D", d}, {"ACT", std::string(act)}});
+    std::string upper = act;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::vector<int32_t> want(d0 + 1, upper == "GELU" ? 1 : 2);
+    const std::string text = act;
+    want[d0] = static_cast<int32_t>(d0 + std::count(text.begin(), text.end(), 'e') * 100);
+    expectEqual(out.download<int32_t>(), want, "bit_length, upper, count");
+  }
+}
+
+TEST(CoverageGaps, ScalarIndexedWithSliceAndNone) {
+  const int64_t rows = 3, block = 16;
+  auto x = dev().zeros(DType::i32, {rows, block});
+  kernel(kFile, "scalar_row_offsets").launch(dev(), {rows}, {x}, {{"BLOCK", block}});
+  std::vector<int32_t> want(rows * block);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < block; ++c) want[r * block + c] = static_cast<int32_t>(r * 1000 + c);
+  expectEqual(x.download<int32_t>(), want, "s[:, None] * BLOCK + cols[None, :]");
+}
+
 TEST(CoverageGaps, ReduceOrOfBooleans) {
   E2E_RNG(rng);
   const int64_t M = 19, N = 23;

@@ -902,6 +902,24 @@ Val callConstexprFunction(CodeGen& cg, const Val& callee, const std::vector<Val>
   return out;
 }
 
+std::optional<Val> SourceProgram::Globals::constexprAttr(const Val& v, const std::string& attr) const {
+  Ref value = hostValueOf(v);
+  if (!value) return std::nullopt;
+  SourceProgram::Shared& sh = *program->shared_;
+  std::lock_guard<std::recursive_mutex> lock(sh.interp.mutex());
+  sh.interp.beginSession();
+  Ref a;
+  try {
+    a = sh.interp.getAttr(value, attr, SourceLoc{});
+  } catch (const host::PyException&) {
+    return std::nullopt;
+  }
+  if (a->kind == Kind::Builtin) return Bridge::hostConstexprFunction(sh, a, attr);
+  Val out = Bridge::toVal(sh, a, attr);
+  if (out.kind == Val::Kind::Opaque) return std::nullopt;
+  return out;
+}
+
 DeviceQueries SourceProgram::device() const {
   std::lock_guard<std::recursive_mutex> lock(shared_->interp.mutex());
   return shared_->interp.device();

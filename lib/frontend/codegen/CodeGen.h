@@ -46,6 +46,10 @@ struct SourceProgram::Globals {
   std::optional<Val> lookupClassAttr(const std::string& name, const std::string& attr) const;
   const SourceProgram* program = nullptr;
   bool isPrelude = false;
+  /// Python's attribute `attr` of the constexpr `v` (a method comes back
+  /// bound, called at compile time like a constexpr_function); nullopt when
+  /// the host value has none.
+  std::optional<Val> constexprAttr(const Val& v, const std::string& attr) const;
   /// The converted value `find` gives (null: none), cached under `key`.
   template <class Find>
   std::optional<Val> cached(const std::string& key, Find find) const;

@@ -174,6 +174,12 @@ Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) 
       break;
     default: break;
   }
+  // Triton unwraps a constexpr for any other attribute: Python's own
+  // attributes and methods of the value (`D.bit_length()`, `ACT.upper()`),
+  // run on the host at compile time.
+  if (!frames_.empty() && (v.kind == Val::Kind::Int || v.kind == Val::Kind::Float || v.kind == Val::Kind::Bool ||
+                           v.kind == Val::Kind::Str || v.kind == Val::Kind::Tuple))
+    if (std::optional<Val> r = frame().program->globals().constexprAttr(v, attr)) return *r;
   fail(at, "'" + v.typeName() + "' object has no attribute '" + attr + "'");
 }
 

@@ -140,7 +140,10 @@ Val CodeGen::subscript(const Val& v, const std::vector<Val>& index) {
   int64_t dim = 0;
   for (const auto& ix : index) {
     if (ix.isNone()) {
-      r = expandDims(r, dim);
+      // A scalar becomes a 1-element block wherever the None stands
+      // (Triton's semantic.expand_dims inserts into an empty shape):
+      // `s[:, None]` of a 0-d tensor too.
+      r = r.isBlock() ? expandDims(r, dim) : splat(r, {1});
       ++dim;
       continue;
     }

@@ -846,6 +846,13 @@ Ref mStr(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
     in.checkSize(out.size(), "str");
     return str(std::move(out));
   }
+  if (m == "count") {  // non-overlapping occurrences; "" occurs len + 1 times
+    const std::string& sub = arg(in, fn, a, kw, 0, nullptr)->s;
+    if (sub.empty()) return integer(static_cast<int64_t>(s.size() + 1));
+    int64_t n = 0;
+    for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size())) ++n;
+    return integer(n);
+  }
   if (m == "find") {
     size_t p = s.find(arg(in, fn, a, kw, 0, nullptr)->s);
     return integer(p == std::string::npos ? int64_t{-1} : static_cast<int64_t>(p));
@@ -925,7 +932,7 @@ static const Table& table() {
     for (const char* m : {"get", "keys", "values", "items", "update", "pop", "setdefault", "copy"})
       t[std::string("dict.") + m] = mDict;
     for (const char* m : {"format", "join", "split", "strip", "lstrip", "rstrip", "startswith", "endswith", "lower",
-                          "upper", "replace", "find", "isdigit"})
+                          "upper", "replace", "find", "isdigit", "count"})
       t[std::string("str.") + m] = mStr;
     for (const char* m : {"add", "update", "copy"}) t[std::string("set.") + m] = mSet;
     t["int.bit_length"] = mInt;

@@ -382,7 +382,7 @@ Ref methodOf(Interp& in, const Ref& self, const std::string& name) {
                                       "reverse", "remove", "clear"};
   static const char* dictMethods[] = {"get", "keys", "values", "items", "update", "pop", "setdefault", "copy"};
   static const char* strMethods[] = {"format", "join", "split", "strip", "lstrip", "rstrip", "startswith",
-                                     "endswith", "lower", "upper", "replace", "find", "isdigit"};
+                                     "endswith", "lower", "upper", "replace", "find", "isdigit", "count"};
   static const char* setMethods[] = {"add", "update", "copy"};
   auto has = [&](const auto& names) {
     for (const char* n : names)

@@ -761,3 +761,22 @@ def double_through_a_class(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     m = offs < n
     tl.store(y_ptr + offs, _Ops.double(tl.load(x_ptr + offs, mask=m)) + _Ops.SHIFT, mask=m)
+
+
+@triton.jit
+def constexpr_python_methods(out_ptr, D: tl.constexpr, ACT: tl.constexpr):
+    # Python's methods and attributes of constexpr values, run at compile
+    # time as Triton does (aotriton: 2 ** (D.bit_length() - 1)).
+    D0: tl.constexpr = 2 ** (D.bit_length() - 1)
+    offs = tl.arange(0, D0)
+    tl.store(out_ptr + offs, tl.full([D0], 1 if ACT.upper() == "GELU" else 2, tl.int32))
+    tl.store(out_ptr + D0, D0 + ACT.count("e") * 100)
+
+
+@triton.jit
+def scalar_row_offsets(x_ptr, BLOCK: tl.constexpr):
+    # s[:, None] of a 0-d tensor is a 1-element block (aotriton's composed
+    # offsets), broadcast against a row.
+    s = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    tl.store(x_ptr + s[:, None] * BLOCK + cols[None, :], (s * 1000 + cols)[None, :])

@@ -182,6 +182,8 @@ TEST(HostEval, Floats) {
 TEST(HostEval, Strings) {
   EXPECT_REPR("X = 'ab' + 'cd' + ''",
               "'abcd'");
+  EXPECT_REPR("X = ('banana'.count('an'), 'aaa'.count('aa'), 'ab'.count(''), 'ab'.count('x'))",
+              "(2, 1, 3, 0)");
   EXPECT_REPR("X = ('ab' * 3, 3 * 'x', 'ab' * 0, 'ab' * -1)",
               "('ababab', 'xxx', '', '')");
   EXPECT_REPR("s = 'abcdef'\n"
