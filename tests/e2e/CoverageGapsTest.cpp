@@ -211,6 +211,28 @@ TEST(CoverageGaps, ScalarIndexedWithSliceAndNone) {
   expectEqual(x.download<int32_t>(), want, "s[:, None] * BLOCK + cols[None, :]");
 }
 
+TEST(CoverageGaps, AFunctionPassedAsAConstexprByName) {
+  E2E_RNG(rng);
+  const int64_t n = 29 + rng.integer(0, 30);
+  auto x = rng.ints<int32_t>(n, -1000, 1000);
+  auto tx = dev().upload(x, {n});
+  auto y = dev().zeros(DType::i32, {n});
+  tessera::Kernel k = kernel(kFile, "apply_by_name");
+  k.launch(dev(), {1}, {tx, y, n}, {{"FN", std::string("_triple")}, {"BLOCK", int64_t(64)}});
+  std::vector<int32_t> want(n);
+  for (int64_t i = 0; i < n; ++i) want[i] = 3 * x[i];
+  expectEqual(y.download<int32_t>(), want, "FN=_triple");
+  k.launch(dev(), {1}, {tx, y, n}, {{"FN", std::monostate{}}, {"BLOCK", int64_t(64)}});
+  expectEqual(y.download<int32_t>(), x, "FN=None");
+  std::string err;
+  try {
+    k.launch(dev(), {1}, {tx, y, n}, {{"FN", std::string("no_such_fn")}, {"BLOCK", int64_t(64)}});
+  } catch (const tessera::Error& e) {
+    err = e.what();
+  }
+  EXPECT_NE(err.find("must be a @triton.jit function of this module"), std::string::npos) << err;
+}
+
 TEST(CoverageGaps, ReduceOrOfBooleans) {
   E2E_RNG(rng);
   const int64_t M = 19, N = 23;

@@ -780,3 +780,20 @@ def scalar_row_offsets(x_ptr, BLOCK: tl.constexpr):
     s = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     tl.store(x_ptr + s[:, None] * BLOCK + cols[None, :], (s * 1000 + cols)[None, :])
+
+
+@triton.jit
+def _triple(x):
+    return x * 3
+
+
+@triton.jit
+def apply_by_name(x_ptr, y_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    # A function passed as a constexpr (jax-triton's ACTIVATION): from C++ it
+    # is the name of a @jit function of this module, or None.
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if FN is not None:
+        x = FN(x)
+    tl.store(y_ptr + offs, x, mask=m)
