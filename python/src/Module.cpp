@@ -28,6 +28,10 @@ Value metaValue(py::handle v, const std::string& name) {
   } else {
     PyErr_Clear();
   }
+  // A @jit function passed as a constexpr (ACTIVATION=relu; a JITFunction
+  // holds the Python function as .fn): its name, which the kernel's module
+  // calls.
+  if (py::hasattr(v, "fn") && py::hasattr(v, "__name__")) return py::str(v.attr("__name__")).cast<std::string>();
   // tl.dtype and friends: their text ("fp16") is what the compiler reads.
   return py::str(v).cast<std::string>();
 }

@@ -394,6 +394,10 @@ class JITFunction(KernelInterface):
             if is_cx:
                 if type(v) is constexpr:
                     v = v.value
+                if isinstance(v, KernelInterface) and getattr(v, "__name__", None):
+                    # A @jit function passed as a constexpr (ACTIVATION=relu):
+                    # by name; the kernel's module calls its function of that name.
+                    v = v.__name__
                 constexprs[name] = v  # None included
             else:
                 if missing is not None:

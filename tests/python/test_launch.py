@@ -833,6 +833,32 @@ def test_constexpr_function():
     np.testing.assert_array_equal(out, x + 64)
 
 
+@tessera.jit
+def _triple_values(x):
+    return x * 3
+
+
+@tessera.jit
+def apply_activation(x_ptr, out_ptr, n, ACTIVATION: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if ACTIVATION is not None:
+        x = ACTIVATION(x)
+    tl.store(out_ptr + offs, x, mask=m)
+
+
+def test_jit_function_as_a_constexpr():
+    """A @jit function passed as a constexpr (jax-triton's ACTIVATION=relu) is
+    called by the kernel; None skips it."""
+    x = rng(7).integers(-100, 100, 37).astype(np.int32)
+    out = np.zeros(37, np.int32)
+    apply_activation[(1,)](x, out, 37, ACTIVATION=_triple_values, BLOCK=64)
+    np.testing.assert_array_equal(out, x * 3)
+    apply_activation[(1,)](x, out, 37, ACTIVATION=None, BLOCK=64)
+    np.testing.assert_array_equal(out, x)
+
+
 def test_launch_cooperative_grid_is_accepted():
     """launch_cooperative_grid=True (a launch attribute) with the other options."""
     x = np.arange(300, dtype=np.int64)
