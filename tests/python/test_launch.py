@@ -840,12 +840,9 @@ def _triple_values(x):
 
 @tessera.jit
 def apply_activation(x_ptr, out_ptr, n, ACTIVATION: tl.constexpr, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    if ACTIVATION is not None:
-        x = ACTIVATION(x)
-    tl.store(out_ptr + offs, x, mask=m)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0) + 1
+    tl.store(out_ptr + offs, x if ACTIVATION is None else ACTIVATION(x), mask=offs < n)
 
 
 def test_jit_function_as_a_constexpr():
@@ -853,10 +850,10 @@ def test_jit_function_as_a_constexpr():
     called by the kernel; None skips it."""
     x = rng(7).integers(-100, 100, 37).astype(np.int32)
     out = np.zeros(37, np.int32)
-    apply_activation[(1,)](x, out, 37, ACTIVATION=_triple_values, BLOCK=64)
-    np.testing.assert_array_equal(out, x * 3)
-    apply_activation[(1,)](x, out, 37, ACTIVATION=None, BLOCK=64)
-    np.testing.assert_array_equal(out, x)
+    apply_activation[(3,)](x, out, 37, ACTIVATION=_triple_values, BLOCK=16)
+    np.testing.assert_array_equal(out, (x + 1) * 3)
+    apply_activation[(3,)](x, out, 37, ACTIVATION=None, BLOCK=16)
+    np.testing.assert_array_equal(out, x + 1)
 
 
 def test_launch_cooperative_grid_is_accepted():
