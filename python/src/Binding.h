@@ -24,6 +24,9 @@ DType dtypeNamed(const std::string& name);
 /// A Python value as a constexpr / meta value (bool, int, float, str; a
 /// tl.dtype or anything else with a str() passes as its text).
 Value metaValue(py::handle value, const std::string& name);
+/// A @jit function passed as constexpr `name`: its name, when `globals` (the
+/// kernel's module's) binds exactly it under that name; else a TypeError.
+Value jitFunctionName(py::handle fn, py::handle globals, const std::string& name);
 /// The Python object of a meta value.
 py::object metaObject(const Value& value);
 

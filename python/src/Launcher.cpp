@@ -61,10 +61,10 @@ const char* const kOptionNames[] = {"num_warps", "num_stages", "maxnreg", "num_c
 class Launcher {
  public:
   Launcher(Kernel kernel, py::list layout, bool metaDecorated, py::object convert, py::object defaultDevice,
-           py::object streamOf, py::object constexprType)
+           py::object streamOf, py::object constexprType, py::object globals)
       : kernel_(std::move(kernel)), metaDecorated_(metaDecorated), convert_(std::move(convert)),
         defaultDevice_(std::move(defaultDevice)), streamOf_(std::move(streamOf)),
-        constexprType_(std::move(constexprType)) {
+        constexprType_(std::move(constexprType)), globals_(std::move(globals)) {
     for (py::handle item : layout) {
       py::tuple t = py::reinterpret_borrow<py::tuple>(item);
       Param p;
@@ -246,7 +246,9 @@ class Launcher {
       if (!p.isConstexpr) continue;
       if (PyObject* v = cxValues[j++]) {
         std::string name = p.name.cast<std::string>();
-        m.emplace(name, metaValue(v, name));
+        py::handle h(v);
+        if (py::hasattr(h, "fn") && py::hasattr(h, "__name__")) m.emplace(name, jitFunctionName(h, globals_, name));
+        else m.emplace(name, metaValue(v, name));
       }
     }
     return m;
@@ -426,6 +428,7 @@ class Launcher {
   size_t positional_ = static_cast<size_t>(-1);  ///< parameters a positional value may fill
   bool metaDecorated_;
   py::object convert_, defaultDevice_, streamOf_, constexprType_;
+  py::object globals_;  ///< the kernel's module globals (a @jit function constexpr is bound there by name)
   Interned names_;
   std::unordered_map<PyTypeObject*, TypeKind> kinds_;
   std::unordered_map<PyObject*, DType> dtypes_;
@@ -444,9 +447,9 @@ class Launcher {
 
 void bindLauncher(py::module_& m) {
   py::class_<Launcher>(m, "Launcher")
-      .def(py::init<Kernel, py::list, bool, py::object, py::object, py::object, py::object>(), py::arg("kernel"),
-           py::arg("layout"), py::arg("meta_decorated"), py::arg("convert"), py::arg("default_device"),
-           py::arg("stream_of"), py::arg("constexpr_type"))
+      .def(py::init<Kernel, py::list, bool, py::object, py::object, py::object, py::object, py::object>(),
+           py::arg("kernel"), py::arg("layout"), py::arg("meta_decorated"), py::arg("convert"),
+           py::arg("default_device"), py::arg("stream_of"), py::arg("constexpr_type"), py::arg("globals") = py::none())
       .def("__call__", &Launcher::call, py::arg("grid"), py::arg("args"), py::arg("kwargs"),
            py::arg("options") = py::none());
 }

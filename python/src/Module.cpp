@@ -28,12 +28,22 @@ Value metaValue(py::handle v, const std::string& name) {
   } else {
     PyErr_Clear();
   }
-  // A @jit function passed as a constexpr (ACTIVATION=relu; a JITFunction
-  // holds the Python function as .fn): its name, which the kernel's module
-  // calls.
-  if (py::hasattr(v, "fn") && py::hasattr(v, "__name__")) return py::str(v.attr("__name__")).cast<std::string>();
+  if (py::hasattr(v, "fn") && py::hasattr(v, "__name__"))
+    throw py::type_error("tessera: argument '" + name + "': a @jit function passed as a constexpr must be bound " +
+                         "under its own name in the kernel's module");
   // tl.dtype and friends: their text ("fp16") is what the compiler reads.
   return py::str(v).cast<std::string>();
+}
+
+Value jitFunctionName(py::handle fn, py::handle globals, const std::string& name) {
+  // The kernel calls the function its module binds under that name: only
+  // the very function passed may be found there (no other of the same name).
+  py::object fnName = fn.attr("__name__");
+  if (globals.is_none() || !PyDict_Check(globals.ptr()) || PyDict_GetItem(globals.ptr(), fnName.ptr()) != fn.ptr())
+    throw py::type_error("tessera: argument '" + name + "': the @jit function '" + py::str(fnName).cast<std::string>() +
+                         "' passed as a constexpr must be bound under that name in the kernel's module (it is "
+                         "called by name there)");
+  return py::str(fnName).cast<std::string>();
 }
 
 py::object metaObject(const Value& v) {

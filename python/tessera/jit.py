@@ -288,7 +288,8 @@ class JITFunction(KernelInterface):
             torch = sys.modules.get("torch")
             raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
             self._launcher = _C.Launcher(kernel, layout, self._meta_decorated, _args.convert_for_launcher,
-                                         _args.default_device, raw or _current_stream, constexpr)
+                                         _args.default_device, raw or _current_stream, constexpr,
+                                         self.fn.__globals__)
         if self._py_heuristics:
             kernel.set_heuristics_hook(self._heuristics_hook)
         if self._py_prune is not None:
@@ -397,6 +398,10 @@ class JITFunction(KernelInterface):
                 if isinstance(v, KernelInterface) and getattr(v, "__name__", None):
                     # A @jit function passed as a constexpr (ACTIVATION=relu):
                     # by name; the kernel's module calls its function of that name.
+                    if self.fn.__globals__.get(v.__name__) is not v:
+                        raise TypeError("tessera: argument '%s': the @jit function '%s' passed as a constexpr must be "
+                                        "bound under that name in the kernel's module (it is called by name there)"
+                                        % (name, v.__name__))
                     v = v.__name__
                 constexprs[name] = v  # None included
             else:

@@ -855,6 +855,14 @@ def test_jit_function_as_a_constexpr():
     apply_activation[(3,)](x, out, 37, ACTIVATION=None, BLOCK=16)
     np.testing.assert_array_equal(out, x + 1)
 
+    # Called by name in the kernel's module: a function bound there under
+    # another name (or not at all) is refused, never mistaken for another.
+    @tessera.jit
+    def _triple_values_elsewhere(x):
+        return x * 3
+    with pytest.raises(TypeError, match="must be bound under that name in the kernel's module"):
+        apply_activation[(3,)](x, out, 37, ACTIVATION=_triple_values_elsewhere, BLOCK=16)
+
 
 def test_launch_cooperative_grid_is_accepted():
     """launch_cooperative_grid=True (a launch attribute) with the other options."""

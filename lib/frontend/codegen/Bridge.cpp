@@ -633,10 +633,11 @@ struct Bridge {
 namespace {
 
 /// `dir/pkg/sub/mod.py` inside packages (each level with __init__.py):
-/// ("pkg.sub.mod", "dir"). A file under a search-path directory may also be
-/// named by its path from there, as Python imports it with that directory
-/// on sys.path, through namespace packages (PEP 420: directories without
-/// __init__.py); the more qualified of the two names is taken.
+/// ("pkg.sub.mod", "dir"). A file in no package, or in a package named
+/// `triton` (a project's own, which Triton's would shadow), under a
+/// search-path directory is named by its path from there, as Python imports
+/// it with that directory on sys.path through namespace packages (PEP 420:
+/// directories without __init__.py), when that name is the longer one.
 std::pair<std::string, std::string> moduleNameOf(const std::string& path, const std::vector<std::string>& searchPath) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -659,6 +660,9 @@ std::pair<std::string, std::string> moduleNameOf(const std::string& path, const 
                        [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
   };
   size_t parts = std::count(name.begin(), name.end(), '.') + 1;
+  std::string topPackage = name.substr(0, name.find('.'));
+  bool inPackage = parts > 1 || isInit;
+  if (inPackage && topPackage != "triton") return {name, dir.string()};
   for (const std::string& entry : searchPath) {
     fs::path root = fs::absolute(fs::path(entry), ec).lexically_normal();
     fs::path rel = p.lexically_relative(root);

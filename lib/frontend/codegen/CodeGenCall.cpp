@@ -123,13 +123,15 @@ Val CodeGen::call(const Val& callee, std::vector<Val> args, KwArgs kwargs) {
     case Val::Kind::Module: fail("module '" + callee.s + "' is not callable");
     case Val::Kind::Str:
       // A function passed as a constexpr (`ACTIVATION=relu`) arrives from
-      // C++ and the command line as its name: a @jit function of the
-      // calling function's module by that name is called.
-      if (!frames_.empty())
-        if (std::optional<Val> f = frame().program->globals().lookup(callee.s); f && f->kind == Val::Kind::Func)
+      // C++, the command line and Python as its name: the @jit function the
+      // kernel's own module binds under it is called, also where a helper of
+      // another module makes the call.
+      if (!frames_.empty() && callee.s.find('.') == std::string::npos)
+        if (std::optional<Val> f = frames_.front()->program->globals().lookup(callee.s);
+            f && f->kind == Val::Kind::Func)
           return callJit(f->fn, std::move(args), std::move(kwargs));
       fail("'" + callee.typeName() + "' object is not callable (a function passed as a constexpr by name must be a "
-           "@triton.jit function of this module)");
+           "@triton.jit function of the kernel's module)");
     default: fail("'" + callee.typeName() + "' object is not callable");
   }
 }

@@ -847,7 +847,11 @@ Ref mStr(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
     return str(std::move(out));
   }
   if (m == "count") {  // non-overlapping occurrences; "" occurs len + 1 times
-    const std::string& sub = arg(in, fn, a, kw, 0, nullptr)->s;
+    if (a.size() != 1) in.raise("TypeError", "str.count: only the substring is supported (no start or end)", in.here());
+    Ref subRef = arg(in, fn, a, kw, 0, nullptr);
+    if (subRef->kind != Kind::Str)
+      in.raise("TypeError", "must be str, not " + typeName(*subRef), in.here());
+    const std::string& sub = subRef->s;
     if (sub.empty()) return integer(static_cast<int64_t>(s.size() + 1));
     int64_t n = 0;
     for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size())) ++n;

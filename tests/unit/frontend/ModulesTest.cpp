@@ -113,6 +113,14 @@ TEST(Modules, NamespacePackagesUnderTheSearchPath) {
   EXPECT_NE(compileFile(k, "k", "*i32", src).find("arith.muli"), std::string::npos);
   EXPECT_EQ(SourceProgram::loadFile(own, src)->moduleName(), "proj.triton.k");
   EXPECT_NE(compileFile(own, "k", "*i32", src).find("arith.addi"), std::string::npos);
+  // A real package (with __init__.py) under a search-path directory keeps
+  // its own name, and its absolute self-imports resolve.
+  t.add("src/proj2/pkg/__init__.py", "");
+  t.add("src/proj2/pkg/helpers.py", std::string(kHeader) + "@triton.jit\ndef dec(x):\n    return x - 1\n");
+  std::string inPkg = t.add("src/proj2/pkg/k.py", std::string(kHeader) + "from pkg.helpers import dec\n@triton.jit\n"
+                                                                         "def k(p):\n    tl.store(p, dec(tl.load(p)))\n");
+  EXPECT_EQ(SourceProgram::loadFile(inPkg, src)->moduleName(), "pkg.k");
+  EXPECT_NE(compileFile(inPkg, "k", "*i32", src).find("arith.subi"), std::string::npos);
   // Without the search path the namespace package is not known: the
   // relative import's error says to give the package's root.
   std::string err = errorOf([&] { compileFile(k, "k", "*i32"); });
