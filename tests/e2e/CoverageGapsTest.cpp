@@ -26,6 +26,13 @@ using tessera::DType;
 
 namespace {
 
+/// The bits of an fp32 value.
+uint32_t bitsOf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
+
 const char* kFile = "coverage_gaps.py";
 
 template <class T> std::vector<T> part(const std::vector<T>& v, int64_t k, int64_t n) {
@@ -139,11 +146,7 @@ TEST(CoverageGaps, ConstexprWrappedHostHelper) {
   auto y = dev().zeros(DType::i32, {n});
   kernel(kFile, "float_bits_high_halves").launch(dev(), {1}, {dev().upload(x, {n}), y, n}, {{"BLOCK", int64_t(64)}});
   std::vector<int32_t> want(n);
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &x[i], 4);
-    want[i] = static_cast<int32_t>(bits >> 16);
-  }
+  for (int64_t i = 0; i < n; ++i) want[i] = static_cast<int32_t>(bitsOf(x[i]) >> 16);
   expectEqual(y.download<int32_t>(), want, "high halves of the fp32 bits");
 }
 
@@ -158,19 +161,13 @@ TEST(CoverageGaps, ConstexprFunctionBuiltinsUnderOtherNames) {
   std::vector<float> wantY(n);
   std::vector<int32_t> wantZ(n);
   for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &x[i], 4);
-    wantZ[i] = static_cast<int32_t>(bits >> 28);  // unsigned: a logical shift
-    bits ^= 0x55u;
-    std::memcpy(&wantY[i], &bits, 4);
+    wantZ[i] = static_cast<int32_t>(bitsOf(x[i]) >> 28);  // unsigned: a logical shift
+    uint32_t flipped = bitsOf(x[i]) ^ 0x55u;
+    std::memcpy(&wantY[i], &flipped, 4);
   }
   std::vector<float> gotY = y.download<float>();
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t got, want;
-    std::memcpy(&got, &gotY[i], 4);
-    std::memcpy(&want, &wantY[i], 4);
-    EXPECT_EQ(got, want) << "element " << i << ": the fp32 bits xor 0x55";
-  }
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_EQ(bitsOf(gotY[i]), bitsOf(wantY[i])) << "element " << i << ": the fp32 bits xor 0x55";
   expectEqual(z.download<int32_t>(), wantZ, "the top four bits, as unsigned");
 }
 

@@ -678,15 +678,21 @@ std::pair<std::string, std::string> moduleNameOf(const std::string& path, const 
   return {name, dir.string()};
 }
 
-host::Environment environment(const std::vector<std::string>& dirs, const LoadOptions& options) {
-  host::Environment env;
-  env.searchPath = options.searchPath;
-  env.moduleFiles = options.moduleFiles;
+/// The search path the user gave: LoadOptions::searchPath, then TESSERA_PATH.
+std::vector<std::string> userSearchPath(const LoadOptions& options) {
+  std::vector<std::string> path = options.searchPath;
   if (std::optional<std::string> extra = env::text("TESSERA_PATH")) {
     std::stringstream dirs(*extra);
     for (std::string d; std::getline(dirs, d, ':');)
-      if (!d.empty()) env.searchPath.push_back(d);
+      if (!d.empty()) path.push_back(d);
   }
+  return path;
+}
+
+host::Environment environment(const std::vector<std::string>& dirs, const LoadOptions& options) {
+  host::Environment env;
+  env.searchPath = userSearchPath(options);
+  env.moduleFiles = options.moduleFiles;
   for (const std::string& d : dirs)
     if (std::find(env.searchPath.begin(), env.searchPath.end(), d) == env.searchPath.end()) env.searchPath.push_back(d);
   env.device = options.device;
@@ -708,7 +714,7 @@ std::shared_ptr<SourceProgram> SourceProgram::load(SourceFileRef source, const s
   bool isPackage = false;
   std::vector<std::string> dirs;
   if (!path.empty()) {
-    std::tie(name, root) = moduleNameOf(path, environment({}, options).searchPath);
+    std::tie(name, root) = moduleNameOf(path, userSearchPath(options));
     isPackage = std::filesystem::path(path).filename() == "__init__.py";
     std::error_code ec;
     std::string own = std::filesystem::absolute(std::filesystem::path(path), ec).parent_path().lexically_normal().string();
@@ -1108,6 +1114,10 @@ std::optional<Val> SourceProgram::Globals::cached(const std::string& key, Find f
 }
 
 std::optional<Val> SourceProgram::Globals::lookupClassAttr(const std::string& name, const std::string& attr) const {
+  // Only a global bound to a plain class (Bridge::toVal's "class 'X'"),
+  // known from the cached lookup: `tl.arange` and the like take no lock.
+  std::optional<Val> g = lookup(name);
+  if (!g || g->kind != Val::Kind::Opaque || g->s.rfind("class '", 0) != 0) return std::nullopt;
   return cached(name + "." + attr, [&](host::ModuleObj& m) -> Ref {
     auto it = m.globals->vars.find(name);
     if (it == m.globals->vars.end() || !isPlainClass(*it->second)) return nullptr;

@@ -154,9 +154,6 @@ class CodeGen {
   Val yieldBranches(ir::Operation* ifOp, const Val& tv, const Val& ev);
   Val lookupName(const std::string& id, const py::Node& at);
   Val getAttr(const Val& v, const std::string& attr, const py::Node& at);
-  /// `Cls.attr` or `module.Cls.attr` for a module-level plain class (a
-  /// namespace of functions); nullopt for anything else.
-  std::optional<Val> classNamespaceAttr(const py::Expr& base, const std::string& attr);
   Val binary(py::BinOpKind op, const Val& a, const Val& b);
   Val compare(py::CmpOpKind op, const Val& a, const Val& b);
   Val unary(py::UnaryOpKind op, const Val& a);

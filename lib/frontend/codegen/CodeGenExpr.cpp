@@ -46,26 +46,6 @@ Val CodeGen::lookupName(const std::string& id, const py::Node& at) {
   fail(at, "name '" + id + "' is not defined");
 }
 
-std::optional<Val> CodeGen::classNamespaceAttr(const py::Expr& base, const std::string& attr) {
-  if (frames_.empty()) return std::nullopt;
-  if (auto* n = base.as<py::Name>()) {
-    if (frame().locals.count(n->id)) return std::nullopt;
-    return frame().program->globals().lookupClassAttr(n->id, attr);
-  }
-  if (auto* a = base.as<py::Attribute>()) {  // module.Class.attr
-    // Only a chain of attributes on a global name: looking those up emits
-    // nothing (a local's `x.T` would, and is evaluated once, below).
-    const py::Expr* root = a->value.get();
-    while (auto* r = root->as<py::Attribute>()) root = r->value.get();
-    auto* rootName = root->as<py::Name>();
-    if (!rootName || frame().locals.count(rootName->id)) return std::nullopt;
-    Val m = eval(*a->value);
-    if (m.kind != Val::Kind::Module) return std::nullopt;
-    return m.fn.program->globals().lookupClassAttr(a->attr, attr);
-  }
-  return std::nullopt;
-}
-
 Val CodeGen::getAttr(const Val& v, const std::string& attr, const py::Node& at) {
   if (v.st) return structAttr(v, attr, at);  // an aggregate or namedtuple object or class
   switch (v.kind) {
@@ -357,13 +337,22 @@ Val CodeGen::evalNode(const py::Expr& e) {
     case ExprKind::Attribute: {
       auto& a = *e.as<py::Attribute>();
       // `Ops.double(x)`, `language.Sum.forward(...)`: a function (or
-      // constant) of a module-level class used as a namespace.
-      if (std::optional<Val> r = classNamespaceAttr(*a.value, a.attr)) {
-        if (r->kind == Val::Kind::Opaque) fail(e, opaqueUse(*r, a.attr));
-        return *r;
+      // constant) of a module-level class used as a namespace; each part of
+      // the chain is evaluated once.
+      auto classAttr = [&](const SourceProgram& program, const std::string& cls) -> std::optional<Val> {
+        std::optional<Val> r = program.globals().lookupClassAttr(cls, a.attr);
+        if (r && r->kind == Val::Kind::Opaque) fail(e, opaqueUse(*r, cls + "." + a.attr));
+        return r;
+      };
+      if (auto* n = a.value->as<py::Name>(); n && !frames_.empty() && !frame().locals.count(n->id))
+        if (std::optional<Val> r = classAttr(*frame().program, n->id)) return *r;
+      if (auto* inner = a.value->as<py::Attribute>()) {
+        Val owner = eval(*inner->value);
+        if (owner.kind == Val::Kind::Module)
+          if (std::optional<Val> r = classAttr(*owner.fn.program, inner->attr)) return *r;
+        return getAttr(getAttr(owner, inner->attr, *a.value), a.attr, e);
       }
-      Val base = eval(*a.value);
-      return getAttr(base, a.attr, e);
+      return getAttr(eval(*a.value), a.attr, e);
     }
     case ExprKind::BinOp: {
       auto& b = *e.as<py::BinOp>();

@@ -50,6 +50,19 @@ std::string compileFile(const std::string& path, const std::string& kernel, cons
   return ir::print(*r.module);
 }
 
+/// Load options for a device of compute capability major.minor.
+LoadOptions onDevice(int major, int minor, int multiprocessors = 0) {
+  LoadOptions options;
+  options.device = [=] {
+    DeviceQueries q;
+    q.major = major;
+    q.minor = minor;
+    if (multiprocessors) q.multiprocessors = multiprocessors;
+    return q;
+  };
+  return options;
+}
+
 std::string errorOf(const std::function<void()>& f) {
   try {
     f();
@@ -257,13 +270,7 @@ f = triton.autotune(configs=CONFIGS, key=["n"])(triton.jit(f))
   ASSERT_TRUE(fn && fn->autotune());
   EXPECT_EQ(std::get<int64_t>(fn->autotune()->configs[0].kwargs.at("BLOCK")), 128);  // an H100 unless told
   EXPECT_EQ(std::get<int64_t>(fn->autotune()->configs[0].kwargs.at("SPLIT")), 33);
-  LoadOptions a100;
-  a100.device = [] {
-    DeviceQueries q;
-    q.major = 8;
-    q.multiprocessors = 108;
-    return q;
-  };
+  LoadOptions a100 = onDevice(8, 0, 108);
   auto prog80 = SourceProgram::loadFile(k, a100);  // (JitFunctions live as long as their program)
   const JitFunction* f80 = prog80->find("f");
   ASSERT_TRUE(f80 && f80->autotune());
@@ -509,13 +516,7 @@ TEST(Modules, TargetInfoAnswersForTheDevice) {
   std::string ir2 = compileIR(src, "k2", "*fp32");  // the attribute form, answered by the code generator
   EXPECT_NE(ir2.find("value = 2.0"), std::string::npos) << ir2;
   EXPECT_EQ(ir2.find("value = 3.0"), std::string::npos) << ir2;
-  LoadOptions ampere;
-  ampere.device = [] {
-    DeviceQueries q;
-    q.major = 8;
-    q.minor = 0;
-    return q;
-  };
+  LoadOptions ampere = onDevice(8, 0);
   auto prog = SourceProgram::load(std::make_shared<SourceFile>("k.py", src), "", ampere);
   std::string ir80 = ir::print(*prog->compile("k", parseSpecs("*fp32"), {}).module);
   EXPECT_EQ(ir80.find("value = 2.0"), std::string::npos) << ir80;
