@@ -12,6 +12,7 @@ MemoryWorkloadAnalysis sections, and, where this ncu knows them, the
 Hopper tensor-core (gmma) pipe metrics. Writes DIR/NAME.csv (everything
 ncu printed) and prints one markdown row per profiled kernel:
 duration, SM / memory / DRAM throughput (% of peak), tensor pipe busy,
+issue slots busy, warp instructions executed, FMA / ALU / XU pipes busy,
 registers, shared memory, achieved occupancy, L2 hit rate, and the two
 largest warp-stall reasons (cycles per issued instruction), where this ncu
 has those metrics.
@@ -43,6 +44,11 @@ COLUMNS = [
     ("DRAM %", [SOL + "DRAM Throughput", "dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
     ("tensor pipe %", ["sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
                        "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"]),
+    ("issue %", ["sm__inst_issued.avg.pct_of_peak_sustained_active"]),
+    ("warp inst (M)", ["smsp__inst_executed.sum"]),
+    ("fma %", ["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"]),
+    ("alu %", ["sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"]),
+    ("xu (MUFU) %", ["sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_active"]),
     ("regs", ["Registers Per Thread"]),
     ("smem/block", ["Dynamic Shared Memory Per Block"]),
     ("occupancy %", ["Achieved Occupancy"]),
@@ -52,6 +58,12 @@ COLUMNS = [
 ]
 TENSOR_METRICS = ["sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
                   "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"]
+# Issue slots and the pipes a softmax loads: FMA (FFMA, FADD, FMUL), ALU
+# (FMNMX, compares, integer logic), XU (MUFU.EX2, conversions).
+PIPE_METRICS = ["sm__inst_issued.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",
+                "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+                "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+                "sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_active"]
 # Warp stall reasons, cycles per issued instruction (the details page shows
 # only their sum, "Warp Cycles Per Issued Instruction").
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
@@ -108,7 +120,7 @@ def main():
            "--launch-skip", str(args.skip), "--launch-count", str(args.count), "--csv", "--page", "details"]
     for s in SECTIONS:
         cmd += ["--section", s]
-    extra = known_metrics(ncu, TENSOR_METRICS + STALL_METRICS)
+    extra = known_metrics(ncu, TENSOR_METRICS + PIPE_METRICS + STALL_METRICS)
     if extra:
         cmd += ["--metrics", ",".join(extra)]
     run = subprocess.run(cmd + command, capture_output=True, text=True)

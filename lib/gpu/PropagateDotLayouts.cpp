@@ -10,17 +10,17 @@
 //
 //   1. Seeds: the results of tt.dot in an nvidia_mma encoding.
 //   2. Forward propagation through users that can compute in any layout:
-//      elementwise ops (all results), ttg.convert_layout (the convert
-//      becomes a no-op), tt.reduce (slice(E, axis)), tt.expand_dims of
-//      slice(P, axis) (P), tt.broadcast, tt.trans (the transposed layout,
-//      a linear one: the data stays in its registers; it goes on only into
-//      converts, so a transposed dot operand, dS^T in attention's backward,
-//      is one conversion, not mma -> blocked -> transposed -> dot operand),
-//      and control flow: a value yielded
-//      by or passed into an scf.for gives its layout to the iteration
-//      argument and the loop result (and on to their users); one yielded by
-//      an scf.if to the if's result. A value reached twice with different
-//      layouts keeps the first.
+//      elementwise ops (all results; libdevice calls and inline asm
+//      too), ttg.convert_layout (the convert becomes a no-op), tt.reduce
+//      (slice(E, axis)), tt.expand_dims of slice(P, axis) (P),
+//      tt.broadcast, tt.trans (the transposed layout, a linear one: the
+//      data stays in its registers; it goes on only into converts, so a
+//      transposed dot operand, dS^T in attention's backward, is one
+//      conversion, not mma -> blocked -> transposed -> dot operand), and
+//      control flow: a value yielded by or passed into an scf.for gives
+//      its layout to the iteration argument and the loop result (and on to
+//      their users); one yielded by an scf.if to the if's result. A value
+//      reached twice with different layouts keeps the first.
 //   3. Rewrite: every reached value takes its new layout; each operand of
 //      an op gets a convert where its layout differs from what the op now
 //      needs (an op that was reached: its result's layout, or its slice or
@@ -76,14 +76,12 @@ class DotLayoutPropagation {
     worklist_.push_back(v);
   }
 
+  /// Elementwise ops compute in any layout; that includes libdevice calls
+  /// and inline asm, whose `pack` groups a thread's consecutive elements
+  /// whatever the layout (the emitter pads a thread's last group), as in
+  /// Triton, where they are elementwise ops for layout propagation too.
   static bool flexible(const Operation* op) {
-    if (op->numRegions() != 0) return false;
-    switch (op->code()) {
-      case OpCode::ExternElementwise: case OpCode::InlineAsm:
-        return false;
-      default:
-        return hasTrait(op->code(), Elementwise) && op->numResults() > 0;
-    }
+    return op->numRegions() == 0 && hasTrait(op->code(), Elementwise) && op->numResults() > 0;
   }
 
   /// `op` uses a value of layout `e` as operand `index`.

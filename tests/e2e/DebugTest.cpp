@@ -182,4 +182,38 @@ TEST(Debug, InlineAsmOnTheGpu) {
   }
 }
 
+// inline_asm_elementwise (pack = 2) on a masked dot's result, which keeps
+// the tensor cores' layout through the asm: y = s / 2 + 1 with s = a b on
+// small integers (exact in fp32), at 4 and 8 warps.
+TEST(Debug, InlineAsmOnDotResults) {
+  if (!onGpu()) GTEST_SKIP() << "the interpreter refuses inline asm (Debug.InlineAsmIsRefusedByTheInterpreter)";
+  E2E_RNG(rng);
+  struct Case {
+    int64_t M, N, K, warps;
+  } cases[] = {{64, 64, 32, 4}, {128, 64, 16, 8}, {64, 128, 64, 4}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.M) + "x" + std::to_string(c.N) + "x" + std::to_string(c.K) + ", " +
+                 std::to_string(c.warps) + " warps");
+    auto ai = rng.ints<int>(c.M * c.K, -4, 4), bi = rng.ints<int>(c.K * c.N, -4, 4);
+    std::vector<float> a(ai.begin(), ai.end()), b(bi.begin(), bi.end());
+    auto out = dev().zeros(DType::fp32, {c.M, c.N});
+    tessera::LaunchOptions options;
+    options.num_warps = c.warps;
+    kernel(kFile, "inline_asm_on_dot")
+        .launch(dev(), {1}, {uploadAs(DType::fp16, a, {c.M, c.K}), uploadAs(DType::fp16, b, {c.K, c.N}), out},
+                {{"M", c.M}, {"N", c.N}, {"K", c.K}}, options);
+    std::vector<float> want(c.M * c.N);
+    for (int64_t i = 0; i < c.M; ++i)
+      for (int64_t j = 0; j < c.N; ++j) {
+        float s = -1.0f;
+        if (j < c.N - 3) {
+          s = 0.0f;
+          for (int64_t k = 0; k < c.K; ++k) s += a[i * c.K + k] * b[k * c.N + j];
+        }
+        want[i * c.N + j] = s * 0.5f + 1.0f;
+      }
+    expectEqual(out.download<float>(), want, "s / 2 + 1");
+  }
+}
+
 }  // namespace

@@ -99,3 +99,18 @@ def inline_asm_immediates(x_ptr, y_ptr, BLOCK: tl.constexpr):
     y = tl.inline_asm_elementwise("lop3.b32 $0, $1, $2, $3, $4;", "=r,r,n,n,n",
                                   [x, 0x000F000F, 0x64006400, LUT], dtype=tl.int32, is_pure=True, pack=1)
     tl.store(y_ptr + offs, y)
+
+
+@triton.jit
+def inline_asm_on_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    # Inline asm on a dot's result, two elements per statement: the asm
+    # computes in the tensor cores' layout (PropagateDotLayouts), y = x / 2 + 1.
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    s = tl.where(rn[None, :] < N - 3, tl.dot(a, b), -1.0)
+    y = tl.inline_asm_elementwise("fma.rn.f32 $0, $2, 0f3F000000, 0f3F800000;\n\tfma.rn.f32 $1, $3, 0f3F000000, 0f3F800000;",
+                                  "=f,=f,f,f", [s], dtype=tl.float32, is_pure=True, pack=2)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], y)
