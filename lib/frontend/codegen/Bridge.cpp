@@ -824,7 +824,9 @@ std::string SourceProgram::whyNotAKernel(std::string_view name) const {
   const Ref& v = it->second;
   if (v->kind == Kind::Opaque)
     return "'" + std::string(name) + "' could not be evaluated on the host: " + v->s + Bridge::where(v->where);
-  return "'" + std::string(name) + "' is " + host::typeName(*v) + ", not a @triton.jit function";
+  std::string why = "'" + std::string(name) + "' is " + host::typeName(*v) + ", not a @triton.jit function";
+  if (v->kind == Kind::Function && !v->fn->undecidedDecorator.empty()) why += ": " + v->fn->undecidedDecorator;
+  return why;
 }
 
 std::vector<std::shared_ptr<const SourceProgram>> SourceProgram::modules() const {
@@ -851,8 +853,9 @@ CompileResult SourceProgram::compile(std::string_view name, const std::vector<Pa
   if (!fn) {
     std::string names;
     for (const auto& [bound, f] : kernels()) names += (names.empty() ? "" : ", ") + bound;
+    std::string why = whyNotAKernel(name);
     throw Error(source_->name() + ": error: no @triton.jit function named '" + std::string(name) +
-                "' (the file defines: " + (names.empty() ? "none" : names) + ")");
+                "' (the file defines: " + (names.empty() ? "none" : names) + ")" + (why.empty() ? "" : ": " + why));
   }
   return compile(*fn, params, options);
 }

@@ -17,6 +17,8 @@
 #include "Interp.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "tessera/support/Env.h"
 
@@ -249,10 +251,7 @@ struct Exec {
     for (const auto& a : imp.names) {
       std::string top = a.name.substr(0, a.name.find('.'));
       auto it = s.vars.find(top);
-      bool bound = !a.asname && it != s.vars.end() &&
-                   ((it->second->kind == Kind::Module && it->second->module->name == top) ||
-                    (it->second->kind == Kind::Native && it->second->s == top));
-      if (!bound) return false;
+      if (a.asname || it == s.vars.end() || !isPackageBinding(*it->second, top)) return false;
     }
     return true;
   }
@@ -297,7 +296,7 @@ struct Exec {
           // the list); what only the other branch binds stays undecided.
           bool inBody = definesKernels(i->body), inElse = definesKernels(i->orelse);
           if (inBody == inElse) {
-            undecidedBranches(*st, test, *i->test, *s);
+            undecidedBranches(*st, test, *i->test, s);
             continue;
           }
           const py::StmtList& taken = inBody ? i->body : i->orelse;
@@ -363,8 +362,93 @@ struct Exec {
     return opaque("it is bound only under a condition that could not be decided: " + why, loc(cond, s));
   }
 
-  void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, Scope& s) {
-    bindOpaque(st, undecidedWhy(test, cond, s), s);
+  /// An `if` or `while` whose condition could not be decided: what its
+  /// branches bind has no value after it, except the names only imports
+  /// bind, where every way gives one value: a name already bound to what
+  /// the import binds again (`import triton.testing` rebinds `triton` to
+  /// the same package), or one unbound before (`if is_torch_available():
+  /// import triton`: code after it that uses `triton` runs only if the
+  /// branch ran, as it would raise NameError otherwise).
+  void undecidedBranches(const py::Stmt& st, const Ref& test, const py::Expr& cond, const std::shared_ptr<Scope>& s) {
+    Ref why = undecidedWhy(test, cond, *s);
+    std::vector<const py::Stmt*> imports;
+    std::vector<std::string> others;
+    if (auto* i = st.as<py::If>()) {
+      splitImports(i->body, imports, others);
+      splitImports(i->orelse, imports, others);
+    } else if (auto* w = st.as<py::While>()) {
+      splitImports(w->body, imports, others);
+      splitImports(w->orelse, imports, others);
+    }
+    std::map<std::string, Ref> before;  // null: unbound
+    for (const py::Stmt* imp : imports) {
+      std::vector<std::string> names;
+      assignedNames(*imp, names);
+      for (const auto& n : names) {
+        auto it = s->vars.find(n);
+        before.emplace(n, it == s->vars.end() ? nullptr : it->second);
+      }
+    }
+    bindOpaque(st, why, *s);
+    std::map<std::string, Ref> given;  // what the branches' imports bind
+    std::set<std::string> ambiguous(others.begin(), others.end());
+    for (const py::Stmt* imp : imports) {
+      std::vector<std::string> names;
+      assignedNames(*imp, names);
+      bool raised = false;
+      try {
+        stmt(*imp, s);
+      } catch (const PyException&) {
+        raised = true;
+      } catch (const Undecided&) {
+        raised = true;
+      }
+      for (const auto& n : names) {
+        Ref prev = before[n];
+        // `import triton.missing` that raises leaves `triton` as it was.
+        Ref now = raised ? (prev && imp->as<py::Import>() && isPackageBinding(*prev, n) ? prev : nullptr)
+                         : s->vars[n];
+        auto [it, fresh] = given.emplace(n, now);
+        if (!now || (!fresh && !(it->second && sameBinding(*it->second, *now))) || (prev && !sameBinding(*prev, *now)))
+          ambiguous.insert(n);
+      }
+    }
+    for (const auto& [n, value] : given) store(n, ambiguous.count(n) ? why : value, *s);
+  }
+
+  /// The import statements of a list (also in its ifs and withs), and the
+  /// names its other statements bind.
+  static void splitImports(const py::StmtList& list, std::vector<const py::Stmt*>& imports,
+                           std::vector<std::string>& others) {
+    for (const auto& b : list) {
+      if (b->as<py::Import>() || b->as<py::ImportFrom>()) {
+        imports.push_back(b.get());
+      } else if (auto* i = b->as<py::If>()) {
+        splitImports(i->body, imports, others);
+        splitImports(i->orelse, imports, others);
+      } else if (auto* w = b->as<py::With>()) {
+        for (const auto& item : w->items)
+          if (item.optionalVars) targetNames(*item.optionalVars, others);
+        splitImports(w->body, imports, others);
+      } else {
+        assignedNames(*b, others);
+      }
+    }
+  }
+
+  /// `v` is the package `name` itself (what `import name.sub` binds).
+  static bool isPackageBinding(const Object& v, const std::string& name) {
+    return (v.kind == Kind::Module && v.module->name == name) || (v.kind == Kind::Native && v.s == name);
+  }
+
+  /// Two bindings of a name are the same value: one object, one module, or
+  /// one native name.
+  static bool sameBinding(const Object& a, const Object& b) {
+    if (&a == &b) return true;
+    if (a.kind != b.kind) return false;
+    if (a.kind == Kind::Module) return a.module == b.module;
+    if (a.kind == Kind::Native || a.kind == Kind::Builtin) return a.s == b.s && !a.self && !b.self;
+    return false;
   }
 
   Flow stmt(const py::Stmt& st, const std::shared_ptr<Scope>& s) {
@@ -446,7 +530,7 @@ struct Exec {
           // In a function, what follows may depend on the branch (a return
           // in it): the call's value is unknown.
           if (!s->isModule && !s->isClass) throw Undecided{asOpaque(test)};
-          undecidedBranches(st, test, *i->test, *s);
+          undecidedBranches(st, test, *i->test, s);
           return Flow::Normal;
         }
         return block(*t ? i->body : i->orelse, s);
@@ -476,7 +560,7 @@ struct Exec {
           std::optional<bool> t = in.truth(test);
           if (!t) {
             if (!s->isModule && !s->isClass) throw Undecided{asOpaque(test)};
-            undecidedBranches(st, test, *w->test, *s);
+            undecidedBranches(st, test, *w->test, s);
             return Flow::Normal;
           }
           if (!*t) break;
@@ -770,6 +854,18 @@ struct Exec {
     store(def.name, v, *s);
   }
 
+  /// " (file:line)" of a location, or nothing.
+  static std::string at(const SourceLoc& where) {
+    return where.file ? " (" + where.file->name() + ":" + std::to_string(where.line) + ")" : "";
+  }
+
+  /// Remembers on a host function why a decorator above it was left out.
+  static void noteUndecidedDecorator(const Ref& target, const std::string& why, const SourceLoc& where) {
+    if (target->kind != Kind::Function || !target->fn->undecidedDecorator.empty()) return;
+    target->fn->undecidedDecorator = "its decorator at " + (where.file ? where.file->name() : std::string("?")) +
+                                     ":" + std::to_string(where.line) + " could not be evaluated on the host: " + why;
+  }
+
   /// Applies one decorator. triton.autotune / triton.heuristics are kept
   /// unevaluated on the jit function; triton.jit makes one; anything else
   /// above a jit function is taken as a transparent wrapper.
@@ -836,10 +932,17 @@ struct Exec {
         }
         Ref r = in.call(dec, {target}, {}, loc(d, *s));
         if (r->kind == Kind::JitFn) return r;
+        if (r->kind == Kind::Opaque) noteUndecidedDecorator(target, r->s + at(r->where), loc(d, *s));
         if (target->kind != Kind::JitFn) return r->kind == Kind::Function ? r : target;
-      } catch (const PyException&) {
-      } catch (const Undecided&) {
+      } catch (const PyException& e) {
+        noteUndecidedDecorator(target, "it raised " + repr(*e.exc), loc(d, *s));
+      } catch (const Undecided& u) {
+        noteUndecidedDecorator(target, u.why->s + at(u.why->where), loc(d, *s));
       }
+    } else if (isUnknown(*callee)) {
+      noteUndecidedDecorator(target, callee->kind == Kind::Opaque ? callee->s + at(callee->where)
+                                                                   : callee->s + " is not on the search path",
+                             loc(d, *s));
     }
     if (target->kind == Kind::JitFn) {
       auto o = std::make_shared<Object>(Kind::JitFn);

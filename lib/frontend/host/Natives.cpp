@@ -675,6 +675,65 @@ Ref findSpec(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
   return opaque("whether module '" + name->s + "' is installed", in.here());
 }
 
+/// inspect.signature(f): a Signature whose `parameters` is a dict, in
+/// order, of name -> Parameter (`name`, `default`: the value or
+/// inspect.Parameter.empty), for functions defined in evaluated code and
+/// Triton 3.6's decorators (`"c_cache" in
+/// inspect.signature(triton.jit).parameters` probes what this Triton takes).
+/// Anything else is left undecided.
+Ref inspectSignature(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) {
+  Ref f = arg(in, fn, a, kw, 0, "obj");
+  Ref empty = native("inspect.Parameter.empty");
+  std::vector<std::pair<std::string, Ref>> params;
+  if (f->kind == Kind::Builtin && !f->self) {
+    // Triton 3.6's signatures (only the names and defaults matter here).
+    static const std::unordered_map<std::string, std::vector<std::string>> triton = {
+        {"triton.jit", {"fn", "version", "repr", "launch_metadata", "do_not_specialize",
+                        "do_not_specialize_on_alignment", "debug", "noinline"}},
+        {"triton.autotune", {"configs", "key", "prune_configs_by", "reset_to_zero", "restore_value", "pre_hook",
+                             "post_hook", "warmup", "rep", "use_cuda_graph", "do_bench", "cache_results"}},
+        {"triton.heuristics", {"values"}},
+        {"triton.Config", {"kwargs", "num_warps", "num_stages", "num_ctas", "maxnreg", "pre_hook", "ir_override"}}};
+    auto it = triton.find(f->s);
+    if (it == triton.end()) return opaque("inspect.signature(" + f->s + ")", in.here());
+    static const std::unordered_map<std::string, Ref> defaults = {
+        {"num_warps", integer(4)}, {"num_stages", integer(3)}, {"num_ctas", integer(1)},
+        {"use_cuda_graph", boolean(false)}, {"cache_results", boolean(false)}};
+    bool required = f->s == "triton.autotune" || f->s == "triton.heuristics" || f->s == "triton.Config";
+    for (const std::string& n : it->second) {
+      bool noDefault = required && (n == "configs" || n == "key" || n == "values" || n == "kwargs");
+      auto d = defaults.find(n);
+      params.emplace_back(n, noDefault ? empty : d != defaults.end() ? d->second : none());
+    }
+  } else if (f->kind == Kind::Function) {
+    const py::Arguments& args = f->fn->args();
+    std::vector<const py::Arg*> positional;
+    for (const auto& x : args.posonlyargs) positional.push_back(&x);
+    for (const auto& x : args.args) positional.push_back(&x);
+    size_t firstDefault = positional.size() - f->fn->defaults.size();
+    for (size_t i = 0; i < positional.size(); ++i)
+      params.emplace_back(positional[i]->name, i >= firstDefault ? f->fn->defaults[i - firstDefault] : empty);
+    if (args.vararg) params.emplace_back(args.vararg->name, empty);
+    for (size_t i = 0; i < args.kwonlyargs.size(); ++i) {
+      Ref d = i < f->fn->kwDefaults.size() ? f->fn->kwDefaults[i] : nullptr;
+      params.emplace_back(args.kwonlyargs[i].name, d ? d : empty);
+    }
+    if (args.kwarg) params.emplace_back(args.kwarg->name, empty);
+  } else {
+    return opaque("inspect.signature of " + typeName(*f), in.here());
+  }
+  Ref dictOfParams = dict();
+  for (auto& [name, dflt] : params) {
+    Ref p = instance("inspect.Parameter");
+    p->attrs["name"] = str(name);
+    p->attrs["default"] = dflt;
+    dictSet(*dictOfParams, str(name), p);
+  }
+  Ref sig = instance("inspect.Signature");
+  sig->attrs["parameters"] = dictOfParams;
+  return sig;
+}
+
 /// enum.auto(): a marker the class statement numbers.
 Ref enumAuto(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& kw) { return instance("enum.auto"); }
 
@@ -741,6 +800,7 @@ void registerNatives(std::unordered_map<std::string, Handler>& t) {
   t["importlib.import_module"] = importlibImportModule;
   t["warnings.warn"] = warn;
   t["enum.auto"] = enumAuto;
+  t["inspect.signature"] = inspectSignature;
 }
 
 bool isModeledRoot(const std::string& root) {
@@ -783,7 +843,7 @@ Ref importNative(Interp& in, const std::string& path) {
     static const std::unordered_set<std::string> modeled = {
         "math", "os", "sys", "itertools", "functools", "operator", "packaging", "packaging.version", "importlib",
         "importlib.metadata", "importlib.util", "warnings", "typing", "typing_extensions", "__future__", "enum",
-        "collections"};
+        "collections", "inspect"};
     if (modeled.count(path)) return native(path);
     if (modeled.count(root)) return nullptr;  // not a submodule of a module we model: ModuleNotFoundError
     return unknownModule(in, path);
@@ -892,6 +952,11 @@ Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
     return unknown();
   }
   if (path == "collections") return attr == "namedtuple" ? builtin(full) : unknown();
+  if (path == "inspect") {
+    if (attr == "signature") return builtin(full);
+    return attr == "Parameter" ? native(full) : unknown();
+  }
+  if (path == "inspect.Parameter") return attr == "empty" ? native(full) : unknown();
   if (path == "packaging") return attr == "version" ? native(full) : unknown();
   if (path == "packaging.version") return attr == "parse" || attr == "Version" ? builtin(full) : unknown();
   if (path == "importlib") {

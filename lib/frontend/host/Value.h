@@ -60,6 +60,9 @@ struct FunctionData {
   /// Decorated with @triton.constexpr_function: kernels call it at compile
   /// time on constexpr arguments (Bridge.cpp).
   bool constexprFunction = false;
+  /// A decorator left out because it could not be evaluated (why, located):
+  /// what the "not a @triton.jit function" error says.
+  std::string undecidedDecorator;
   const py::Arguments& args() const { return def ? def->args : lambda->args; }
 };
 

@@ -491,6 +491,62 @@ TEST(Modules, KernelsUnderAnUndecidedGuard) {
   EXPECT_NE(compileError(src, "either", "*fp32"), "");
 }
 
+// Imports under a module-level `if` the evaluator cannot decide keep the
+// names they bind where every way gives one value (tritonbench's `if not
+// is_fbcode(): import triton.tools.experimental_descriptor`, transformers'
+// `if is_torch_available(): import triton`): `triton` rebound to itself (also
+// when the submodule raises), a name unbound before (code that uses it runs
+// only if the branch ran). A name the two ways bind differently, or that
+// another statement of the `if` assigns, stays undecided, named as such.
+TEST(Modules, ImportsUnderAnUndecidedGuard) {
+  std::string kernels =
+      "@triton.jit\ndef k(P):\n    tl.store(P, tl.load(P) * 2.0)\n"
+      "@triton.jit\ndef uses_np(P):\n    tl.store(P, np.sum(1))\n"
+      "@triton.jit\ndef uses_m(P):\n    tl.store(P, tl.load(P) * m.pi)\n";
+  std::string rebinds =
+      "import not_installed_pkg_xyz as pkg\nimport triton\nimport triton.language as tl\nimport math as m\n"
+      "if pkg.flag():\n    import triton.testing\n    import triton.tools.not_a_triton_module\n"
+      "    import math as m\n    import numpy_like_xyz as np\nelse:\n    import operator as m\n" + kernels;
+  EXPECT_NE(compileIR(rebinds, "k", "*fp32").find("value = 2.0"), std::string::npos);
+  std::string m = compileError(rebinds, "uses_m", "*fp32");  // math in one way, operator in the other
+  EXPECT_NE(m.find("could not be decided"), std::string::npos) << m;
+  std::string np = compileError(rebinds, "uses_np", "*fp32");  // unbound before: the import's (unknown) module
+  EXPECT_NE(np.find("numpy_like_xyz"), std::string::npos) << np;
+  std::string unboundBefore =
+      "import not_installed_pkg_xyz as pkg\nif pkg.is_torch_available():\n    import torch\n    import triton\n"
+      "    import triton.language as tl\n" + kernels;
+  EXPECT_NE(compileIR(unboundBefore, "k", "*fp32").find("value = 2.0"), std::string::npos);
+  std::string assignedToo =
+      "import not_installed_pkg_xyz as pkg\nif pkg.flag():\n    import triton\nelse:\n    triton = None\n"
+      "import triton.language as tl\n" + kernels;
+  std::string err = compileError(assignedToo, "k", "*fp32");  // the error names the decorator and why
+  EXPECT_NE(err.find("'k' is function, not a @triton.jit function: its decorator at"), std::string::npos) << err;
+  EXPECT_NE(err.find("could not be decided"), std::string::npos) << err;
+}
+
+// inspect.signature of Triton 3.6's decorators and of functions defined in
+// the program: tritonbench's `"c_cache" in
+// inspect.signature(triton.jit).parameters` picks the plain triton.jit in a
+// wrapper decorator; defaults and Parameter.empty as Python has them.
+TEST(Modules, InspectSignatureOfTritonAndOwnFunctions) {
+  std::string src =
+      "import inspect\nimport triton\nimport triton.language as tl\n"
+      "_c_cache = 'c_cache' in inspect.signature(triton.jit).parameters\n"
+      "_noinline = 'noinline' in inspect.signature(triton.jit).parameters\n"
+      "def _jit(**kwargs):\n    if not _c_cache:\n        kwargs.pop('c_cache', None)\n"
+      "    return triton.jit(**kwargs)\n"
+      "def f(a, b=3, *rest, c, d=5, **kw):\n    pass\n"
+      "_ps = inspect.signature(f).parameters\n"
+      "NAMES: tl.constexpr = len(_ps) * 10 + (_ps['b'].default + _ps['d'].default)\n"
+      "EMPTY: tl.constexpr = (_ps['a'].default is inspect.Parameter.empty) and "
+      "(_ps['c'].default is inspect.Parameter.empty) and list(_ps)[2] == 'rest'\n"
+      "WARMUP: tl.constexpr = 'warmup' in inspect.signature(triton.autotune).parameters\n"
+      "@_jit(c_cache=True)\ndef k(P):\n"
+      "    tl.store(P, NAMES + (100 if EMPTY and WARMUP and _noinline else 0))\n";
+  std::string ir = compileIR(src, "k", "*i32");
+  EXPECT_NE(ir.find("value = 168"), std::string::npos) << ir;  // 6 parameters, 3 + 5, all checks true
+}
+
 // triton.language.target_info's constexpr_functions, called in kernels:
 // CUDA, of the capability of the device the program is loaded for (the
 // default: 9.0; 8.0 given), so arch guards pick their branch at compile time.
