@@ -802,7 +802,8 @@ struct Exec {
       if (mod->kind == Kind::Module) {
         auto& g = mod->module->globals->vars;
         if (auto it = g.find(a.name); it != g.end()) v = it->second;
-        else if (mod->module->isPackage && in.importUser(base + "." + a.name, at)) v = moduleValue(base + "." + a.name, at);
+        else if (mod->module->isPackage && (in.importUser(base + "." + a.name, at) || base.rfind("torch.", 0) == 0))
+          v = moduleValue(base + "." + a.name, at);  // (torch's modules other than the helpers: modeled)
       } else {
         v = nativeAttr(in, mod->s, a.name);
         if (!v) {

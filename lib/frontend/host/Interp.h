@@ -108,6 +108,15 @@ class Interp {
   /// it is neither a user module nor a modeled one; returns null for a
   /// modeled (native) module.
   ModuleObj* importUser(const std::string& name, const SourceLoc& at);
+  /// The modules of torch that hold the Triton helpers Inductor's generated
+  /// kernels call (torch._inductor.runtime, its triton_helpers and
+  /// triton_compat) load from source when the search path has them, each
+  /// on its own: their parent packages are not run, and torch itself and
+  /// its other modules stay modeled.
+  static bool isTorchSourceModule(const std::string& name) {
+    return name == "torch._inductor.runtime" || name == "torch._inductor.runtime.triton_helpers" ||
+           name == "torch._inductor.runtime.triton_compat";
+  }
   /// Every user module loaded so far.
   const std::vector<std::unique_ptr<ModuleObj>>& modules() const { return modules_; }
 

@@ -74,9 +74,10 @@ std::optional<std::pair<std::string, bool>> Interp::findModuleFile(const std::st
 
 ModuleObj* Interp::importUser(const std::string& name, const SourceLoc& at) {
   if (auto it = byName_.find(name); it != byName_.end()) return it->second;
-  // Parents first.
+  if ((name == "torch" || name.rfind("torch.", 0) == 0) && !isTorchSourceModule(name)) return nullptr;  // modeled
+  // Parents first (but torch's: torch stays modeled, see isTorchSourceModule).
   ModuleObj* parent = nullptr;
-  if (size_t dot = name.rfind('.'); dot != std::string::npos) {
+  if (size_t dot = name.rfind('.'); dot != std::string::npos && !isTorchSourceModule(name)) {
     parent = importUser(name.substr(0, dot), at);
     if (!parent) return nullptr;
     if (auto it = byName_.find(name); it != byName_.end()) return it->second;  // the parent imported it

@@ -814,6 +814,13 @@ Ref unknownModule(Interp& in, const std::string& path) {
 }
 
 Ref importModule(Interp& in, const std::string& name, const SourceLoc& at) {
+  if (Interp::isTorchSourceModule(name))
+    if (ModuleObj* m = in.importUser(name, at)) {
+      auto o = std::make_shared<Object>(Kind::Module);
+      o->module = m;
+      o->s = m->name;
+      return o;
+    }
   if (isModeledRoot(name.substr(0, name.find('.')))) {
     Ref n = importNative(in, name);
     if (!n) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);

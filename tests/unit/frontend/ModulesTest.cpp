@@ -107,6 +107,47 @@ TEST(Modules, TheSearchPathFindsModulesOutsideThePackage) {
   EXPECT_NE(err.find(t.path("app")), std::string::npos) << err;
 }
 
+// Inductor's generated kernels import their helpers from
+// torch._inductor.runtime (`from torch._inductor.runtime import
+// triton_helpers`, `from torch._inductor.runtime.triton_helpers import
+// libdevice, math as tl_math`): those modules load from source when the
+// search path holds them, each alone (torch's own __init__ files, which
+// raise here, never run), and torch itself and its other modules stay
+// modeled (torch.float16; triton_heuristics, whose decorator is taken as
+// transparent). Without them, the error says where to point -I.
+TEST(Modules, InductorHelpersFromTorchOnTheSearchPath) {
+  Tree t;
+  t.add("site/torch/__init__.py", "raise RuntimeError('torch/__init__.py must not run')\n");
+  t.add("site/torch/_inductor/__init__.py", "raise RuntimeError('torch/_inductor/__init__.py must not run')\n");
+  t.add("site/torch/_inductor/runtime/__init__.py",
+        "from . import triton_heuristics\nfrom .triton_heuristics import AutotuneHint\nfrom . import triton_helpers\n");
+  t.add("site/torch/_inductor/runtime/triton_heuristics.py", "raise RuntimeError('the heuristics must not run')\n");
+  t.add("site/torch/_inductor/runtime/triton_helpers.py",
+        std::string(kHeader) + "from triton.language.extra import libdevice\nmath = tl.math\n"
+                               "@triton.jit\ndef larger(a, b):\n    return tl.where(a > b, a, b)\n"
+                               "@triton.jit\ndef max2(a, dim):\n    return tl.reduce(a, dim, larger)\n");
+  std::string k = t.add(
+      "gen/k.py", std::string(kHeader) +
+                      "import torch\nfrom torch._inductor.runtime import triton_helpers, triton_heuristics\n"
+                      "from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math\n"
+                      "DT: tl.constexpr = tl.float16 if torch.float16 is not None else tl.float32\n"
+                      "XBLOCK: tl.constexpr = 64\n"
+                      "@triton_heuristics.pointwise(size_hints={'x': 64}, filename=__file__)\n"
+                      "@triton.jit\ndef k(in_ptr, out_ptr):\n"
+                      "    x = tl.load(in_ptr + tl.arange(0, XBLOCK)[None, :]).to(tl.float32)\n"
+                      "    m = triton_helpers.max2(tl_math.exp(x) + libdevice.floor(x), 1)\n"
+                      "    tl.store(out_ptr + tl.arange(0, 1), m.to(DT))\n");
+  LoadOptions site;
+  site.searchPath = {t.path("site")};
+  std::string ir = compileFile(k, "k", "*fp32,*fp16", site);
+  EXPECT_NE(ir.find("tt.reduce"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("math.exp"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("__nv_floorf"), std::string::npos) << ir;
+  std::string err = errorOf([&] { compileFile(k, "k", "*fp32,*fp16"); });
+  EXPECT_NE(err.find("torch._inductor"), std::string::npos) << err;
+  EXPECT_NE(err.find("-I"), std::string::npos) << err;
+}
+
 // Namespace packages (PEP 420: no __init__.py) under a search-path
 // directory: the file is named by its path from there, so its relative
 // imports resolve; also when a package of the project is named `triton`
