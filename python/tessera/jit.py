@@ -32,6 +32,12 @@ _programs_lock = threading.Lock()
 _SKIP_ROOTS = {"torch", "triton", "tessera", "numpy", "nvidia", "jax", "cupy", "numba", "pandas", "matplotlib",
                "sympy", "IPython", "pytest", "_pytest"} | set(getattr(sys, "stdlib_module_names", ()))
 
+# torch's modules that hold the Triton helpers Inductor's generated kernels
+# call: handed over, as the frontend reads them from source (the rest of
+# torch it models).
+_TORCH_SOURCE = {"torch._inductor.runtime", "torch._inductor.runtime.triton_helpers",
+                 "torch._inductor.runtime.triton_compat"}
+
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
             "launch_pdl", "stream")
 
@@ -39,7 +45,7 @@ _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion"
 def _module_files():
     files = {}
     for name, module in list(sys.modules.items()):
-        if name.partition(".")[0] in _SKIP_ROOTS or name == "__main__":
+        if (name.partition(".")[0] in _SKIP_ROOTS and name not in _TORCH_SOURCE) or name == "__main__":
             continue
         f = getattr(module, "__file__", None)
         if f and f.endswith(".py"):

@@ -318,3 +318,67 @@ def test_import_tessera_installs_no_import_hook(tmp_path):
             "      any(m == 'triton' or m.startswith('triton.') for m in sys.modules))")
     out = _ok(_run(["-c", code], cwd=tmp_path))
     assert out.split() == ["False", "False"]
+
+
+# An Inductor-style kernel under `python3 -m tessera`: its helpers come from
+# torch._inductor.runtime.triton_helpers, which the frontend reads from the
+# module Python imported (a stand-in torch here), on the interpreter.
+FAKE_TORCH = {
+    "site/torch/__init__.py": "",
+    "site/torch/_inductor/__init__.py": "",
+    "site/torch/_inductor/runtime/__init__.py": "from . import triton_helpers\n",
+    "site/torch/_inductor/runtime/triton_helpers.py": """
+        import triton
+        import triton.language as tl
+        from triton.language.extra import libdevice
+
+        math = tl.math
+
+
+        @triton.jit
+        def larger(a, b):
+            return tl.where(a > b, a, b)
+
+
+        @triton.jit
+        def max2(a, dim):
+            return tl.reduce(a, dim, larger)
+        """,
+    "gen.py": """
+        import sys
+
+        import numpy as np
+        import triton
+        import triton.language as tl
+        from torch._inductor.runtime import triton_helpers
+        from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math
+
+
+        @triton.jit
+        def triton_red_fused_max_exp_0(in_ptr0, out_ptr0, xnumel, rnumel, XBLOCK: tl.constexpr,
+                                       RBLOCK: tl.constexpr):
+            xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+            rindex = tl.arange(0, RBLOCK)[None, :]
+            mask = (xindex < xnumel) & (rindex < rnumel)
+            tmp0 = tl.load(in_ptr0 + (rindex + rnumel * xindex), mask, other=float("-inf"))
+            tmp1 = tl_math.exp(libdevice.floor(tmp0))
+            tmp2 = triton_helpers.max2(tl.where(mask, tmp1, float("-inf")), 1)[:, None]
+            tl.store(out_ptr0 + xindex, tmp2, xindex < xnumel)
+
+
+        rows, cols = int(sys.argv[1]), int(sys.argv[2])
+        x = (np.random.default_rng(5).standard_normal((rows, cols)) * 3).astype(np.float32)
+        out = np.zeros(rows, np.float32)
+        triton_red_fused_max_exp_0[(triton.cdiv(rows, 4),)](x, out, rows, cols, XBLOCK=4, RBLOCK=64)
+        np.save(sys.argv[3], out)
+        """,
+}
+
+
+@pytest.mark.parametrize("rows,cols", [(7, 50), (16, 64)])
+def test_inductor_style_kernel_with_torch_helpers(tmp_path, rows, cols):
+    _write(tmp_path, FAKE_TORCH)
+    _ok(_run(["-m", "tessera", tmp_path / "gen.py", rows, cols, tmp_path / "out.npy"], cwd=tmp_path,
+             extra_path=[tmp_path / "site"], TRITON_INTERPRET="1"))
+    x = (np.random.default_rng(5).standard_normal((rows, cols)) * 3).astype(np.float32)
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), np.exp(np.floor(x)).max(axis=1), rtol=2e-7)
