@@ -77,10 +77,13 @@ class DotLayoutPropagation {
   }
 
   /// Elementwise ops compute in any layout; that includes libdevice calls
-  /// and inline asm, whose `pack` groups a thread's consecutive elements
-  /// whatever the layout (the emitter pads a thread's last group), as in
-  /// Triton, where they are elementwise ops for layout propagation too.
+  /// and pure inline asm, whose `pack` groups a thread's consecutive
+  /// elements whatever the layout (the emitter pads a thread's last group),
+  /// as in Triton. Not asm with side effects: an mma layout may hold an
+  /// element in two threads (a tile smaller than the warps' span), and the
+  /// asm would then run twice for it.
   static bool flexible(const Operation* op) {
+    if (op->is(OpCode::InlineAsm) && !op->boolAttr("pure")) return false;
     return op->numRegions() == 0 && hasTrait(op->code(), Elementwise) && op->numResults() > 0;
   }
 

@@ -36,7 +36,7 @@ _SKIP_ROOTS = {"torch", "triton", "tessera", "numpy", "nvidia", "jax", "cupy", "
 # call: handed over, as the frontend reads them from source (the rest of
 # torch it models).
 _TORCH_SOURCE = {"torch._inductor.runtime", "torch._inductor.runtime.triton_helpers",
-                 "torch._inductor.runtime.triton_compat"}
+                 "torch._inductor.runtime.triton_compat", "torch._inductor.triton_helpers"}
 
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
             "launch_pdl", "stream")

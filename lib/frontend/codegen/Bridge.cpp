@@ -197,7 +197,7 @@ struct Bridge {
           return message("'" + name + "' comes from module '" + root + "', which is not on the search path [" + dirs +
                          "]; kernels can only use what Tessera can read (add its directory with -I or TESSERA_PATH)");
         }
-        if (v->s.rfind("torch._inductor.", 0) == 0)
+        if (host::Interp::inTorchSourceModule(v->s))
           return message("'" + name + "' is " + v->s + ", which Tessera reads from torch's source: add the "
                          "directory that holds the torch package (its site-packages) with -I or TESSERA_PATH");
         return message("'" + name + "' is " + v->s + ", which kernels cannot use");

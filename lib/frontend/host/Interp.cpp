@@ -380,14 +380,26 @@ struct Exec {
       splitImports(w->body, imports, others);
       splitImports(w->orelse, imports, others);
     }
-    std::map<std::string, Ref> before;  // null: unbound
+    // Only imports of modeled modules (triton, torch, the standard library)
+    // run here: importing a project's module runs its body, whose effects
+    // (on other modules too) would then happen although the branch may not.
+    // Star imports bind names nobody listed: they stay as they were.
+    imports.erase(std::remove_if(imports.begin(), imports.end(), [](const py::Stmt* imp) {
+                    if (auto* f = imp->as<py::ImportFrom>()) {
+                      for (const auto& a : f->names)
+                        if (a.name == "*") return true;
+                      return f->level > 0 || !isModeledRoot(f->module.substr(0, f->module.find('.')));
+                    }
+                    for (const auto& a : imp->as<py::Import>()->names)
+                      if (!isModeledRoot(a.name.substr(0, a.name.find('.')))) return true;
+                    return false;
+                  }),
+                  imports.end());
+    std::map<std::string, Ref> before;  // null: unbound (also in the module and the builtins)
     for (const py::Stmt* imp : imports) {
       std::vector<std::string> names;
       assignedNames(*imp, names);
-      for (const auto& n : names) {
-        auto it = s->vars.find(n);
-        before.emplace(n, it == s->vars.end() ? nullptr : it->second);
-      }
+      for (const auto& n : names) before.emplace(n, visible(n, *s));
     }
     bindOpaque(st, why, *s);
     std::map<std::string, Ref> given;  // what the branches' imports bind
@@ -414,6 +426,18 @@ struct Exec {
       }
     }
     for (const auto& [n, value] : given) store(n, ambiguous.count(n) ? why : value, *s);
+  }
+
+  /// What `id` names in scope `s` (the scope, enclosing ones, the module,
+  /// the builtins), or null.
+  Ref visible(const std::string& id, Scope& s) {
+    for (Scope* p = &s; p; p = p->parent.get()) {
+      if (p->globalNames.count(id)) break;
+      if (auto it = p->vars.find(id); it != p->vars.end()) return it->second;
+    }
+    if (s.module && s.module->globals)
+      if (auto it = s.module->globals->vars.find(id); it != s.module->globals->vars.end()) return it->second;
+    return pythonBuiltin(id);
   }
 
   /// The import statements of a list (also in its ifs and withs), and the
@@ -804,6 +828,8 @@ struct Exec {
         if (auto it = g.find(a.name); it != g.end()) v = it->second;
         else if (mod->module->isPackage && (in.importUser(base + "." + a.name, at) || base.rfind("torch.", 0) == 0))
           v = moduleValue(base + "." + a.name, at);  // (torch's modules other than the helpers: modeled)
+      } else if (Interp::isTorchSourceModule(mod->s + "." + a.name)) {
+        v = moduleValue(mod->s + "." + a.name, at);  // (`from torch._inductor import triton_helpers`)
       } else {
         v = nativeAttr(in, mod->s, a.name);
         if (!v) {

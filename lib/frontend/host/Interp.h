@@ -110,12 +110,19 @@ class Interp {
   ModuleObj* importUser(const std::string& name, const SourceLoc& at);
   /// The modules of torch that hold the Triton helpers Inductor's generated
   /// kernels call (torch._inductor.runtime, its triton_helpers and
-  /// triton_compat) load from source when the search path has them, each
-  /// on its own: their parent packages are not run, and torch itself and
-  /// its other modules stay modeled.
+  /// triton_compat; torch._inductor.triton_helpers before torch 2.3) load
+  /// from source when the search path has them, each on its own: their
+  /// parent packages are not run, and torch itself and its other modules
+  /// stay modeled.
   static bool isTorchSourceModule(const std::string& name) {
     return name == "torch._inductor.runtime" || name == "torch._inductor.runtime.triton_helpers" ||
-           name == "torch._inductor.runtime.triton_compat";
+           name == "torch._inductor.runtime.triton_compat" || name == "torch._inductor.triton_helpers";
+  }
+  /// `path` is one of those modules or a name in one.
+  static bool inTorchSourceModule(const std::string& path) {
+    for (size_t end = path.size(); end != std::string::npos && end > 0; end = path.rfind('.', end - 1))
+      if (isTorchSourceModule(path.substr(0, end))) return true;
+    return false;
   }
   /// Every user module loaded so far.
   const std::vector<std::unique_ptr<ModuleObj>>& modules() const { return modules_; }

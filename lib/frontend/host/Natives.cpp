@@ -707,6 +707,9 @@ Ref inspectSignature(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& 
     }
   } else if (f->kind == Kind::Function) {
     const py::Arguments& args = f->fn->args();
+    // A wrapper (`@functools.wraps(g) def w(*args, **kwargs)`) has g's
+    // signature in CPython (__wrapped__), which is not tracked here.
+    if (args.vararg || args.kwarg) return opaque("inspect.signature of a function taking *args or **kwargs", in.here());
     std::vector<const py::Arg*> positional;
     for (const auto& x : args.posonlyargs) positional.push_back(&x);
     for (const auto& x : args.args) positional.push_back(&x);
@@ -860,6 +863,7 @@ Ref importNative(Interp& in, const std::string& path) {
 
 Ref nativeAttr(Interp& in, const std::string& path, const std::string& attr) {
   std::string full = path + "." + attr;
+  if (Interp::isTorchSourceModule(full)) return importModule(in, full, in.here());  // torch.x.y.triton_helpers
   auto unknown = [&] { return unknownModule(in, full); };
   if (path == "triton") {
     if (attr == "jit" || attr == "autotune" || attr == "heuristics" || attr == "Config" || attr == "cdiv" ||

@@ -48,3 +48,20 @@ def tile_block(q_ptr, k_ptr, o_ptr, n, split):
         kt = tl.load(k_ptr + r[:, None] * 64 + (start + r)[None, :])
         m, l = block(q, kt, m, l, start + r, n, True)
     tl.store(o_ptr + r, l)
+
+
+# Asm with side effects (is_pure=False) stays out: a 16x16 tile on 4 warps
+# has an mma layout that holds each element in two threads, where the asm
+# would run twice.
+# RUN: tessera compile %s -k side_effect_asm -s '*fp16:16,*fp16:16,*fp32:16' -w 4 --arch sm_80 \
+# RUN:   --emit ttgir --stop-after propagate-dot-layouts | FileCheck %s --check-prefix=IMPURE
+# IMPURE-LABEL: tt.func @side_effect_asm
+# IMPURE:         tt.elementwise_inline_asm {{.*}} pure = false} : tensor<16x16xi32, #ttg.blocked
+@triton.jit
+def side_effect_asm(a_ptr, b_ptr, out_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    s = tl.dot(a, b)
+    tl.inline_asm_elementwise("red.global.add.f32 [$1], $2;", "=r,l,f", [out_ptr + r[:, None] * 16 + r[None, :], s],
+                              dtype=tl.int32, is_pure=False, pack=1)
