@@ -39,15 +39,17 @@ std::string CompiledKernel::asm_text(const std::string& stage) const {
   if (stage == "ptx") {
     std::shared_ptr<detail::GpuBinary> b = detail::gpuBinary(*impl_, impl_->target, false);
     const gpu::PtxKernel& k = b->ptx;
-    if (k.externs.empty() || !runtime::toolkitAvailable()) return k.ptx;
+    if (!runtime::toolkitAvailable()) return k.ptx;
     // Self-contained, as Triton's: the libdevice wrappers the assembler
-    // links merged in, so ptxas assembles the text alone. Without NVRTC,
-    // the kernel's PTX with its .extern declarations.
+    // links merged in, so ptxas assembles the text alone (without NVRTC,
+    // the kernel's PTX with its .extern declarations); with inline asm, the
+    // assembler's PTX version, as it assembles it.
+    std::string ptx = k.ptx;
     try {
-      return runtime::wholeProgramPtx(k.ptx, runtime::libdevicePtx(k.externs, b->target, k.name));
+      if (!k.externs.empty()) ptx = runtime::wholeProgramPtx(k.ptx, runtime::libdevicePtx(k.externs, b->target, k.name));
     } catch (const Error&) {
-      return k.ptx;
     }
+    return runtime::withAssemblerPtxVersion(ptx);
   }
   if (stage == "cubin") {
     const std::vector<char>& bytes = detail::gpuBinary(*impl_, impl_->target, true)->cubin->bytes;

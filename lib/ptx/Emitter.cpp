@@ -936,6 +936,7 @@ gpu::PtxKernel Emitter::emit() {
   if (tmaSlots_) requirePtxVersion(87);
   if (tenths(version) < minPtxTenths_)
     version = std::to_string(minPtxTenths_ / 10) + "." + std::to_string(minPtxTenths_ % 10);
+  if (usesInlineAsm_) ptx << gpu::kInlineAsmPtxMarker << "\n";
   ptx << ".version " << version << "\n.target " << options_.target.name()
       << "\n.address_size 64\n\n";
   if (usesPrintf_)

@@ -157,6 +157,7 @@ class Emitter {
   [[noreturn]] void fail(Operation* op, const std::string& message);
   void addExtern(const gpu::ExternFunction& f);
   void setUsesPrintf() { usesPrintf_ = true; }
+  void setUsesInlineAsm() { usesInlineAsm_ = true; }
   /// The module needs PTX ISA `tenths`/10 or newer (81: 8.1); .version is
   /// raised to it where the target's default is older.
   void requirePtxVersion(int tenths) { minPtxTenths_ = std::max(minPtxTenths_, tenths); }
@@ -213,6 +214,7 @@ class Emitter {
   std::vector<gpu::ExternFunction> externs_;
   std::map<std::string, std::string> strings_;
   bool usesPrintf_ = false;
+  bool usesInlineAsm_ = false;
   bool usesAssert_ = false;
   std::vector<std::string> runtimeChecks_;
   int64_t localBytes_ = 0;

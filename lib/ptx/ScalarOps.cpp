@@ -549,6 +549,7 @@ AsmPacking asmPacking(Type elem, int64_t pack) {
 /// (outputs first, then inputs), in its own { } scope, once per group of
 /// `pack` elements.
 void emitInlineAsm(Emitter& e, Operation* op) {
+  e.setUsesInlineAsm();
   std::string text = op->strAttr("asm");
   int64_t pack = std::max<int64_t>(1, op->intAttr("pack", 1));
   unsigned nOut = op->numResults(), nIn = op->numOperands();

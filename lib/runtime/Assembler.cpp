@@ -194,6 +194,7 @@ Cubin assembleWithJitLink(const gpu::PtxKernel& kernel, const gpu::Target& targe
   // 38 registers instead of 42).
   std::string ptx = kernel.ptx;
   if (!kernel.externs.empty()) ptx = wholeProgramPtx(ptx, libdevicePtx(kernel.externs, target, kernel.name));
+  ptx = withAssemblerPtxVersion(ptx);
 
   std::string arch = "-arch=" + target.name();
   const char* options[] = {arch.c_str(), "-O3", "-verbose"};
@@ -252,8 +253,9 @@ std::string ptxFunctionName(const std::string& line) {
 
 /// The PTX version of a module ("9.0" -> 90), 0 when it has none.
 int ptxVersion(const std::string& ptx) {
-  size_t at = ptx.find(".version ");
+  size_t at = ptx.rfind(".version ", 0) == 0 ? 0 : ptx.find("\n.version ");
   if (at == std::string::npos) return 0;
+  if (ptx[at] == '\n') ++at;
   int major = 0, minor = 0;
   if (std::sscanf(ptx.c_str() + at + 9, "%d.%d", &major, &minor) < 1) return 0;
   return major * 10 + minor;
@@ -339,6 +341,7 @@ Cubin assembleWithPtxas(const gpu::PtxKernel& kernel, const gpu::Target& target,
   const std::string prefix = "kernel '" + kernel.name + "': ";
   std::string ptx = kernel.ptx;
   if (!kernel.externs.empty()) ptx = wholeProgramPtx(ptx, libdevicePtx(kernel.externs, target, kernel.name));
+  ptx = withAssemblerPtxVersion(ptx);
   ScratchDir dir("ptxas");
   std::string input = dir.file(kernel.name.size() < 200 ? kernel.name + ".ptx" : "kernel.ptx");
   std::string output = dir.file("kernel.cubin");
@@ -385,6 +388,41 @@ const std::string& jitLinkIdentity() {
 }
 
 }  // namespace
+
+int ptxIsaOfCudaRelease(int major, int minor) {
+  if (major >= 13) return 90;  // 13.0: PTX ISA 9.0 (later 13.x read it too)
+  if (major < 12) return 0;
+  // 12.0 .. 12.9; 12.6 kept 8.5, 12.7 was never released.
+  static const int isa[] = {80, 81, 82, 83, 84, 85, 85, 85, 87, 88};
+  return isa[std::min(std::max(minor, 0), 9)];
+}
+
+std::string withAssemblerPtxVersion(const std::string& ptx) {
+  if (ptx.find(gpu::kInlineAsmPtxMarker) == std::string::npos) return ptx;
+  static const int isa = [] {
+    int major = 0, minor = 0;
+    if (wantsPtxas()) {
+      // "Cuda compilation tools, release 13.0, V13.0.48"
+      const std::string& id = ptxasIdentity();
+      size_t at = id.find("release ");
+      if (at == std::string::npos || std::sscanf(id.c_str() + at + 8, "%d.%d", &major, &minor) != 2) return 0;
+    } else {
+      const JitLinkApi& api = jitLinkApi();
+      unsigned ma = 0, mi = 0;
+      if (!api.error.empty() || !api.version || api.version(&ma, &mi) != 0) return 0;
+      major = static_cast<int>(ma);
+      minor = static_cast<int>(mi);
+    }
+    return ptxIsaOfCudaRelease(major, minor);
+  }();
+  int current = ptxVersion(ptx);
+  if (isa <= current) return ptx;
+  size_t at = ptx.find("\n.version ");
+  if (at == std::string::npos) return ptx;
+  size_t end = ptx.find('\n', at + 1);
+  return ptx.substr(0, at + 1) + ".version " + std::to_string(isa / 10) + "." + std::to_string(isa % 10) +
+         (end == std::string::npos ? "" : ptx.substr(end));
+}
 
 std::string assemblerIdentity() {
   std::string sass;

@@ -72,6 +72,15 @@ std::string libdevicePtx(const std::vector<gpu::ExternFunction>& externs, const 
 /// of the two .version directives.
 std::string wholeProgramPtx(const std::string& kernelPtx, const std::string& libraryPtx);
 
+/// `ptx` with its `.version` raised to the newest PTX ISA the assembler in
+/// use reads, when it holds the user's inline asm (gpu::kInlineAsmPtxMarker)
+/// and that assembler is known; else `ptx` unchanged.
+std::string withAssemblerPtxVersion(const std::string& ptx);
+
+/// The newest PTX ISA version ("8.7" -> 87) the assembler of CUDA release
+/// major.minor reads; 0 when unknown (before 12.0).
+int ptxIsaOfCudaRelease(int major, int minor);
+
 /// Fills registers / spills / stack frame / static shared memory of
 /// `kernelName` from nvJitLink's verbose info log.
 void parseAssemblerReport(const std::string& log, const std::string& kernelName, Cubin& out);

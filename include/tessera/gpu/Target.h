@@ -62,6 +62,13 @@ struct ExternFunction {
 };
 std::string libdeviceWrapperName(const std::string& symbol);
 
+/// A comment line in the header of PTX that holds the user's inline asm:
+/// its `.version` is raised at assembly to the newest PTX ISA the
+/// assembler reads (runtime::withAssemblerPtxVersion), since the asm may
+/// use instructions newer than what the kernel's own code needs (as
+/// Triton writes the ptxas toolkit's version).
+inline constexpr const char* kInlineAsmPtxMarker = "// tessera: inline asm (the PTX ISA version: the assembler's)";
+
 /// The size of one TMA descriptor (CUtensorMap) in the kernel's global
 /// scratch, and its alignment.
 constexpr int kTmaDescriptorBytes = 128;

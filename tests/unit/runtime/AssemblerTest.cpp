@@ -22,6 +22,7 @@
 #include "runtime/Toolkit.h"
 #include "tessera/Error.h"
 #include "tessera/runtime/Assembler.h"
+#include "tessera/tessera.h"
 
 namespace {
 
@@ -317,6 +318,53 @@ TEST(Assembler, DisassembleWithoutToolsSaysWhatIsMissing) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("nvdisasm"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+
+namespace {
+
+// PTX that holds the user's inline asm is assembled at the assembler's PTX
+// ISA version, as Triton writes its ptxas toolkit's: the asm may use newer
+// instructions than the kernel's own code (vLLM's mamba update rounds with
+// `cvt.rs.f16x2.f32`, PTX ISA 8.7, on sm_100a, whose default here is 8.6).
+// Kernels without inline asm keep their version; asm_text("ptx") shows the
+// version the assembler is given.
+TEST(Assembler, InlineAsmTakesTheAssemblersPtxVersion) {
+  EXPECT_EQ(runtime::ptxIsaOfCudaRelease(11, 8), 0);
+  EXPECT_EQ(runtime::ptxIsaOfCudaRelease(12, 4), 84);
+  EXPECT_EQ(runtime::ptxIsaOfCudaRelease(12, 6), 85);
+  EXPECT_EQ(runtime::ptxIsaOfCudaRelease(12, 8), 87);
+  EXPECT_EQ(runtime::ptxIsaOfCudaRelease(13, 0), 90);
+  const std::string plain = elementwisePtx(gpu::Target::parse("sm_90a"), false, "plain");
+  EXPECT_EQ(runtime::withAssemblerPtxVersion(plain), plain);
+  REQUIRE_TOOLKIT();
+  const char* src = R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def rs_round(x_ptr, r_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    y = tl.inline_asm_elementwise("cvt.rs.f16x2.f32 $0, $2, $1, $3;", "=r,r,r,r,r",
+                                  [tl.load(x_ptr + offs), tl.load(r_ptr + offs)], dtype=tl.float16,
+                                  is_pure=True, pack=2)
+    tl.store(y_ptr + offs, y)
+
+@triton.jit
+def copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+)";
+  Program p = Program::from_source(src, "rs.py");
+  CompiledKernel rs = p.kernel("rs_round").compile("*fp32:16,*i32:16,*fp16:16", {{"BLOCK", int64_t(256)}}, {}, "sm_100a");
+  std::string ptx = rs.asm_text("ptx");
+  size_t at = ptx.find("\n.version ");
+  ASSERT_NE(at, std::string::npos) << ptx;
+  EXPECT_GE(std::stod(ptx.substr(at + 10, 3)), 8.7) << ptx.substr(0, at + 20);  // a CUDA 12.8+ toolkit
+  EXPECT_FALSE(rs.asm_text("cubin").empty());  // cvt.rs assembles
+  CompiledKernel copy = p.kernel("copy").compile("*fp32:16,*fp32:16", {{"BLOCK", int64_t(256)}}, {}, "sm_100a");
+  EXPECT_NE(copy.asm_text("ptx").find("\n.version " + gpu::Target::parse("sm_100a").ptxVersion()), std::string::npos);
 }
 
 }  // namespace
