@@ -78,6 +78,22 @@ TEST(Memory, BlockPointersAdvanceBoundaryCheck) {
   expectClose(sums.download<float>(), wSums, 1e-5, 1e-5, "row sums through advance");
 }
 
+// A @jit helper called on block pointers of two block shapes ([16, 32] and
+// [32, 16]) gives each call its own shape: out = A + B^T, exact.
+TEST(Memory, BlockPointersOfTwoShapesThroughOneHelper) {
+  E2E_RNG(rng);
+  int64_t M = 13, N = 27;
+  auto a = rng.floats(M * N, -1, 1), b = rng.floats(N * M, -1, 1);
+  auto out = dev().zeros(DType::fp32, {M, N});
+  kernel(kFile, "block_ptr_helper_two_shapes")
+      .launch(dev(), {1}, {dev().upload(a, {M, N}), dev().upload(b, {N, M}), out, M, N},
+              {{"BM", int64_t(16)}, {"BN", int64_t(32)}});
+  std::vector<float> want(M * N);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) want[i * N + j] = a[i * N + j] + b[j * M + i];
+  expectSameBits(out.download<float>(), want, "A + B^T through one helper");
+}
+
 /// `name` loads an 8 x 16 block of a 5 x 11 matrix with padding "nan" and
 /// stores the whole block: the matrix, then NaN.
 void expectNanPadding(const char* name) {

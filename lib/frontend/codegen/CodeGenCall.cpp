@@ -34,6 +34,10 @@ std::string specKey(const Val& v) {
   switch (v.kind) {
     case Val::Kind::Tensor: {
       std::string s = v.dtype.signatureName();
+      // A block pointer's type has its block shape (what a load through it
+      // gives): two shapes, two specializations.
+      if (v.dtype.isBlockPtr())
+        for (int64_t d : v.dtype.blockShape()) s += "B" + std::to_string(d);
       for (int64_t d : v.shape) s += "S" + std::to_string(d);
       return s;
     }

@@ -181,3 +181,19 @@ def descriptor_3d(x_ptr, out_ptr, A, B, C, BA: tl.constexpr, BB: tl.constexpr, B
     b0 = tl.program_id(1) * BB
     c0 = tl.program_id(2) * BC
     dst.store([a0, b0, c0], src.load([a0, b0, c0]) - 0.5)
+
+
+@triton.jit
+def load_block(bp):
+    return tl.load(bp, boundary_check=(0, 1), padding_option="zero")
+
+
+@triton.jit
+def block_ptr_helper_two_shapes(a_ptr, b_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # One helper loads through block pointers of two block shapes ([BM, BN]
+    # of A, [BN, BM] of B = A's shape transposed): two specializations, as
+    # in Triton, where a block pointer's type has its block shape.
+    a = tl.make_block_ptr(a_ptr, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (N, M), (M, 1), (0, 0), (BN, BM), (1, 0))
+    o = tl.make_block_ptr(out_ptr, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
+    tl.store(o, load_block(a) + tl.trans(load_block(b)), boundary_check=(0, 1))
