@@ -437,10 +437,22 @@ std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std
       throw Error("signature of kernel '" + fn.name + "': entry " + std::to_string(i + 1) + " of '" + signature +
                   "' is empty (entries are types such as *fp32:16 or i32, separated by commas)");
   const auto& params = fn.params;
-  size_t runtimeCount = 0;
-  for (const auto& p : params) runtimeCount += !p.isConstexpr;
-  bool allParams = entries.size() == params.size() && entries.size() != runtimeCount;
-  if (!allParams && entries.size() != runtimeCount) {
+  // A non-constexpr parameter given a value (-D bias_ptr=None) is
+  // specialized to it, as the same value in the signature (`None`, `1`)
+  // would; it then leaves the signature.
+  size_t runtimeCount = 0, runtimeByValue = 0;
+  for (const auto& p : params)
+    if (!p.isConstexpr) {
+      ++runtimeCount;
+      runtimeByValue += constexprs.count(p.name);
+    }
+  bool allParams = entries.size() == params.size() && entries.size() != runtimeCount &&
+                   entries.size() != runtimeCount - runtimeByValue;
+  bool byValue = !allParams && runtimeByValue > 0 && entries.size() == runtimeCount - runtimeByValue;
+  for (const auto& p : params)
+    if (!p.isConstexpr && constexprs.count(p.name) && !byValue)
+      throw Error("kernel '" + fn.name + "': parameter '" + p.name + "' given both in the signature and by -D");
+  if (!allParams && !byValue && entries.size() != runtimeCount) {
     // A misspelled type is the likelier mistake when there is one.
     std::string typo;
     for (const std::string& e : entries)
@@ -475,6 +487,11 @@ std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std
         throw Error("kernel '" + fn.name + "': missing value for constexpr parameter '" + p.name +
                     "' (pass -D " + p.name + "=VALUE)");
       }
+      continue;
+    }
+    if (named != constexprs.end()) {  // (byValue)
+      specs[i].kind = ParamSpec::Kind::Constexpr;
+      specs[i].value = toConstValue(named->second);
       continue;
     }
     specs[i] = parseEntry(fn, p, entries[next++]);

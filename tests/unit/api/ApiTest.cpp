@@ -173,6 +173,13 @@ TEST(Kernel, SignatureForms) {
             std::string::npos);
   EXPECT_NE(errorOf([&] { k.compile("*i32, i32", {{"BLOCK", int64_t(32)}}).asm_text("llir"); }).find("unknown stage 'llir'"),
             std::string::npos);
+  // A value given by name for a non-constexpr parameter specializes it (as
+  // `7` in the signature would) and leaves the signature; not both.
+  EXPECT_NE(k.compile("*i32:16", {{"BLOCK", int64_t(32)}, {"value", int64_t(7)}}).asm_text("ttir").find("value = 7"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] { k.compile("*i32:16, i32", {{"BLOCK", int64_t(32)}, {"value", int64_t(7)}}); })
+                .find("parameter 'value' given both in the signature and by -D"),
+            std::string::npos);
 }
 
 // Tuple parameters in signatures: `(...)`, nested, and namedtuples
