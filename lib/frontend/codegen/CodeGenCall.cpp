@@ -2,7 +2,9 @@
 //
 // A call to a @jit function generates (once per specialization) a callee
 // `tt.func` whose name is mangled from the constexpr arguments and argument
-// types, and emits `tt.call`; the inliner inlines it later unless the callee
+// types (all of a type: a block pointer's block shape; a function argument
+// by which function it is, its module and line, not its name), and emits
+// `tt.call`; the inliner inlines it later unless the callee
 // is noinline and called with scalars only. Tensor arguments (also inside tuples) become the callee's
 // block arguments, constexprs are substituted. combine_fn bodies of
 // reduce/scan are generated inline into the op's region instead.
@@ -53,7 +55,14 @@ std::string specKey(const Val& v) {
       for (const auto& e : v.elems) s += specKey(e) + "_";
       return s + "E";
     }
-    case Val::Kind::Func: return "fn" + (v.fn.fn ? v.fn.fn->name : std::string());
+    case Val::Kind::Func: {
+      // Which function, not only its name: `combine` of two modules (or two
+      // classes of one) are two specializations of the callee that gets it.
+      const JitFunction* f = v.fn.fn;
+      if (!f) return "fn";
+      std::string where = f->program ? f->program->moduleName() : std::string();
+      return "fn" + f->name + "_" + where + "_" + std::to_string(f->def ? f->def->line : 0);
+    }
     case Val::Kind::Class: return "cls" + v.st->name + std::to_string(v.st->uid);
     case Val::Kind::Builtin: return "b" + v.s;
     default: return "c" + v.repr();

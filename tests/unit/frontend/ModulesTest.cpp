@@ -161,6 +161,30 @@ TEST(Modules, InductorHelpersFromTorchOnTheSearchPath) {
   EXPECT_NE(otherErr.find("which kernels cannot use"), std::string::npos) << otherErr;
 }
 
+// A @jit function passed to a helper is identified by which function it
+// is, not its name: `combine` of two modules (and of two classes of one)
+// make two specializations of the helper (the second used to reuse the
+// first: x + x - (x + x) instead of x + x - x * x).
+TEST(Modules, FunctionArgumentsOfOneNameFromTwoModules) {
+  Tree t;
+  t.add("ma.py", std::string(kHeader) + "@triton.jit\ndef combine(a, b):\n    return a + b\n");
+  t.add("mb.py", std::string(kHeader) + "@triton.jit\ndef combine(a, b):\n    return a * b\n"
+                                         "class P:\n    @staticmethod\n    @triton.jit\n    def combine(a, b):\n"
+                                         "        return tl.maximum(a, b)\n"
+                                         "class Q:\n    @staticmethod\n    @triton.jit\n    def combine(a, b):\n"
+                                         "        return tl.minimum(a, b)\n");
+  std::string k = t.add("k.py", std::string(kHeader) + "import ma\nimport mb\n"
+                                                       "@triton.jit\ndef apply(x, fn: tl.constexpr):\n    return fn(x, x + 1.0)\n"
+                                                       "@triton.jit\ndef k(p):\n    x = tl.load(p)\n"
+                                                       "    tl.store(p, apply(x, ma.combine) - apply(x, mb.combine))\n"
+                                                       "    tl.store(p + 1, apply(x, mb.P.combine) - apply(x, mb.Q.combine))\n");
+  LoadOptions here;
+  here.searchPath = {t.path("")};
+  std::string ir = compileFile(k, "k", "*fp32", here);
+  for (const char* op : {"arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf"})
+    EXPECT_NE(ir.find(op), std::string::npos) << op << "\n" << ir;
+}
+
 // Namespace packages (PEP 420: no __init__.py) under a search-path
 // directory: the file is named by its path from there, so its relative
 // imports resolve; also when a package of the project is named `triton`
