@@ -886,6 +886,14 @@ static Ref hostValueOf(const Val& v) {
   }
 }
 
+std::string constexprFunctionKey(const Val& callee) {
+  const auto& f = *static_cast<const HostConstexprFunction*>(callee.host.get());
+  const host::Object& h = *f.fn;
+  if (h.kind != Kind::Function || !h.fn) return h.s;  // a builtin made a constexpr_function: its name
+  int line = h.fn->def ? h.fn->def->line : h.fn->lambda ? h.fn->lambda->line : 0;
+  return h.fn->name + "_" + (h.fn->module ? h.fn->module->name : std::string()) + "_" + std::to_string(line);
+}
+
 Val callConstexprFunction(CodeGen& cg, const Val& callee, const std::vector<Val>& args, const CodeGen::KwArgs& kwargs) {
   const auto& f = *static_cast<const HostConstexprFunction*>(callee.host.get());
   std::string what = "constexpr_function '" + f.name + "'";

@@ -2,8 +2,9 @@
 //
 // A call to a @jit function generates (once per specialization) a callee
 // `tt.func` whose name is mangled from the constexpr arguments and argument
-// types (all of a type: a block pointer's block shape; a function argument
-// by which function it is, its module and line, not its name), and emits
+// types (all of a type: a block pointer's block shape; a function argument,
+// jit or host constexpr_function, by which function it is, its module and
+// line, not its name), and emits
 // `tt.call`; the inliner inlines it later unless the callee
 // is noinline and called with scalars only. Tensor arguments (also inside tuples) become the callee's
 // block arguments, constexprs are substituted. combine_fn bodies of
@@ -21,6 +22,8 @@ namespace tessera::frontend {
 
 Val callLibdevice(CodeGen& cg, const std::string& qualified, BoundArgs& a);
 Val callConstexprFunction(CodeGen& cg, const Val& callee, const std::vector<Val>& args, const CodeGen::KwArgs& kwargs);
+/// Which host constexpr_function `callee` is (its name, module and line).
+std::string constexprFunctionKey(const Val& callee);
 
 namespace {
 
@@ -64,7 +67,7 @@ std::string specKey(const Val& v) {
       return "fn" + f->name + "_" + where + "_" + std::to_string(f->def ? f->def->line : 0);
     }
     case Val::Kind::Class: return "cls" + v.st->name + std::to_string(v.st->uid);
-    case Val::Kind::Builtin: return "b" + v.s;
+    case Val::Kind::Builtin: return v.host ? "bhost_" + constexprFunctionKey(v) : "b" + v.s;
     default: return "c" + v.repr();
   }
 }

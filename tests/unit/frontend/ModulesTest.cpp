@@ -161,10 +161,11 @@ TEST(Modules, InductorHelpersFromTorchOnTheSearchPath) {
   EXPECT_NE(otherErr.find("which kernels cannot use"), std::string::npos) << otherErr;
 }
 
-// A @jit function passed to a helper is identified by which function it
-// is, not its name: `combine` of two modules (and of two classes of one)
-// make two specializations of the helper (the second used to reuse the
-// first: x + x - (x + x) instead of x + x - x * x).
+// A @jit function (or a host constexpr_function) passed to a helper is
+// identified by which function it is, not its name: `combine` of two
+// modules (and of two classes of one) make two specializations of the
+// helper (the second used to reuse the first: x + x - (x + x) instead of
+// x + x - x * x).
 TEST(Modules, FunctionArgumentsOfOneNameFromTwoModules) {
   Tree t;
   t.add("ma.py", std::string(kHeader) + "@triton.jit\ndef combine(a, b):\n    return a + b\n");
@@ -183,6 +184,15 @@ TEST(Modules, FunctionArgumentsOfOneNameFromTwoModules) {
   std::string ir = compileFile(k, "k", "*fp32", here);
   for (const char* op : {"arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf"})
     EXPECT_NE(ir.find(op), std::string::npos) << op << "\n" << ir;
+  // The same for @triton.constexpr_function host helpers (4 * 2 and 4 * 3).
+  t.add("ha.py", "import triton\n@triton.constexpr_function\ndef scale(x):\n    return x * 2\n");
+  t.add("hb.py", "import triton\n@triton.constexpr_function\ndef scale(x):\n    return x * 3\n");
+  std::string h = t.add("h.py", std::string(kHeader) + "import ha\nimport hb\n"
+                                                       "@triton.jit\ndef apply(p, fn: tl.constexpr):\n    tl.store(p, fn(4))\n"
+                                                       "@triton.jit\ndef k(p):\n    apply(p, ha.scale)\n    apply(p + 1, hb.scale)\n");
+  std::string hir = compileFile(h, "k", "*i32", here);
+  EXPECT_NE(hir.find("value = 8"), std::string::npos) << hir;
+  EXPECT_NE(hir.find("value = 12"), std::string::npos) << hir;
 }
 
 // Namespace packages (PEP 420: no __init__.py) under a search-path
