@@ -138,16 +138,20 @@ struct Exec {
 
   // ---- names ---------------------------------------------------------------
   Ref lookup(const std::string& id, Scope& s, const py::Node& at) {
+    if (Ref v = visible(id, s)) return v;
+    in.raise("NameError", "name '" + id + "' is not defined", loc(at, s));
+  }
+
+  /// What `id` names in scope `s` (the scope, enclosing ones, the module,
+  /// the builtins), or null.
+  Ref visible(const std::string& id, Scope& s) {
     for (Scope* p = &s; p; p = p->parent.get()) {
       if (p->globalNames.count(id)) break;
       if (auto it = p->vars.find(id); it != p->vars.end()) return it->second;
     }
-    if (s.module && s.module->globals) {
-      auto& g = s.module->globals->vars;
-      if (auto it = g.find(id); it != g.end()) return it->second;
-    }
-    if (Ref b = pythonBuiltin(id)) return b;
-    in.raise("NameError", "name '" + id + "' is not defined", loc(at, s));
+    if (s.module && s.module->globals)
+      if (auto it = s.module->globals->vars.find(id); it != s.module->globals->vars.end()) return it->second;
+    return pythonBuiltin(id);
   }
 
   void store(const std::string& id, Ref v, Scope& s) {
@@ -426,18 +430,6 @@ struct Exec {
       }
     }
     for (const auto& [n, value] : given) store(n, ambiguous.count(n) ? why : value, *s);
-  }
-
-  /// What `id` names in scope `s` (the scope, enclosing ones, the module,
-  /// the builtins), or null.
-  Ref visible(const std::string& id, Scope& s) {
-    for (Scope* p = &s; p; p = p->parent.get()) {
-      if (p->globalNames.count(id)) break;
-      if (auto it = p->vars.find(id); it != p->vars.end()) return it->second;
-    }
-    if (s.module && s.module->globals)
-      if (auto it = s.module->globals->vars.find(id); it != s.module->globals->vars.end()) return it->second;
-    return pythonBuiltin(id);
   }
 
   /// The import statements of a list (also in its ifs and withs), and the
@@ -828,8 +820,6 @@ struct Exec {
         if (auto it = g.find(a.name); it != g.end()) v = it->second;
         else if (mod->module->isPackage && (in.importUser(base + "." + a.name, at) || base.rfind("torch.", 0) == 0))
           v = moduleValue(base + "." + a.name, at);  // (torch's modules other than the helpers: modeled)
-      } else if (Interp::isTorchSourceModule(mod->s + "." + a.name)) {
-        v = moduleValue(mod->s + "." + a.name, at);  // (`from torch._inductor import triton_helpers`)
       } else {
         v = nativeAttr(in, mod->s, a.name);
         if (!v) {

@@ -716,12 +716,10 @@ Ref inspectSignature(Interp& in, const Object& fn, std::vector<Ref>& a, Kwargs& 
     size_t firstDefault = positional.size() - f->fn->defaults.size();
     for (size_t i = 0; i < positional.size(); ++i)
       params.emplace_back(positional[i]->name, i >= firstDefault ? f->fn->defaults[i - firstDefault] : empty);
-    if (args.vararg) params.emplace_back(args.vararg->name, empty);
     for (size_t i = 0; i < args.kwonlyargs.size(); ++i) {
       Ref d = i < f->fn->kwDefaults.size() ? f->fn->kwDefaults[i] : nullptr;
       params.emplace_back(args.kwonlyargs[i].name, d ? d : empty);
     }
-    if (args.kwarg) params.emplace_back(args.kwarg->name, empty);
   } else {
     return opaque("inspect.signature of " + typeName(*f), in.here());
   }
@@ -817,23 +815,20 @@ Ref unknownModule(Interp& in, const std::string& path) {
 }
 
 Ref importModule(Interp& in, const std::string& name, const SourceLoc& at) {
-  if (Interp::isTorchSourceModule(name))
+  // Modeled modules first, but torch's Triton helpers when their source is
+  // on the search path (importUser reads only those of torch).
+  bool modeled = isModeledRoot(name.substr(0, name.find('.')));
+  if (!modeled || Interp::isTorchSourceModule(name))
     if (ModuleObj* m = in.importUser(name, at)) {
       auto o = std::make_shared<Object>(Kind::Module);
       o->module = m;
       o->s = m->name;
       return o;
     }
-  if (isModeledRoot(name.substr(0, name.find('.')))) {
+  if (modeled) {
     Ref n = importNative(in, name);
     if (!n) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);
     return n;
-  }
-  if (ModuleObj* m = in.importUser(name, at)) {
-    auto o = std::make_shared<Object>(Kind::Module);
-    o->module = m;
-    o->s = m->name;
-    return o;
   }
   if (in.importFallbacks() > 0) in.raise("ModuleNotFoundError", "No module named '" + name + "'", at);
   return unknownModule(in, name);
