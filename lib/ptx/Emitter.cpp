@@ -356,12 +356,38 @@ std::string Emitter::smemBase() {
 }
 
 std::string Emitter::isThreadZero() {
-  if (inProducer_) return constPred(true);
+  if (inProducer_) return producerElected_;
   if (threadZero_.empty()) {
     threadZero_ = reg(RegClass::Pred);
-    prologue("setp.eq.u32 " + threadZero_ + ", " + threadId() + ", 0");
+    if (options_.target.capability < 90) {
+      prologue("setp.eq.u32 " + threadZero_ + ", " + threadId() + ", 0");
+    } else {
+      std::string warp0 = reg(RegClass::Pred);
+      prologue("setp.lt.u32 " + warp0 + ", " + threadId() + ", 32");
+      prologue("and.pred " + threadZero_ + ", " + warp0 + ", " + electedLane());
+    }
   }
   return threadZero_;
+}
+
+// Both in the prologue, which every thread of the CTA runs: the .sync
+// instructions may name the whole warp.
+std::string Emitter::uniformWarpId() {
+  if (uniformWarp_.empty()) {
+    std::string w = reg(RegClass::B32);
+    uniformWarp_ = reg(RegClass::B32);
+    prologue("shr.u32 " + w + ", " + threadId() + ", 5");
+    prologue("shfl.sync.idx.b32 " + uniformWarp_ + ", " + w + ", 0, 31, -1");
+  }
+  return uniformWarp_;
+}
+
+std::string Emitter::electedLane() {
+  if (electedLane_.empty()) {
+    electedLane_ = reg(RegClass::Pred);
+    prologue("elect.sync _|" + electedLane_ + ", -1");
+  }
+  return electedLane_;
 }
 
 int Emitter::paramIndex(Value v) {
@@ -805,6 +831,9 @@ void Emitter::emitWarpSpecialize(Operation* op) {
   if (moveRegisters) ins("setmaxnreg.dec.sync.aligned.u32 " + std::to_string(op->intAttr("producer_registers")));
   ins("setp.ne.u32 " + notFirst + ", " + threadId() + ", " + consumers);
   ins("@" + notFirst + " exit");
+  // The one thread left is lane 0 of its warp (32 * num_warps).
+  producerElected_ = reg(RegClass::Pred);
+  ins("elect.sync _|" + producerElected_ + ", 1");
   inProducer_ = true;
   emitBlock(op->region(0).front());
   flushDeferred();

@@ -101,6 +101,11 @@ class Emitter {
   std::string threadBitsZero(int64_t laneMask, int64_t warpMask);
   std::string laneId();
   std::string warpId();
+  /// sm_90+: the warp's index broadcast from lane 0 (shfl.sync), which
+  /// ptxas knows is the same in every lane (uniform registers), and the
+  /// lane elect.sync picks in each warp; both computed in the prologue.
+  std::string uniformWarpId();
+  std::string electedLane();
   /// The lane/warp part of the coordinate along `dim` for `ll` (XOR of the
   /// bases of the thread's lane and warp bits), a b32 register; cached.
   std::string threadCoord(const gpu::LinearLayout& ll, int dim);
@@ -122,7 +127,14 @@ class Emitter {
   /// The global address (b64) of a new 128-byte TMA descriptor slot of this
   /// program in the kernel's global scratch (an extra, last parameter).
   std::string newTmaDescriptorSlot();
-  /// %tid.x == 0: the thread that makes descriptors and issues TMA copies.
+  /// The one thread that makes descriptors, sets up mbarriers and issues
+  /// TMA copies: %tid.x == 0 before sm_90; from sm_90 the lane elect.sync
+  /// picks in warp 0 (lane 0), and in the producer region its one thread,
+  /// also through elect.sync. ptxas then knows at most one lane of a warp
+  /// runs what the predicate guards, so a TMA copy's operands go to uniform
+  /// registers once, where with %tid.x == 0 it wraps every copy in a loop
+  /// over the lanes (ELECT, R2UR, BRA.U.ANY: 2.4x the instructions in the
+  /// grouped GEMM's K loop, docs/decisions.md).
   std::string isThreadZero();
   /// The generic address (b64) of host tensor map `index`'s 128-byte kernel
   /// parameter (declared after the kernel's arguments, in index order), the
@@ -149,7 +161,7 @@ class Emitter {
   /// barrier 1; the producer warpgroup never joins).
   void barrier();
   /// Emitting the producer region of a ttng.warp_specialize: one thread
-  /// runs it (isThreadZero() is true there).
+  /// runs it (isThreadZero() holds there for that thread).
   bool inProducer() const { return inProducer_; }
 
   const gpu::AxisInfoAnalysis& axisInfo() const { return *axis_; }
@@ -206,7 +218,9 @@ class Emitter {
   int64_t scratchAt_ = 0;     ///< the largest scratch_offset of the ops that used scratch
   Operation* currentOp_ = nullptr;
   static constexpr const char* kScratchOffset = "__tessera_scratch_offset__";
-  std::string globalScratch_, threadZero_;  ///< this program's TMA descriptor slots; %tid.x == 0
+  std::string globalScratch_, threadZero_;  ///< this program's TMA descriptor slots; isThreadZero()
+  std::string producerElected_;  ///< isThreadZero() in the producer region
+  std::string uniformWarp_, electedLane_;
   int tmaSlots_ = 0;
   int minPtxTenths_ = 0;  ///< requirePtxVersion's
   std::vector<std::optional<gpu::HostTensorMap>> tensorMaps_;  ///< hostTensorMapAddress's, by index

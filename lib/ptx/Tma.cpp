@@ -220,16 +220,32 @@ void emitAsyncTmaCopy(Emitter& e, AsyncTmaCopyGlobalToLocalOp op) {
   if (box.size() != 2 || box[0] != rows || cols % box[1] != 0 || descriptorSwizzle(create) != enc.swizzlingByteWidth() ||
       (box[1] != cols && box[1] * elemBytes != enc.swizzlingByteWidth()))
     e.fail(op.op(), "ttng.async_tma_copy_global_to_local: the descriptor's box and swizzle do not match the tile");
-  std::string p = "@" + threadZeroAnd(e, op.pred()) + " ";
   std::string bar = barrierAt(e, op.barriers(), op.index());
   std::string row = e.regs(at[0])[0], col = e.regs(at[1])[0];
+  int64_t atoms = cols / box[1], atomBytes = rows * box[1] * elemBytes;
+  if (atoms > 1 && atoms <= e.options().numWarps && !e.inProducer()) {
+    // One copy instruction for all the atoms: warp w's elected lane copies
+    // atom w (its column and place in the tile from the warp's index, which
+    // ptxas knows is uniform), so each warp issues one copy, not `atoms`.
+    std::string w = e.uniformWarpId(), mine = e.reg(RegClass::Pred), p = e.reg(RegClass::Pred);
+    std::string atCol = e.reg(RegClass::B32), dstAt = e.reg(RegClass::B32);
+    e.ins("setp.lt.u32 " + mine + ", " + w + ", " + std::to_string(atoms));
+    e.ins("and.pred " + mine + ", " + mine + ", " + e.electedLane());
+    e.ins("and.pred " + p + ", " + mine + ", " + e.regs(op.pred())[0]);
+    e.ins("mad.lo.u32 " + atCol + ", " + w + ", " + std::to_string(box[1]) + ", " + col);
+    e.ins("mad.lo.u32 " + dstAt + ", " + w + ", " + std::to_string(atomBytes) + ", " + e.regs(dst)[0]);
+    auto [address, coords] = descriptorCoordinates(e, desc, {row, atCol});
+    e.ins("@" + p + " " + bulkTensorCopy(coords.size(), dstAt, address, coords, bar));
+    return;
+  }
+  std::string p = "@" + threadZeroAnd(e, op.pred()) + " ";
   for (int64_t k = 0; k * box[1] < cols; ++k) {
     std::string at = col;
     if (k) {
       at = e.reg(RegClass::B32);
       e.ins("add.s32 " + at + ", " + col + ", " + std::to_string(k * box[1]));
     }
-    std::string dstAt = e.regs(dst)[0] + "+" + std::to_string(k * rows * box[1] * elemBytes);
+    std::string dstAt = e.regs(dst)[0] + "+" + std::to_string(k * atomBytes);
     auto [address, coords] = descriptorCoordinates(e, desc, {row, at});
     e.ins(p + bulkTensorCopy(coords.size(), dstAt, address, coords, bar));
   }

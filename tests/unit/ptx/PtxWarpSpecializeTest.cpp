@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <regex>
+
 #include "PtxTestUtil.h"
 
 namespace tessera {
@@ -85,6 +87,11 @@ TEST(PtxWarpSpecialize, AttentionGetsAProducerWarpgroup) {
     std::string producer = k.ptx.substr(0, k.ptx.size() - consumers.size());
     // 3-D: the descriptors of all heads, each program at its head (PtxTensorMaps).
     EXPECT_TRUE(has(producer, "cp.async.bulk.tensor.3d"));
+    // Its one thread guards them with elect.sync (lane 0 of its warp), so
+    // ptxas takes their operands as one lane's, without a loop over lanes.
+    std::smatch elect;
+    ASSERT_TRUE(std::regex_search(producer, elect, std::regex(R"(elect\.sync _\|(%p\d+), 1;)")));
+    EXPECT_TRUE(has(producer, ", " + elect[1].str() + ";\n"));  // and.pred of a copy's predicate
     EXPECT_TRUE(has(consumers, "mbarrier.arrive.shared::cta.b64"));
     if (ptxtest::ptxasPath().empty()) continue;
     std::string report = ptxtest::assemblerReport(k, "sm_90a");
