@@ -300,22 +300,29 @@ std::string Emitter::threadLinear(const gpu::LinearLayout& ll,
     overlap |= bits & covers;
     bits |= covers;
   }
+  // A function of the warp bits alone (a warpgroup's offset into a wgmma
+  // operand) reads the warp index ptxas knows is uniform, so it stays in
+  // uniform registers instead of being moved there before every use.
+  bool warpOnly = !terms.empty() && std::all_of(terms.begin(), terms.end(), [](const CoordTerm& t) { return t.first >= 5; });
+  std::string source = warpOnly ? uniformWarpId() : threadId();
+  int sourceBit = warpOnly ? 5 : 0;  // the thread-id bit of the source's bit 0
   std::string acc;
   for (const CoordTerm& t : terms) {
     std::string term = reg(RegClass::B32);
+    int first = t.first - sourceBit;
     if (t.run) {
-      int shift = log2Exact(t.value) - t.first;
+      int shift = log2Exact(t.value) - first;
       int64_t mask = ((int64_t{1} << t.count) - 1) * t.value;
-      std::string shifted = threadId();
+      std::string shifted = source;
       if (shift != 0) {
         shifted = reg(RegClass::B32);
-        emit(std::string(shift > 0 ? "shl.b32 " : "shr.u32 ") + shifted + ", " + threadId() + ", " +
+        emit(std::string(shift > 0 ? "shl.b32 " : "shr.u32 ") + shifted + ", " + source + ", " +
              std::to_string(shift > 0 ? shift : -shift));
       }
       emit("and.b32 " + term + ", " + shifted + ", " + std::to_string(mask));
     } else {
       std::string bit = reg(RegClass::B32);
-      emit("bfe.u32 " + bit + ", " + threadId() + ", " + std::to_string(t.first) + ", 1");
+      emit("bfe.u32 " + bit + ", " + source + ", " + std::to_string(first) + ", 1");
       emit("mul.lo.u32 " + term + ", " + bit + ", " + std::to_string(t.value));
     }
     if (acc.empty()) {

@@ -150,6 +150,9 @@ struct PtxEval::Machine {
   /// every thread stops at it (as at a barrier) after giving its address,
   /// and reads once all have (per warp and per instance).
   std::map<std::pair<int, int64_t>, std::vector<uint64_t>> ldmatrix;
+  /// shfl.sync.idx the same way: each lane's source value, then each reads
+  /// the lane it names.
+  std::map<std::pair<int, int64_t>, std::vector<uint64_t>> shfl;
 
   uint8_t* at(bool sharedSpace, uint64_t addr, int bytes) {
     if (sharedSpace) {
@@ -169,6 +172,8 @@ struct PtxEval::Thread {
   int64_t stmatrixCount = 0;  ///< stmatrix instructions this thread has executed
   int64_t ldmatrixCount = 0;  ///< ldmatrix instructions this thread has completed
   bool ldmatrixWaiting = false;  ///< gave its address to the current ldmatrix
+  int64_t shflCount = 0;  ///< shfl.sync instructions this thread has completed
+  bool shflWaiting = false;  ///< gave its value to the current shfl.sync
 };
 
 int PtxEval::regIndex(const std::string& name) {
@@ -385,6 +390,31 @@ PtxEval::Step PtxEval::compile(const std::string& text, std::map<std::string, in
         uint64_t hi = trans ? element(i, c + 1, r) : element(i, r, c + 1);
         t.regs[regs[i]] = lo | (hi << 16);
       }
+      return kNext;
+    };
+  }
+  if (op == "shfl") {
+    // shfl.sync.idx.b32 d, a, lane, 31, -1 (the whole warp): d = a of that lane.
+    if (guard >= 0 || ops.size() != 5 || parts.size() != 4 || parts[1] != "sync" || parts[2] != "idx" ||
+        ops[3] != "31" || ops[4] != "-1")
+      fail();
+    int d = dst(ops[0]);
+    Get value = src(ops[1]), from = src(ops[2]);
+    return [d, value, from](Thread& t) {
+      Machine& m = *t.m;
+      int warp = t.tid / 32, lane = t.tid % 32;
+      std::vector<uint64_t>& given = m.shfl[{warp, t.shflCount}];
+      if (!t.shflWaiting) {
+        if (given.empty()) given.assign(32, ~uint64_t{0});
+        given[lane] = value(t);
+        t.shflWaiting = true;
+        return kWait;
+      }
+      t.shflWaiting = false;
+      ++t.shflCount;
+      uint64_t v = given[from(t) & 31];
+      if (v == ~uint64_t{0}) throw std::runtime_error("PtxEval: shfl.sync from a lane that did not arrive");
+      t.regs[d] = v & 0xffffffffu;
       return kNext;
     };
   }

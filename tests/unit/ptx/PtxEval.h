@@ -17,7 +17,7 @@
 // float types with rn/rz/rni/rzi (and the packed f32 -> f16x2/bf16x2), f32/f64 add/sub/mul/fma, ld/st global and
 // shared incl. .v2/.v4, stmatrix (warp-wide: written when the warp's last
 // lane executes it), ldmatrix incl. .trans (every thread waits at it until all
-// gave their row addresses), global atom/red adds incl. vectors, bra, bar.sync) and throws std::runtime_error naming
+// gave their row addresses), shfl.sync.idx of a whole warp (the same way), global atom/red adds incl. vectors, bra, bar.sync) and throws std::runtime_error naming
 // any other line, so a test cannot silently evaluate something it does not
 // understand. Hardware details the PTX ISA leaves open are modelled
 // pessimistically: every float instruction that produces a NaN produces
