@@ -16,6 +16,7 @@ from triton.backends.compiler import GPUTarget
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kernels  # noqa: E402
+from sass_compare import ast_source  # noqa: E402
 
 
 def main():
@@ -25,17 +26,7 @@ def main():
         k, v = kv.split("=")
         consts[k] = int(v) if v.lstrip("-").isdigit() else float(v)
     fn = getattr(kernels, name)
-    params = [p for p in fn.arg_names if p not in consts]
-    types = [s.strip() for s in sig.split(",")]
-    signature, attrs = {}, {}
-    for i, (p, t) in enumerate(zip(params, types)):
-        base, _, div = t.partition(":")
-        signature[p] = base
-        if div == "16":
-            attrs[(fn.arg_names.index(p),)] = [["tt.divisibility", 16]]
-    for k in consts:
-        signature[k] = "constexpr"
-    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts, attrs=attrs)
+    src = ast_source(fn, sig, consts)
     k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
     k._init_handles()
     os.makedirs(out, exist_ok=True)

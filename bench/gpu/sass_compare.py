@@ -176,18 +176,12 @@ def triton_value(text):
     return dtype
 
 
-def compile_triton(case, cubin):
+def ast_source(fn, sig, consts):
+    """Triton's ASTSource of a JIT function for an AOT signature ('*bf16:16,i32',
+    the non-constexpr parameters in order; ':16' marks divisibility by 16)."""
     import triton
-    from triton.backends.compiler import GPUTarget
-    spec = importlib.util.spec_from_file_location("sass_compare_" + case["name"], case["module"])
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    fn = getattr(module, case["kernel"])
-    while not hasattr(fn, "arg_names") and hasattr(fn, "fn"):  # Autotuner / Heuristics around the JIT function
-        fn = fn.fn
-    consts = {k: triton_value(v) for k, v in case["constexprs"].items()}
     params = [p for p in fn.arg_names if p not in consts]
-    types = [t.strip() for t in case["sig"].split(",")] if case["sig"] else []
+    types = [t.strip() for t in sig.split(",")] if sig else []
     if len(types) > len(params):
         raise RuntimeError("the signature has %d types for %d parameters" % (len(types), len(params)))
     signature, attrs = {}, {}
@@ -198,8 +192,20 @@ def compile_triton(case, cubin):
             attrs[(fn.arg_names.index(p),)] = [["tt.divisibility", 16]]
     for k in consts:
         signature[k] = "constexpr"
-    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts, attrs=attrs)
-    k = triton.compile(src, target=GPUTarget("cuda", 90, 32),
+    return triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=consts, attrs=attrs)
+
+
+def compile_triton(case, cubin):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    spec = importlib.util.spec_from_file_location("sass_compare_" + case["name"], case["module"])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, case["kernel"])
+    while not hasattr(fn, "arg_names") and hasattr(fn, "fn"):  # Autotuner / Heuristics around the JIT function
+        fn = fn.fn
+    consts = {k: triton_value(v) for k, v in case["constexprs"].items()}
+    k = triton.compile(ast_source(fn, case["sig"], consts), target=GPUTarget("cuda", 90, 32),
                        options={"num_warps": case["warps"], "num_stages": case["stages"]})
     with open(cubin, "wb") as f:
         f.write(k.asm["cubin"])
