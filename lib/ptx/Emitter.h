@@ -129,7 +129,8 @@ class Emitter {
   std::string newTmaDescriptorSlot();
   /// The one thread that makes descriptors, sets up mbarriers and issues
   /// TMA copies: %tid.x == 0 before sm_90; from sm_90 the lane elect.sync
-  /// picks in warp 0 (lane 0), and in the producer region its one thread,
+  /// picks in warp 0 (one deterministic lane; nothing here needs it to be
+  /// lane 0), and in the producer region its one thread,
   /// also through elect.sync. ptxas then knows at most one lane of a warp
   /// runs what the predicate guards, so a TMA copy's operands go to uniform
   /// registers once, where with %tid.x == 0 it wraps every copy in a loop

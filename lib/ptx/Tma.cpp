@@ -3,27 +3,36 @@
 // The sm_90a ops of Ops.def that move blocks of a strided tensor with the
 // Tensor Memory Accelerator:
 //
+// "The issuing thread" is Emitter::isThreadZero(): from sm_90 the lane
+// elect.sync picks in warp 0 (in the producer region, its one thread).
+//
 //  * ttng.host_tensormap (encode-host-tensormaps' record of a descriptor
 //    the launch encodes, lib/api/TensorMaps.cpp): the address of its
-//    128-byte parameter; thread 0 prefetches it. Its outer operand, if
-//    any, is every copy's coordinate in the map's added outermost dim.
-//  * ttng.tensormap_create: thread 0 writes the 128-byte descriptor into
-//    this program's slot of the kernel's global scratch (zeros, then
-//    tensormap.replace of every field: dims innermost first, strides in
-//    bytes, rank - 1), then fence.proxy.tensormap release + acquire, so
-//    its own TMA copies read the new descriptor. Only thread 0 issues
-//    copies, so no other thread needs the descriptor.
+//    128-byte parameter; the issuing thread prefetches it. Its outer
+//    operand, if any, is every copy's coordinate in the map's added
+//    outermost dim.
+//  * ttng.tensormap_create: the issuing thread writes the 128-byte
+//    descriptor into this program's slot of the kernel's global scratch
+//    (zeros, then tensormap.replace of every field: dims innermost first,
+//    strides in bytes, rank - 1), then fence.proxy.tensormap release +
+//    acquire, and a barrier of the kernel's warps orders the descriptor
+//    before the copies other warps issue through it (below). A descriptor
+//    is rewritten only after the copies through its old fields completed:
+//    every copy a loop issues is waited for in the loop.
 //  * ttng.descriptor_load (one the pipeliner did not stage): the block is copied unswizzled
 //    into scratch shared memory (completing on an mbarrier there), every
 //    thread waits for the barrier's phase 0 and reads its elements.
 //  * mbarriers (ttng.init/inval_barriers, barrier_expect, wait_barrier)
 //    and ttng.async_tma_copy_global_to_local, the pieces of the pipeliner's
-//    TMA stages: thread 0 arms the stage's barrier with the bytes to come
-//    and issues one copy per swizzle atom of the tile (the nvmma_shared
-//    layout of a 2-D tile is atoms of `swizzle` bytes x all rows, side by
-//    side; TMA writes a box of the same swizzle with the same pattern). A
-//    transposed tile is the transpose of the block copied: its memory rows
-//    are the descriptor's.
+//    TMA stages: the issuing thread arms the stage's barrier with the bytes
+//    to come; the tile is copied one swizzle atom at a time (the
+//    nvmma_shared layout of a 2-D tile is atoms of `swizzle` bytes x all
+//    rows, side by side; TMA writes a box of the same swizzle with the same
+//    pattern), warp w's elected lane copying atom w when the kernel's warps
+//    are at least as many as the atoms (one copy instruction for all), the
+//    issuing thread copying them all otherwise and in the producer region.
+//    A transposed tile is the transpose of the block copied: its memory
+//    rows are the descriptor's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +137,9 @@ void emitTensormapCreate(Emitter& e, TensormapCreateOp op) {
   e.ins(p + replace("fill_mode", "b32", addr) + (op.padding() == "nan" ? "1" : "0"));
   e.ins(p + "fence.proxy.tensormap::generic.release.gpu");
   e.ins(p + "fence.proxy.tensormap::generic.acquire.gpu [" + addr + "], " + std::to_string(gpu::kTmaDescriptorBytes));
+  // Other warps copy through it too (emitAsyncTmaCopy): after this barrier
+  // (Triton's order). The producer region's one thread copies alone.
+  if (!e.inProducer()) e.barrier();
   e.bind(op.result(), {addr});
 }
 
@@ -195,7 +207,7 @@ std::string barrierAt(Emitter& e, Value bars, Value index) {
   return bar;
 }
 
-/// `pred` and thread 0.
+/// `pred` and the issuing thread.
 std::string threadZeroAnd(Emitter& e, Value pred) {
   std::string p = e.reg(RegClass::Pred);
   e.ins("and.pred " + p + ", " + e.regs(pred)[0] + ", " + e.isThreadZero());

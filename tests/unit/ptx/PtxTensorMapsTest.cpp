@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <regex>
+
 #include "PtxTestUtil.h"
 
 namespace tessera {
@@ -146,6 +148,39 @@ TEST(PtxTensorMaps, OtherBasesAreMadeOnTheDevice) {
   EXPECT_GT(k.globalScratchBytes, 0);
   EXPECT_TRUE(has(k.ptx, "tensormap.replace"));
   EXPECT_TRUE(k.params.back().globalScratch);
+}
+
+// A descriptor made on the device (the grouped GEMM's, from addresses it
+// loads) is read by other warps too: B's 64 x 256 fp16 tile is four
+// 128-byte swizzle atoms, warp w copying atom w. So after the issuing
+// thread's tensormap fences comes a barrier of the kernel's warps, before
+// any copy through it (a warp may otherwise copy with a stale descriptor).
+TEST(PtxTensorMaps, DeviceDescriptorsAreFencedBeforeEveryWarpCopies) {
+  gpu::PtxKernel k = ptxtest::compile(librarySource("matmul.py"), "grouped_matmul_kernel_descriptor",
+                                      "*i64:16, *i32:16, *i32:16, i32, DT=fp16, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64", 8);
+  EXPECT_TRUE(has(k.ptx, "tensormap.replace"));
+  const std::string acquire = "fence.proxy.tensormap::generic.acquire.gpu";
+  size_t fences = 0;
+  for (size_t at = k.ptx.find(acquire); at != std::string::npos; at = k.ptx.find(acquire, at + 1)) {
+    ++fences;
+    size_t next = k.ptx.find('\n', at) + 1;
+    EXPECT_EQ(k.ptx.compare(next, 10, "\tbar.sync "), 0) << k.ptx.substr(next, 40);
+  }
+  EXPECT_EQ(fences, 2u);  // A's and B's (C is stored through pointers)
+  // The warp index every lane knows (shfl.sync from lane 0); B's atoms:
+  // one copy, at 64 x warp columns and 8192 x warp bytes; the second
+  // warpgroup's rows of A in its wgmma descriptor, (warp / 4) x 64 rows of
+  // 128 bytes, from it too.
+  std::smatch warp;
+  ASSERT_TRUE(std::regex_search(k.ptx, warp, std::regex(R"(shfl\.sync\.idx\.b32 (%r\d+), %r\d+, 0, 31, -1;)")));
+  const std::string w = warp[1].str();
+  EXPECT_TRUE(has(k.ptx, ", " + w + ", 4;"));  // setp.lt.u32: warps 0-3 copy
+  EXPECT_TRUE(std::regex_search(k.ptx, std::regex("mad\\.lo\\.u32 %r\\d+, " + w + ", 64, %r\\d+;")));
+  EXPECT_TRUE(std::regex_search(k.ptx, std::regex("mad\\.lo\\.u32 %r\\d+, " + w + ", 8192, %r\\d+;")));
+  EXPECT_TRUE(std::regex_search(k.ptx, std::regex("shl\\.b32 %r\\d+, " + w + ", 11;")));
+  EXPECT_FALSE(has(k.ptx, "+8192], ["));  // not one copy per atom
+  if (ptxtest::ptxasPath().empty()) GTEST_SKIP() << "no CUDA toolkit (ptxas) on this machine";
+  EXPECT_EQ(ptxtest::assemble(k, "sm_90a"), "");
 }
 
 // The persistent attention's per-head base: the head is a quotient of the
