@@ -58,6 +58,9 @@ std::string ownerPredicate(Emitter& e, const LinearLayout& ll) {
 }
 
 std::string threadZeroPredicate(Emitter& e) {
+  // The producer warpgroup's one thread is not thread 0 (nothing scalar
+  // is stored there today; if it were, that thread stores it).
+  if (e.inProducer()) return e.isThreadZero();
   std::string p = e.reg(RegClass::Pred);
   e.ins("setp.eq.u32 " + p + ", " + e.threadId() + ", 0");
   return p;
