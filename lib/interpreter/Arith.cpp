@@ -64,13 +64,26 @@ template <class T, class Op, bool I1, bool CheckZero> void binaryI(const Instr& 
   int64_t n = in.count * f.lanes;
   const T* a = f.in<T>(in.in[0], n, 0);
   const T* b = f.in<T>(in.in[1], n, 1);
-  if constexpr (CheckZero) {
-    for (int64_t i = 0; i < n; ++i)
-      if (b[i] == 0)
-        runtimeError(in, f, "integer division by zero",
-                     n > 1 ? " (lane " + std::to_string(i) + ")" : std::string());
-  }
   T* r = f.out<T>(in.out[0], n);
+  if constexpr (CheckZero) {
+    // Undefined in Triton (the GPU gives some value, Triton's NumPy
+    // interpreter warns and gives 0): a masked-off lane of a load without
+    // `other` (0 here) as the divisor is common and harmless when the lane
+    // is masked off again. So a warning naming the place, and 0.
+    bool zero = false;
+    for (int64_t i = 0; i < n && !zero; ++i) zero = b[i] == 0;
+    if (zero) {
+      for (int64_t i = 0; i < n; ++i)
+        if (b[i] == 0) {
+          runtimeWarningOnce(in, f, "integer division by zero",
+                             (n > 1 ? " (lane " + std::to_string(i) + ")" : std::string()) +
+                                 "; the result is 0 here, undefined on the GPU");
+          break;
+        }
+      for (int64_t i = 0; i < n; ++i) r[i] = b[i] == 0 ? T(0) : Op::apply(a[i], b[i]);
+      return;
+    }
+  }
   if constexpr (I1) {
     for (int64_t i = 0; i < n; ++i) r[i] = T(Op::apply(T(-a[i]), T(-b[i])) & 1);
   } else {

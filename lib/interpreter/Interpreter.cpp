@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -129,6 +131,22 @@ void runtimeError(const Instr& instr, Frame& frame, const std::string& what, con
   SourceLoc loc = sourceLocOf(instr.op);
   if (!loc.file) throw Error("error: " + message);
   throw Error(formatDiagnostic(loc, message));
+}
+
+void runtimeWarningOnce(const Instr& instr, Frame& frame, const std::string& what, const std::string& detail) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;  // kernel, location and op (ops come and go with their modules)
+  const ThreadContext& ctx = *frame.ctx;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string key = ctx.launch->kernelName + "@" + locationString(instr.op) + " " + std::string(instr.op->name());
+    if (!warned.insert(key + ": " + what).second) return;
+  }
+  std::string message = ctx.launch->kernelName + ": " + what + " in program (" + std::to_string(ctx.pid[0]) + ", " +
+                        std::to_string(ctx.pid[1]) + ", " + std::to_string(ctx.pid[2]) + ")" + detail;
+  SourceLoc loc = sourceLocOf(instr.op);
+  std::string text = loc.file ? formatDiagnostic(loc, message, "warning") : "warning: " + message;
+  std::fprintf(stderr, "%s\n", text.c_str());
 }
 
 void planError(const ir::Operation* op, const std::string& message) {

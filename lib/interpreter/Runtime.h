@@ -279,6 +279,10 @@ inline void copySlot(Frame& frame, int dst, int src, int bytes) {
 /// tessera::Error with the source line and caret when the source is known.
 [[noreturn]] void runtimeError(const Instr& instr, Frame& frame, const std::string& what,
                                const std::string& detail);
+/// The same message as runtimeError's, as a warning on stderr, once per
+/// kernel, source location, op and message in a process (the first program and
+/// lane that met it).
+void runtimeWarningOnce(const Instr& instr, Frame& frame, const std::string& what, const std::string& detail);
 /// Formats an op's location as "file:line:col" ("<unknown>" when unknown).
 std::string locationString(const ir::Operation* op);
 /// An Error for a problem found while building the plan.

@@ -161,6 +161,32 @@ TEST(Reductions, SortAscendingDescendingAndFlip) {
   expectEqual(flip.download<int32_t>(), wf, "flip");
 }
 
+// Unsigned keys sort in unsigned order (tt.sort compares as signed: the
+// frontend flips their top bit around it); uint8 values of 128-255 count
+// in a histogram.
+TEST(Reductions, SortAndHistogramOfUnsignedIntegers) {
+  E2E_RNG(rng);
+  const int64_t n = 101, block = 128;
+  auto x = rng.ints<uint32_t>(n, 0, 0xFFFFFFFFll);
+  x[3] = 0x80000000u, x[7] = 0x7FFFFFFFu, x[11] = 0, x[13] = 0xFFFFFFFFu;  // the edges of the flip
+  auto tx = dev().upload(x, {n});
+  auto asc = dev().zeros(DType::u32, {n}), desc = dev().zeros(DType::u32, {n});
+  kernel(kFile, "sort_unsigned").launch(dev(), {1}, {tx, asc, desc, n}, {{"BLOCK", block}});
+  std::vector<uint32_t> wa = x, wd = x;
+  std::sort(wa.begin(), wa.end());
+  std::sort(wd.begin(), wd.end(), std::greater<>());
+  expectEqual(asc.download<uint32_t>(), wa, "uint32 sort ascending");
+  expectEqual(desc.download<uint32_t>(), wd, "uint32 sort descending");
+
+  auto bytes = rng.ints<uint8_t>(n, 0, 255);
+  auto tb = dev().upload(bytes, {n});
+  auto hist = dev().zeros(DType::i32, {256});
+  kernel(kFile, "histogram_uint8").launch(dev(), {1}, {tb, hist, n}, {{"BLOCK", block}});
+  std::vector<int32_t> wh(256, 0);
+  for (uint8_t b : bytes) ++wh[b];
+  expectEqual(hist.download<int32_t>(), wh, "uint8 histogram");
+}
+
 TEST(Reductions, SortRowsOfFloats) {
   E2E_RNG(rng);
   const int64_t R = 8, C = 16;

@@ -370,6 +370,10 @@ std::vector<Builtin> makeTable() {
       {"tl.histogram", {R("input"), R("num_bins"), O("mask", None())}, [](CodeGen& cg, BoundArgs& a) {
          Val x = cg.tensorArg(a[0], "tl.histogram");
          if (x.shape.size() != 1 || !x.dtype.isInt()) cg.fail("tl.histogram: expected a 1-D integer tensor, got " + x.typeName());
+         // tt.histogram reads integers as signed: narrow unsigned values
+         // (uint8 200) are widened first. A uint32 or uint64 read as
+         // negative is at least 2^31, past any bin, as it should be.
+         if (x.dtype.isUnsigned() && !x.dtype.isInt1() && x.dtype.bitwidth() < 32) x = cg.cast(x, ScalarKind::I32);
          int64_t bins = cg.constInt(a[1], "num_bins");
          cg.checkShape({bins}, "tl.histogram");
          std::vector<ir::Value> ops = {x.value};
@@ -400,7 +404,15 @@ std::vector<Builtin> makeTable() {
          if (dim != rank - 1) cg.fail("tl.sort: only sorting along the last dimension is supported");
          ir::AttrMap attrs;
          attrs["descending"] = a[2].truthy();
-         return cg.make(OpCode::Sort, x.dtype, x.shape, {x.value}, std::move(attrs));
+         // tt.sort orders integers as signed; unsigned ones are sorted with
+         // their top bit flipped (an order-preserving map onto the signed
+         // range) and flipped back.
+         if (!x.dtype.isUnsigned() || x.dtype.isInt1())
+           return cg.make(OpCode::Sort, x.dtype, x.shape, {x.value}, std::move(attrs));
+         Val top = cg.constantInt(x.dtype, static_cast<int64_t>(uint64_t{1} << (x.dtype.bitwidth() - 1)), x.shape);
+         Val key = cg.elementwise(OpCode::XOrI, x, top);
+         Val sorted = cg.make(OpCode::Sort, x.dtype, x.shape, {key.value}, std::move(attrs));
+         return cg.elementwise(OpCode::XOrI, sorted, top);
        }},
       {"tl.flip", {R("x"), O("dim", None())}, [](CodeGen& cg, BoundArgs& a) {
          Val x = cg.tensorArg(a[0], "tl.flip");

@@ -106,3 +106,23 @@ def sort_rows(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
     c = tl.arange(0, C)[None, :]
     x = tl.load(x_ptr + r * C + c)
     tl.store(out_ptr + r * C + c, tl.sort(x, dim=1))
+
+
+@triton.jit
+def sort_unsigned(x_ptr, asc_out, desc_out, n, BLOCK: tl.constexpr):
+    # uint32 keys above 2^31 sort after the small ones (unsigned order).
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    hi = tl.load(x_ptr + offs, mask=m, other=0xFFFFFFFF)
+    tl.store(asc_out + offs, tl.sort(hi), mask=m)
+    lo = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.store(desc_out + offs, tl.sort(lo, descending=True), mask=m)
+
+
+@triton.jit
+def histogram_uint8(x_ptr, hist_out, n, BLOCK: tl.constexpr):
+    # Bytes 128-255 land in their bins (they are not negative).
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    v = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.store(hist_out + tl.arange(0, 256), tl.histogram(v, 256, mask=m))
