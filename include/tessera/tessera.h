@@ -118,8 +118,9 @@ class Tensor {
   bool is_on(const Device& device) const;
   /// Elements between the allocation's start and the first element (views).
   int64_t storage_offset() const;
-  /// Memory its producer marked read-only (DLPack 1.x's flag): a launch that
-  /// passes it to a parameter the kernel may write is an Error.
+  /// Memory its producer marked read-only (DLPack 1.x's flag, from_blob's
+  /// read_only): a launch that passes it to a parameter the kernel may write
+  /// is an Error.
   bool is_read_only() const;
 
   /// Memory someone else owns as a tensor, without a copy: device memory of
@@ -127,8 +128,12 @@ class Tensor {
   /// for the interpreter. `strides` in elements (empty: row-major
   /// contiguous; none may be negative). `deleter` runs when the last tensor
   /// sharing the memory is gone; without one the memory must outlive them.
+  /// `read_only`: memory the kernel must not write (a read-only NumPy array,
+  /// a mapped file): is_read_only() is true and a launch passing it to a
+  /// parameter the kernel may store through is an Error naming the argument.
   static Tensor from_blob(Device& device, void* data, DType dtype, std::vector<int64_t> shape,
-                          std::vector<int64_t> strides = {}, std::function<void()> deleter = {});
+                          std::vector<int64_t> strides = {}, std::function<void()> deleter = {},
+                          bool read_only = false);
 
   /// Views: new shapes and strides over the same memory, as torch's.
   /// Elements start..stop (exclusive) by `step` of dimension `dim`; negative

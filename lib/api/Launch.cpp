@@ -323,7 +323,7 @@ static void checkReadOnly(const frontend::JitFunction& fn, const ResolvedLaunch&
       if (i < k.argPath.size())
         for (int e : k.argPath[i]) name.append("[").append(std::to_string(e)).append("]");
       throw Error("kernel '" + fn.name + "': argument '" + name +
-                  "' is read-only memory (its DLPack producer set the read-only flag) and the kernel " +
+                  "' is read-only memory (a read-only array, or its DLPack producer's flag) and the kernel " +
                   (*written ? "stores to it" : "may store to it (a pointer it writes through cannot be traced)"));
     }
   }

@@ -49,7 +49,7 @@ std::vector<int64_t> rowMajor(const std::vector<int64_t>& shape) {
 }  // namespace
 
 Tensor Tensor::from_blob(Device& device, void* data, DType dtype, std::vector<int64_t> shape,
-                         std::vector<int64_t> strides, std::function<void()> deleter) {
+                         std::vector<int64_t> strides, std::function<void()> deleter, bool read_only) {
   int64_t numel = detail::checkedNumel(shape, dtype);
   if (strides.empty()) strides = rowMajor(shape);
   if (strides.size() != shape.size())
@@ -67,6 +67,7 @@ Tensor Tensor::from_blob(Device& device, void* data, DType dtype, std::vector<in
                      ? std::make_shared<detail::TensorStorage>(detail::DeviceKind::Cuda, data, bytes, impl.cuda, release)
                      : std::make_shared<detail::TensorStorage>(detail::DeviceKind::Interpreter, data, bytes, nullptr,
                                                                release);
+  storage->readOnly = read_only;
   return Tensor(std::move(storage), dtype, std::move(shape), std::move(strides), 0);
 }
 

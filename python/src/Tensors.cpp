@@ -132,13 +132,15 @@ void bindTensors(py::module_& m) {
   py::class_<Tensor>(m, "Tensor")
       .def_static(
           "from_blob",
-          [](Device& device, uintptr_t ptr, const std::string& dtype, py::sequence shape, py::object strides) {
+          [](Device& device, uintptr_t ptr, const std::string& dtype, py::sequence shape, py::object strides,
+             bool readOnly) {
             std::vector<int64_t> st;
             if (!strides.is_none()) st = toInts(strides, "Tensor.from_blob: strides");
             return Tensor::from_blob(device, reinterpret_cast<void*>(ptr), dtypeNamed(dtype),
-                                     toInts(shape, "Tensor.from_blob: shape"), std::move(st));
+                                     toInts(shape, "Tensor.from_blob: shape"), std::move(st), {}, readOnly);
           },
-          py::arg("device"), py::arg("ptr"), py::arg("dtype"), py::arg("shape"), py::arg("strides") = py::none())
+          py::arg("device"), py::arg("ptr"), py::arg("dtype"), py::arg("shape"), py::arg("strides") = py::none(),
+          py::arg("read_only") = false)
       .def_static("from_dlpack", &fromCapsule)
       .def("to_dlpack", &toCapsule)
       .def("__dlpack__", [](const Tensor& t, py::kwargs kw) {

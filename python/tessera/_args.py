@@ -129,8 +129,10 @@ def _numpy(a, conv, what):
     if any(s < 0 for s in a.strides):
         raise ValueError("tessera: %s has a negative stride; pass a copy (numpy.ascontiguousarray)" % what)
     _place(conv, interpreter(), what)
+    # A read-only array (of bytes, a read-only mapped file): the launch
+    # refuses it for a parameter the kernel stores through.
     return _C.Tensor.from_blob(conv.device, a.__array_interface__["data"][0], dtype, a.shape,
-                               _elements(a.strides, a.itemsize, what))
+                               _elements(a.strides, a.itemsize, what), read_only=not a.flags.writeable)
 
 
 def _cuda_array(obj, conv, what):
@@ -185,7 +187,7 @@ def _converter(obj):
     if module == "torch" and cls.__name__ in ("Tensor", "Parameter") or module.startswith("torch") and \
             hasattr(obj, "data_ptr") and hasattr(obj, "stride"):
         return _torch
-    if module == "numpy" and cls.__name__ == "ndarray":
+    if any(c.__module__ == "numpy" and c.__name__ == "ndarray" for c in cls.__mro__):  # numpy.memmap too
         return _numpy
     if cls is _C.Tensor:
         return _tessera

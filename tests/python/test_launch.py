@@ -968,3 +968,22 @@ def test_warmup_with_tuple_arguments_and_clusters():
     out = np.zeros(50, np.int32)
     ck[(1,)]((x, y), _Sizes(50, 3), out, BLOCK=64)
     np.testing.assert_array_equal(out, x * 3 + y)
+
+
+def test_read_only_arrays_are_read_but_never_written():
+    """A read-only array (of bytes, a read-only memory map, writeable=False)
+    may be read; passing it where the kernel stores is an error naming the
+    argument, not a write into memory that must not change (or a segfault)."""
+    n = 37
+    x = rng(9).standard_normal(n).astype(np.float32)
+    ro = np.frombuffer(x.tobytes(), dtype=np.float32)  # a view of immutable bytes
+    assert not ro.flags.writeable
+    out = np.full(n, np.nan, np.float32)
+    add_kernel[(1,)](ro, ro, out, n, BLOCK=64)
+    np.testing.assert_array_equal(out, 2 * x)
+    frozen = np.zeros(n, np.float32)
+    frozen.setflags(write=False)
+    for target in (ro, frozen):
+        with pytest.raises(tessera.TesseraError, match="argument 'out_ptr' is read-only memory"):
+            add_kernel[(1,)](x, x, target, n, BLOCK=64)
+    assert np.frombuffer(x.tobytes(), dtype=np.float32).tolist() == ro.tolist() and not frozen.any()
