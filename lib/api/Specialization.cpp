@@ -417,6 +417,11 @@ static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Par
     }
     return s;
   }
+  // :16 and :1 say things of integers (and :16 of addresses): a float or
+  // bool parameter with one is a mistake (fp32:1 was the integer 1).
+  bool integer = s.kind == ParamSpec::Kind::Scalar && s.type.str() != "i1" && type[0] != 'f' && type != "bf16";
+  if (!hint.empty() && s.kind == ParamSpec::Kind::Scalar && !integer)
+    throw bad("':" + hint + "' specializes integer parameters (and :16 pointers), not " + s.type.str());
   if (hint == "16") {
     s.divisibleBy16 = true;
   } else if (hint == "1" && s.kind == ParamSpec::Kind::Scalar) {
