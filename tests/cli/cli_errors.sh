@@ -32,6 +32,7 @@ expect 1 "entry 1 of ',,,,' is empty" "${c[@]}" --signature ',,,,' --emit ttir
 expect 1 "':1' specializes integer parameters (and :16 pointers), not fp32" "${c[@]}" --signature '*fp32:16, *fp32:16, fp32:1, i32, i32' --emit ttir
 expect 1 "':16' specializes integer parameters (and :16 pointers), not i1" "${c[@]}" --signature '*fp32:16, *fp32:16, i1:16, i32, i32' --emit ttir
 expect 2 "-D BLOCK=010: '010': leading zeros are not allowed" "${c[@]}" --signature "$sig" -D BLOCK=010 --emit ttir
+expect 2 "-D BLOCK is given twice" "${c[@]}" --signature "$sig" -D BLOCK=64 -D BLOCK=128 --emit ttir
 expect 2 "does not fit in a 64-bit integer" "${c[@]}" --signature "$sig" -D BLOCK=99999999999999999999 --emit ttir
 expect 2 "--num-warps 4294967300 is out of range" "${c[@]}" --signature "$sig" -D BLOCK=1024 --num-warps 4294967300
 expect 1 "unknown GPU architecture 'sm_999' (known: sm_70" "${c[@]}" --signature "$sig" -D BLOCK=1024 --arch sm_999 --emit ptx

@@ -86,7 +86,9 @@ CompileArgs parseCompileArgs(const std::vector<std::string>& args) {
       std::string def = a.size() > 2 ? a.substr(2) : value();
       size_t eq = def.find('=');
       if (eq == std::string::npos || eq == 0) throw UsageError("-D expects NAME=VALUE, got '" + def + "'");
-      c.defines[def.substr(0, eq)] = parseDefineValue(def.substr(0, eq), def.substr(eq + 1));
+      std::string name = def.substr(0, eq);
+      if (c.defines.count(name)) throw UsageError("-D " + name + " is given twice");
+      c.defines[name] = parseDefineValue(name, def.substr(eq + 1));
     } else if (inlineValue) throw UsageError("unknown option '" + a + "'");
     else if (!a.empty() && a[0] == '-' && a != "-") throw UsageError("unknown option '" + a + "'");
     else if (c.file.empty()) c.file = a;
