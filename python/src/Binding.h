@@ -22,8 +22,9 @@ namespace py = pybind11;
 DType dtypeNamed(const std::string& name);
 
 /// A Python value as a constexpr / meta value (bool, int, float, str; a
-/// tl.dtype or anything else with a str() passes as its text).
-Value metaValue(py::handle value, const std::string& name);
+/// tl.dtype or anything else with a str() passes as its text). An array or
+/// tensor (not a NumPy scalar) is a TypeError naming `name` and `kernel`.
+Value metaValue(py::handle value, const std::string& name, const std::string& kernel = "");
 /// A @jit function passed as constexpr `name`: its name, when `globals` (the
 /// kernel's module's) binds exactly it under that name; else a TypeError.
 Value jitFunctionName(py::handle fn, py::handle globals, const std::string& name);

@@ -109,14 +109,21 @@ class Launcher {
         options.launch_cooperative_grid = py::bool_(given["launch_cooperative_grid"]);
     }
     if (haveKw) {
+      // Integers (any with __index__), as jit.py's _options says.
+      auto integer = [&](PyObject* v, const char* key) {
+        if (PyBool_Check(v) || !PyIndex_Check(v))
+          throw py::type_error(std::string("tessera: ") + key + " of " + fname + "() must be an integer, got " +
+                               py::repr(v).cast<std::string>());
+        return py::cast<int>(v);
+      };
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_warps.ptr()); v && v != Py_None)
-        options.num_warps = py::cast<int>(v);
+        options.num_warps = integer(v, "num_warps");
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_stages.ptr()); v && v != Py_None)
-        options.num_stages = py::cast<int>(v);
+        options.num_stages = integer(v, "num_stages");
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.maxnreg.ptr()); v && v != Py_None)
-        options.maxnreg = py::cast<int>(v);
+        options.maxnreg = integer(v, "maxnreg");
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.num_ctas.ptr()); v && v != Py_None)
-        options.num_ctas = py::cast<int>(v);
+        options.num_ctas = integer(v, "num_ctas");
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.launch_pdl.ptr()); v && v != Py_None)
         options.launch_pdl = PyObject_IsTrue(v) == 1;
       if (PyObject* v = PyDict_GetItemWithError(kwargs.ptr(), names_.launch_cooperative_grid.ptr()); v && v != Py_None)
@@ -248,7 +255,7 @@ class Launcher {
         std::string name = p.name.cast<std::string>();
         py::handle h(v);
         if (py::hasattr(h, "fn") && py::hasattr(h, "__name__")) m.emplace(name, jitFunctionName(h, globals_, name));
-        else m.emplace(name, metaValue(v, name));
+        else m.emplace(name, metaValue(v, name, kernel_.name()));
       }
     }
     return m;

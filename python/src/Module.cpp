@@ -14,8 +14,16 @@
 
 namespace tessera::python {
 
-Value metaValue(py::handle v, const std::string& name) {
+Value metaValue(py::handle v, const std::string& name, const std::string& kernel) {
   if (PyBool_Check(v.ptr())) return v.cast<bool>();
+  // An array or tensor (a NumPy array of one element used to pass as that
+  // element, a tensor as its text); NumPy scalars and 0-d arrays pass.
+  if (py::hasattr(v, "data_ptr") ||
+      ((py::hasattr(v, "__array_interface__") || py::hasattr(v, "__dlpack__")) && py::hasattr(v, "shape") &&
+       py::len(v.attr("shape")) > 0))
+    throw py::type_error("tessera: argument '" + name + "'" + (kernel.empty() ? "" : " of " + kernel + "()") +
+                         " is a constexpr, which takes a Python scalar, string, dtype, tuple or @jit function, not "
+                         "an array or tensor (" + std::string(Py_TYPE(v.ptr())->tp_name) + ")");
   if (PyLong_Check(v.ptr())) return v.cast<int64_t>();
   if (PyFloat_Check(v.ptr())) return v.cast<double>();
   if (PyUnicode_Check(v.ptr())) return v.cast<std::string>();

@@ -16,6 +16,7 @@ them; a kernel parameter of the same name also receives the value.
 """
 
 import inspect
+import numbers
 import linecache
 import os
 import sys
@@ -242,6 +243,13 @@ class JITFunction(KernelInterface):
         self.__globals__ = fn.__globals__
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
+        for which, entries in (("do_not_specialize", do_not_specialize),
+                               ("do_not_specialize_on_alignment", do_not_specialize_on_alignment)):
+            for p in entries or ():
+                if isinstance(p, str) and p not in self.arg_names or \
+                        isinstance(p, int) and not -len(self.arg_names) <= p < len(self.arg_names):
+                    raise ValueError("tessera: %s of %s() names %r, which is not one of its parameters (%s)"
+                                     % (which, fn.__name__, p, ", ".join(self.arg_names)))
         self.do_not_specialize = do_not_specialize
         self.debug = debug
         self.noinline = noinline
@@ -280,6 +288,10 @@ class JITFunction(KernelInterface):
         return self.fn.__code__.co_filename
 
     def _load(self):
+        if "<locals>" in self.__qualname__:
+            raise TypeError("tessera: kernel '%s' is defined inside %s(); Tessera compiles the @jit functions "
+                            "bound at the top level of their module's source (define it there)"
+                            % (self.__name__, self.__qualname__.rsplit(".<locals>.", 1)[0].split(".")[-1]))
         kernel = program_of(self.filename, self.fn.__globals__).kernel(self.__name__)
         declared = {name: is_cx for name, is_cx, _, _ in kernel.parameters()}
         layout = []
@@ -409,6 +421,11 @@ class JITFunction(KernelInterface):
                                         "bound under that name in the kernel's module (it is called by name there)"
                                         % (name, v.__name__))
                     v = v.__name__
+                elif hasattr(v, "data_ptr") or (hasattr(v, "__array_interface__") or hasattr(v, "__dlpack__")) \
+                        and len(getattr(v, "shape", ())) > 0:  # NumPy scalars and 0-d arrays pass (Module.cpp)
+                    raise TypeError("tessera: argument '%s' of %s() is a constexpr, which takes a Python scalar, "
+                                    "string, dtype, tuple or @jit function, not an array or tensor (%s)"
+                                    % (name, self.__name__, type(v).__name__))
                 constexprs[name] = v  # None included
             else:
                 if missing is not None:
@@ -423,13 +440,15 @@ class JITFunction(KernelInterface):
         return runtime, constexprs, conv
 
     def _options(self, kwargs):
-        nw = kwargs.get("num_warps")
-        ns = kwargs.get("num_stages")
-        mr = kwargs.get("maxnreg")
-        ctas = kwargs.get("num_ctas")
-        return (4 if nw is None else int(nw), 3 if ns is None else int(ns), 0 if mr is None else int(mr),
-                bool(kwargs.get("launch_pdl")), bool(kwargs.get("launch_cooperative_grid")),
-                1 if ctas is None else int(ctas))
+        def integer(key, default):
+            v = kwargs.get(key)
+            if v is None:
+                return default
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError("tessera: %s of %s() must be an integer, got %r" % (key, self.__name__, v))
+            return int(v)
+        return (integer("num_warps", 4), integer("num_stages", 3), integer("maxnreg", 0),
+                bool(kwargs.get("launch_pdl")), bool(kwargs.get("launch_cooperative_grid")), integer("num_ctas", 1))
 
     def run(self, *args, grid, warmup=False, _options=None, **kwargs):
         kernel = self._kernel or self._load()

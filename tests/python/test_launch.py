@@ -987,3 +987,26 @@ def test_read_only_arrays_are_read_but_never_written():
         with pytest.raises(tessera.TesseraError, match="argument 'out_ptr' is read-only memory"):
             add_kernel[(1,)](x, x, target, n, BLOCK=64)
     assert np.frombuffer(x.tobytes(), dtype=np.float32).tolist() == ro.tolist() and not frozen.any()
+
+
+def test_launch_mistakes_name_what_is_wrong():
+    """Mistakes Triton also refuses (or that Tessera cannot do) say so,
+    naming the kernel and the argument, instead of a NumPy or lookup error."""
+    x = np.zeros(8, np.float32)
+
+    def outer():
+        @tessera.jit
+        def inner(o_ptr, v):
+            tl.store(o_ptr, v)
+        return inner
+    with pytest.raises(TypeError, match=r"kernel 'inner' is defined inside .*outer\(\)"):
+        outer()[(1,)](x, 5.0)
+    with pytest.raises(TypeError, match="argument 'BLOCK' of add_kernel\\(\\) is a constexpr"):
+        add_kernel[(1,)](x, x, x, 8, BLOCK=np.zeros(1, np.int32))
+    with pytest.raises(TypeError, match="num_warps of add_kernel\\(\\) must be an integer, got '4'"):
+        add_kernel[(1,)](x, x, x, 8, BLOCK=8, num_warps="4")
+    with pytest.raises(ValueError, match="do_not_specialize of k\\(\\) names 'nope'"):
+        def k(o_ptr, n):
+            pass
+        tessera.jit(do_not_specialize=["nope"])(k)
+    add_kernel[(1,)](x, x, x, 8, BLOCK=8, num_warps=np.int64(4))  # any integer type
