@@ -71,6 +71,12 @@ int64_t meta_int(const Meta& meta, const std::string& name);
 /// meta[name] as a float (an integer converts).
 double meta_float(const Meta& meta, const std::string& name);
 
+/// Stops the interpreter launches running now at their next loop-iteration
+/// check (each throws an Error "<kernel>: interrupted at file:line:col");
+/// async-signal-safe, for a SIGINT handler around a launch that may loop
+/// forever (the Python package installs one: Ctrl-C is KeyboardInterrupt).
+void interrupt_interpreter();
+
 /// Triton's triton.cdiv: ceil(a / b) for a >= 0, b > 0.
 constexpr int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// Triton's triton.next_power_of_2: the smallest power of two >= n (1 for n <= 1).

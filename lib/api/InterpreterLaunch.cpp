@@ -17,6 +17,12 @@ namespace tessera::detail {
 
 using frontend::ParamSpec;
 
+}  // namespace tessera::detail
+
+void tessera::interrupt_interpreter() { interp::interrupt(); }
+
+namespace tessera::detail {
+
 int64_t descriptorComponent(const TensorDescriptor& d, int component) {
   size_t r = d.shape.size(), c = static_cast<size_t>(component);
   return c <= r ? d.shape[c - 1] : d.strides[c - 1 - r];

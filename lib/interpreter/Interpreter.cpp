@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -180,11 +181,21 @@ void accessError(const Instr& instr, Frame& frame, const char* kind, uint64_t ad
   runtimeError(instr, frame, what, detail);
 }
 
+namespace {
+std::atomic<uint64_t> interrupts{0};  // lock-free: a signal handler increments it
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+}  // namespace
+
+void interrupt() { interrupts.fetch_add(1, std::memory_order_relaxed); }
+uint64_t interruptCount() { return interrupts.load(std::memory_order_relaxed); }
+
 void countLoopIteration(const Instr& instr, Frame& frame) {
   ThreadContext& ctx = *frame.ctx;
   ++ctx.loopIterations;
-  if ((ctx.loopIterations & 1023) == 0 && ctx.program > ctx.launch->abortAt.load(std::memory_order_relaxed))
-    throw AbortLaunch{};
+  if ((ctx.loopIterations & 1023) == 0) {
+    if (ctx.program > ctx.launch->abortAt.load(std::memory_order_relaxed)) throw AbortLaunch{};
+    if (interruptCount() != ctx.launch->interruptsAtStart) runtimeError(instr, frame, "interrupted", "");
+  }
   uint64_t limit = ctx.launch->loopLimit;
   if (limit != 0 && ctx.loopIterations > limit)
     runtimeError(instr, frame, "loop iteration limit exceeded",
@@ -337,6 +348,7 @@ void run(const ir::Module& module, std::string_view kernel, const std::vector<Ru
   LaunchState launch;
   launch.kernelName = std::string(kernel);
   launch.loopLimit = config.loopIterationLimit;
+  launch.interruptsAtStart = interruptCount();
   int64_t total = 1;
   for (int i = 0; i < 3; ++i) {
     if (config.grid[i] < 0) throw Error("interpreter: negative grid dimension");

@@ -132,6 +132,7 @@ struct LaunchState {
   std::string kernelName;
   int64_t grid[3] = {1, 1, 1};
   uint64_t loopLimit = 0;
+  uint64_t interruptsAtStart = 0;  ///< interrupt()'s count when the launch began
   std::vector<AllocationInfo> allocations;
   /// Linear index of the lowest failing program so far (INT64_MAX: none).
   /// Programs after it stop; programs before it finish, so the reported
@@ -288,7 +289,10 @@ std::string locationString(const ir::Operation* op);
 /// An Error for a problem found while building the plan.
 [[noreturn]] void planError(const ir::Operation* op, const std::string& message);
 
-/// Counts loop iterations against the launch's limit and checks for abort.
+/// interrupt()'s count.
+uint64_t interruptCount();
+/// Counts loop iterations against the launch's limit and checks for abort
+/// and interrupt().
 void countLoopIteration(const Instr& instr, Frame& frame);
 
 /// Runs a called function: binds args, runs, returns the result slots of the callee frame.

@@ -57,6 +57,33 @@ Arg tupleArg(PyObject* v, F&& elem) {
 /// returns too); TypeError otherwise.
 std::vector<int64_t> gridDims(PyObject* grid);
 
+/// While alive, around an interpreter launch: SIGINT (Ctrl-C) calls
+/// tessera::interrupt_interpreter() instead of only flagging Python's
+/// handler, which could not run before the launch returns (an endless loop
+/// would never return). run() turns the launch's "interrupted" Error into
+/// KeyboardInterrupt. Inactive for GPU launches (they return at once).
+class InterruptGuard {
+ public:
+  explicit InterruptGuard(bool active);
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  template <class F>
+  void run(F&& launch) {
+    try {
+      launch();
+    } catch (const Error&) {
+      if (!interrupted()) throw;
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
+  }
+  bool interrupted() const;
+
+ private:
+  bool active_;
+};
+
 void bindTensors(py::module_& m);
 void bindKernels(py::module_& m);
 void bindLauncher(py::module_& m);

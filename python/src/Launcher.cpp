@@ -242,7 +242,8 @@ class Launcher {
         argv[a.at] = toArg(a.value, params_[a.param], device, cudaIndex, keep, nullptr);
       }
     }
-    kernel_.launch(*device, g, argv.data(), argv.size(), meta, options);
+    InterruptGuard guard(device->is_interpreter());
+    guard.run([&] { kernel_.launch(*device, g, argv.data(), argv.size(), meta, options); });
   }
 
  private:

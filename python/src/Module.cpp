@@ -10,9 +10,38 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <csignal>
+
 #include "Binding.h"
 
 namespace tessera::python {
+
+namespace {
+volatile sig_atomic_t sigintSeen = 0;
+struct sigaction previousSigint;
+int guardDepth = 0;  // nested launches (a grid callable launching): the outermost installs
+
+void onSigint(int) {
+  sigintSeen = 1;
+  interrupt_interpreter();
+}
+}  // namespace
+
+InterruptGuard::InterruptGuard(bool active) : active_(active) {
+  if (!active_ || guardDepth++ > 0) return;
+  sigintSeen = 0;
+  struct sigaction on {};
+  on.sa_handler = onSigint;
+  sigemptyset(&on.sa_mask);
+  sigaction(SIGINT, &on, &previousSigint);
+}
+
+InterruptGuard::~InterruptGuard() {
+  if (!active_ || --guardDepth > 0) return;
+  sigaction(SIGINT, &previousSigint, nullptr);
+}
+
+bool InterruptGuard::interrupted() const { return active_ && sigintSeen; }
 
 Value metaValue(py::handle v, const std::string& name, const std::string& kernel) {
   if (PyBool_Check(v.ptr())) return v.cast<bool>();
@@ -294,8 +323,12 @@ void bindKernels(py::module_& m) {
              int num_stages, int maxnreg, uintptr_t stream, bool launch_pdl, bool launch_cooperative_grid,
              int num_ctas) {
             std::vector<Arg> a = toArgs(args);
-            k.launch(device, toGrid(grid), a.data(), a.size(), toMeta(constexprs),
-                     toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid, num_ctas));
+            InterruptGuard guard(device.is_interpreter());
+            guard.run([&] {
+              k.launch(device, toGrid(grid), a.data(), a.size(), toMeta(constexprs),
+                       toOptions(num_warps, num_stages, maxnreg, stream, launch_pdl, launch_cooperative_grid,
+                                 num_ctas));
+            });
           },
           py::arg("device"), py::arg("grid"), py::arg("args"), py::arg("constexprs"), py::arg("num_warps") = 4,
           py::arg("num_stages") = 3, py::arg("maxnreg") = 0, py::arg("stream") = 0, py::arg("launch_pdl") = false,

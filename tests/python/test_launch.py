@@ -1010,3 +1010,32 @@ def test_launch_mistakes_name_what_is_wrong():
             pass
         tessera.jit(do_not_specialize=["nope"])(k)
     add_kernel[(1,)](x, x, x, 8, BLOCK=8, num_warps=np.int64(4))  # any integer type
+
+
+@tessera.jit
+def spin_kernel(out_ptr, n):
+    i = 0
+    while i != n:
+        i += 1
+    tl.store(out_ptr, i)
+
+
+def test_ctrl_c_stops_an_endless_kernel_on_the_interpreter():
+    """Ctrl-C (SIGINT) during a launch that loops forever is a KeyboardInterrupt
+    (the C++ interpreter checks for it every 1024 iterations), and the next
+    launch runs normally."""
+    import os
+    import subprocess
+    import time
+    out = np.zeros(1, np.int32)
+    spin_kernel[(1,)](out, 10)  # compiled before the signal is on its way
+    assert out[0] == 10
+    # From another process: a Python thread would wait for the launch's GIL.
+    sender = subprocess.Popen(["/bin/sh", "-c", "sleep 0.5; kill -INT %d" % os.getpid()])
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        spin_kernel[(1,)](out, -1)  # 2^32 iterations: minutes
+    sender.wait()
+    assert time.monotonic() - start < 30
+    spin_kernel[(1,)](out, 7)
+    assert out[0] == 7

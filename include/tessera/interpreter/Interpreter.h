@@ -44,9 +44,15 @@ struct LaunchConfig {
 void registerAllocation(const void* base, size_t bytes, std::string name = "");
 void unregisterAllocation(const void* base);
 
+/// Stops the launches running now (and those starting until they see it)
+/// at their next check, every 1024 loop iterations of a program: they
+/// throw an Error "... interrupted at file:line:col". Async-signal-safe (an
+/// atomic count): a SIGINT handler may call it (an endless `while` loop).
+void interrupt();
+
 /// Runs `kernel` (a tt.func with `kernel = true`) once per program of the
 /// grid. Throws tessera::Error on out-of-bounds accesses, failed
-/// device_asserts, division by zero, or unsupported ops.
+/// device_asserts, interrupt(), or unsupported ops.
 void run(const ir::Module& module, std::string_view kernel, const std::vector<RuntimeArg>& args,
          const LaunchConfig& config);
 

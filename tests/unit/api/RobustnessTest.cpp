@@ -8,10 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tessera/dlpack.h"
@@ -291,3 +293,44 @@ TEST(Robustness, UnwritableTracePathsAreSaidOnce) {
 }
 
 }  // namespace
+
+namespace tessera {
+namespace {
+
+// A kernel that loops forever on the interpreter stops when asked
+// (interrupt_interpreter, what the Python package's SIGINT handler calls),
+// with an Error naming the kernel and the loop's place; the next launch
+// runs to its end.
+TEST(Robustness, InterruptStopsAnEndlessInterpreterLaunch) {
+  const char* src = R"(import triton
+import triton.language as tl
+
+@triton.jit
+def spin(out_ptr, n):
+    i = 0
+    while i != n:
+        i += 1
+    tl.store(out_ptr, i)
+)";
+  Device dev = Device::interpreter();
+  Kernel k = Program::from_source(src, "spin.py").kernel("spin");
+  Tensor out = dev.zeros(DType::i32, {1});
+  k.launch(dev, {1}, {out, int64_t(5)});  // compiled before the interrupt thread starts
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    interrupt_interpreter();
+  });
+  std::string message;
+  try {
+    k.launch(dev, {1}, {out, int64_t(-1)});  // 2^32 iterations
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  stopper.join();
+  EXPECT_NE(message.find("spin: interrupted at spin.py:"), std::string::npos) << message;
+  k.launch(dev, {1}, {out, int64_t(9)});
+  EXPECT_EQ(out.download<int32_t>()[0], 9);
+}
+
+}  // namespace
+}  // namespace tessera
