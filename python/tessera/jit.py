@@ -544,6 +544,8 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
         do_not_specialize_on_alignment=None, debug=None, noinline=None):
     """Triton's @triton.jit: with or without arguments."""
     def decorator(f):
+        if not inspect.isfunction(f):
+            raise TypeError("tessera.jit: expected a Python function (a def), got %s %r" % (type(f).__name__, f))
         return JITFunction(f, version=version, do_not_specialize=do_not_specialize,
                            do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug,
                            noinline=noinline, repr=repr, launch_metadata=launch_metadata)

@@ -1010,6 +1010,9 @@ def test_launch_mistakes_name_what_is_wrong():
             pass
         tessera.jit(do_not_specialize=["nope"])(k)
     add_kernel[(1,)](x, x, x, 8, BLOCK=8, num_warps=np.int64(4))  # any integer type
+    for not_a_function in (42, int):
+        with pytest.raises(TypeError, match="tessera.jit: expected a Python function"):
+            tessera.jit(not_a_function)
 
 
 @tessera.jit
