@@ -231,6 +231,9 @@ def _quick_key(args, kwargs):
         return None
 
 
+_NO_GRID = object()
+
+
 class JITFunction(KernelInterface):
     def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
                  noinline=None, repr=None, launch_metadata=None):
@@ -257,7 +260,7 @@ class JITFunction(KernelInterface):
         self._layout = None
         self._names = None
         self._launcher = None
-        self._last_grid = self._last_launch = None
+        self._last_grid = self._last_launch = _NO_GRID  # (kernel[None] is not the cached launch)
         self._warm = {}  # warmup(): CompiledKernels by signature, constexprs and options
         self._warm_quick = {}  # ... and by what the arguments' specialization depends on (_quick_key)
         # Decided when the kernel is defined, as Triton does.

@@ -1010,6 +1010,8 @@ def test_launch_mistakes_name_what_is_wrong():
             pass
         tessera.jit(do_not_specialize=["nope"])(k)
     add_kernel[(1,)](x, x, x, 8, BLOCK=8, num_warps=np.int64(4))  # any integer type
+    with pytest.raises(TypeError, match="the grid must be a tuple of 1 to 3 integers or a callable"):
+        add_kernel[None](x, x, x, 8, BLOCK=8)
     for not_a_function in (42, int):
         with pytest.raises(TypeError, match="tessera.jit: expected a Python function"):
             tessera.jit(not_a_function)
