@@ -435,6 +435,19 @@ static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Par
 
 std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std::string& signature,
                                       const Meta& constexprs) {
+  // Brackets outside quoted strings must pair up: one left open would
+  // swallow the entries after it (reported as a wrong count before).
+  int depth = 0;
+  char quote = 0;
+  for (char c : signature) {
+    if (quote) quote = c == quote ? 0 : quote;
+    else if (c == '\'' || c == '"') quote = c;
+    else if (c == '(' || c == '[' || c == '<') ++depth;
+    else if ((c == ')' || c == ']' || c == '>') && --depth < 0) break;
+  }
+  if (depth != 0)
+    throw Error("signature of kernel '" + fn.name + "': '" + signature + "' has " +
+                (depth > 0 ? "an unclosed" : "an unopened") + " bracket (tuples are (T, T), descriptors tensordesc<...>)");
   std::vector<std::string> entries = splitTopLevel(signature);
   if (!entries.empty() && entries.back().empty()) entries.pop_back();  // a trailing comma
   for (size_t i = 0; i < entries.size(); ++i)

@@ -28,6 +28,8 @@ expect 1 "'i3' is not a type (types: i1, i8" "${c[@]}" --signature i3 --emit tti
 expect 1 "parameter 'out_ptr': unknown type 'int32' (types:" "${c[@]}" --signature 'int32, *fp32, i32, i32, i32' --emit ttir
 expect 1 "unknown pointer element type 'fp3' (types:" "${c[@]}" --signature '*fp32, *fp3, i32, i32, i32' --emit ttir
 expect 1 "entry 1 of ',,,,' is empty" "${c[@]}" --signature ',,,,' --emit ttir
+expect 1 "has an unclosed bracket" "${c[@]}" --signature '(*fp32:16, *fp32:16, i32, i32, i32' --emit ttir
+expect 1 "has an unopened bracket" "${c[@]}" --signature '*fp32:16), *fp32:16, i32, i32, i32' --emit ttir
 # A float's ':1' used to become the integer constant 1.
 expect 1 "':1' specializes integer parameters (and :16 pointers), not fp32" "${c[@]}" --signature '*fp32:16, *fp32:16, fp32:1, i32, i32' --emit ttir
 expect 1 "':16' specializes integer parameters (and :16 pointers), not i1" "${c[@]}" --signature '*fp32:16, *fp32:16, i1:16, i32, i32' --emit ttir
