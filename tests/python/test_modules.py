@@ -382,3 +382,33 @@ def test_inductor_style_kernel_with_torch_helpers(tmp_path, rows, cols):
              extra_path=[tmp_path / "site"], TRITON_INTERPRET="1"))
     x = (np.random.default_rng(5).standard_normal((rows, cols)) * 3).astype(np.float32)
     np.testing.assert_allclose(np.load(tmp_path / "out.npy"), np.exp(np.floor(x)).max(axis=1), rtol=2e-7)
+
+
+def test_triton_submodules_that_libraries_name_import_in_drop_in_mode(tmp_path):
+    """`import triton.runtime.jit as j`, `triton.compiler.compiler`,
+    isinstance checks against triton.runtime.autotuner.Autotuner: the modules
+    (attributes of their parents too) are Tessera's."""
+    _write(tmp_path, {"subs.py": """
+        import triton
+        import triton.language as tl
+        import triton.runtime.jit as j
+        import triton.compiler.compiler as cc
+        from triton.runtime import autotuner
+
+
+        @triton.autotune(configs=[triton.Config({"B": 8})], key=["n"])
+        @triton.jit
+        def k(x_ptr, n, B: tl.constexpr):
+            pass
+
+
+        @triton.jit
+        def plain(x_ptr):
+            pass
+
+
+        print(isinstance(k, triton.runtime.autotuner.Autotuner), isinstance(k, autotuner.Autotuner),
+              isinstance(plain, j.JITFunction), isinstance(plain, triton.runtime.jit.JITFunction),
+              cc.CompiledKernel is triton.compiler.CompiledKernel)
+    """})
+    assert _ok(_run(["-m", "tessera", tmp_path / "subs.py"], cwd=tmp_path)).split() == ["True"] * 5
