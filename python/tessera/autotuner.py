@@ -126,6 +126,19 @@ class Autotuner(_Decorated):
             return self._run_hooked(args, kwargs)
         return self.base_fn.run(*args, **kwargs)
 
+    def warmup(self, *args, **kwargs):
+        """Compiles every config prune_configs_by keeps for these arguments,
+        without launching; returns their CompiledKernels (Triton's list)."""
+        nargs = self._nargs(args, kwargs)
+        launch = {k: v for k, v in kwargs.items() if k != "grid"}
+        out = []
+        for c in self._pruned(nargs, {k: v for k, v in launch.items() if k not in nargs}):
+            options = {"num_warps": c.num_warps, "num_stages": c.num_stages}
+            if c.maxnreg is not None:
+                options["maxnreg"] = c.maxnreg
+            out.append(self.base_fn.warmup(*args, **{**options, **launch, **c.kwargs}))
+        return out
+
     # -- tuning in Python, for configs with hooks ------------------------------
 
     _best = None

@@ -580,3 +580,25 @@ def test_perf_model_and_top_k_run_in_cpython(n, best):
     facts = np.zeros(1, dtype=np.int32)
     modeled[(1,)](np.zeros(n, dtype=np.float32), facts, n)
     assert facts[0] == best  # top_k=1: the one config left is timed alone, on either device
+
+
+@tessera.autotune(configs=[tessera.Config({"BLOCK": 64}, num_warps=2), tessera.Config({"BLOCK": 128}, num_warps=8),
+                           tessera.Config({"BLOCK": 256}, num_warps=4)],
+                  key=["n"], prune_configs_by={"early_config_prune": lambda configs, nargs, **kw: configs[:2]})
+@tessera.jit
+def tuned_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_autotuner_warmup_compiles_every_kept_config():
+    """Triton's Autotuner.warmup: a CompiledKernel per config that pruning
+    keeps, each with its own meta-parameters and num_warps; nothing runs."""
+    x = np.ones(100, np.float32)
+    out = np.zeros(100, np.float32)
+    compiled = tuned_copy.warmup(x, out, 100, grid=(1,))
+    assert len(compiled) == 2
+    ptx = [c.asm["ptx"] for c in compiled]
+    assert ".maxntid 64," in ptx[0] and ".maxntid 256," in ptx[1]
+    assert "64" in compiled[0].asm["ttir"] and "128" in compiled[1].asm["ttir"]
+    assert not out.any()
