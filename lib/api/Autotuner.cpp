@@ -16,7 +16,8 @@
 //             Python callables run by the host evaluator;
 //   failures  a config that does not compile or does not fit the device
 //             (shared memory, registers) is skipped with the reason;
-//   reset_to_zero  these tensors are zeroed before every timed run;
+//   reset_to_zero  these tensors are zeroed before every timed run, and
+//             after the sweep for the launch (as Triton; contiguous ones);
 //   stream    everything runs on the launch's stream (LaunchOptions::stream):
 //             ordered after the caller's work there, waiting for nothing
 //             else; a launch whose stream is capturing a CUDA graph cannot
@@ -44,6 +45,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <thread>
 
@@ -336,6 +338,23 @@ AutotuneConfig publicConfig(const frontend::AutotuneConfig& c) {
   return p;
 }
 
+/// As Triton after tuning a key (its pre_hook(reset_only=True)): the launch
+/// that follows starts from zeroed reset_to_zero tensors. Contiguous views
+/// only (a strided view is left as it was: zeroing its whole allocation
+/// could clear memory it does not cover).
+static void zeroResetTensors(const frontend::JitFunction& fn, const std::vector<Arg>& args, void* stream) {
+  for (const std::string& name : fn.autotune()->resetToZero)
+    for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i) {
+      if (fn.params[i].name != name || args[i].kind != Arg::Kind::Tensor) continue;
+      const Tensor& t = args[i].tensor;
+      if (!t.defined() || !t.is_contiguous() || t.numel() == 0) continue;
+      size_t bytes = static_cast<size_t>(t.numel()) * dtype_size(t.dtype());
+      const TensorStorage& s = *t.storage();
+      if (s.kind == DeviceKind::Cuda) s.cuda->memset8Async(t.data_ptr(), 0, bytes, stream);
+      else std::memset(reinterpret_cast<void*>(t.data_ptr()), 0, bytes);
+    }
+}
+
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
                        void* stream, const std::function<void(const std::vector<size_t>&)>& beforeCompile,
                        const std::function<std::optional<std::vector<bool>>(size_t)>& prepareConfig,
@@ -352,8 +371,16 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
       hooks = memory.hooks;
     }
     size_t first = prunedConfigs(fn, hooks ? &*hooks : nullptr, args, constexprs).front();
-    std::lock_guard<std::mutex> lock(memory.mutex);
-    return *(memory.last = first);
+    // A key's first launch is where Triton tunes, and then zeroes the
+    // reset_to_zero tensors: so here too.
+    bool tunedNow;
+    {
+      std::lock_guard<std::mutex> lock(memory.mutex);
+      tunedNow = memory.best.emplace("interpreter|" + tuningKey(fn, args, constexprs), first).second;
+      memory.last = first;
+    }
+    if (tunedNow) zeroResetTensors(fn, args, stream);
+    return first;
   }
   DeviceImpl& dev = *device.impl();
   std::string key = device.name() + "|" + tuningKey(fn, args, constexprs);
@@ -535,6 +562,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     }
   }
   if (restore) snapshot.restore();  // ordered before the winner's launch on the same stream
+  zeroResetTensors(fn, args, stream);
   if (best >= count)
     throw Error("kernel '" + fn.name + "': @triton.autotune: no config compiled and ran on " + device.name() + ":\n  " +
                 [&] {

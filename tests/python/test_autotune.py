@@ -602,3 +602,26 @@ def test_autotuner_warmup_compiles_every_kept_config():
     assert ".maxntid 64," in ptx[0] and ".maxntid 256," in ptx[1]
     assert "64" in compiled[0].asm["ttir"] and "128" in compiled[1].asm["ttir"]
     assert not out.any()
+
+
+@tessera.autotune(configs=[tessera.Config({"BLOCK": 64}), tessera.Config({"BLOCK": 128})], key=["n"],
+                  reset_to_zero=["acc_ptr"])
+@tessera.jit
+def tuned_total(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(acc_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0), axis=0))
+
+
+def test_reset_to_zero_tensors_start_at_zero_after_tuning_a_key():
+    """As Triton: the launch that tunes a key starts from zeroed reset_to_zero
+    tensors (whatever they held); a launch of a key tuned before does not."""
+    x = rng("reset_to_zero").integers(1, 4, 300).astype(np.float32)
+    acc = np.full(1, 5.0, np.float32)
+    grid = lambda m: (tessera.cdiv(300, m["BLOCK"]),)  # noqa: E731
+    tuned_total[grid](x, acc, 300)
+    assert acc[0] == x.sum()
+    tuned_total[grid](x, acc, 300)  # the same key: nothing zeroed
+    assert acc[0] == 2 * x.sum()
+    acc[0] = 7.0
+    tuned_total[lambda m: (tessera.cdiv(299, m["BLOCK"]),)](x, acc, 299)  # a new key: zeroed again
+    assert acc[0] == x[:299].sum()
