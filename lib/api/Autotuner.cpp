@@ -338,21 +338,30 @@ AutotuneConfig publicConfig(const frontend::AutotuneConfig& c) {
   return p;
 }
 
+/// The arguments reset_to_zero names: tensors (a descriptor's base too).
+static std::vector<size_t> resetArguments(const frontend::JitFunction& fn, const std::vector<Arg>& args) {
+  std::vector<size_t> out;
+  for (const std::string& name : fn.autotune()->resetToZero)
+    for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i)
+      if (fn.params[i].name == name && (args[i].kind == Arg::Kind::Tensor || args[i].kind == Arg::Kind::TensorDesc) &&
+          args[i].tensor.defined())
+        out.push_back(i);
+  return out;
+}
+
 /// As Triton after tuning a key (its pre_hook(reset_only=True)): the launch
 /// that follows starts from zeroed reset_to_zero tensors. Contiguous views
 /// only (a strided view is left as it was: zeroing its whole allocation
 /// could clear memory it does not cover).
 static void zeroResetTensors(const frontend::JitFunction& fn, const std::vector<Arg>& args, void* stream) {
-  for (const std::string& name : fn.autotune()->resetToZero)
-    for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i) {
-      if (fn.params[i].name != name || args[i].kind != Arg::Kind::Tensor) continue;
-      const Tensor& t = args[i].tensor;
-      if (!t.defined() || !t.is_contiguous() || t.numel() == 0) continue;
-      size_t bytes = static_cast<size_t>(t.numel()) * dtype_size(t.dtype());
-      const TensorStorage& s = *t.storage();
-      if (s.kind == DeviceKind::Cuda) s.cuda->memset8Async(t.data_ptr(), 0, bytes, stream);
-      else std::memset(reinterpret_cast<void*>(t.data_ptr()), 0, bytes);
-    }
+  for (size_t i : resetArguments(fn, args)) {
+    const Tensor& t = args[i].tensor;
+    if (args[i].kind != Arg::Kind::Tensor || !t.is_contiguous() || t.numel() == 0) continue;
+    size_t bytes = static_cast<size_t>(t.numel()) * dtype_size(t.dtype());
+    const TensorStorage& s = *t.storage();
+    if (s.kind == DeviceKind::Cuda) s.cuda->memset8Async(t.data_ptr(), 0, bytes, stream);
+    else std::memset(reinterpret_cast<void*>(t.data_ptr()), 0, bytes);
+  }
 }
 
 size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg>& args, const Meta& constexprs,
@@ -376,7 +385,7 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
     bool tunedNow;
     {
       std::lock_guard<std::mutex> lock(memory.mutex);
-      tunedNow = memory.best.emplace("interpreter|" + tuningKey(fn, args, constexprs), first).second;
+      tunedNow = memory.best.emplace(device.name() + "|" + tuningKey(fn, args, constexprs), first).second;
       memory.last = first;
     }
     if (tunedNow) zeroResetTensors(fn, args, stream);
@@ -435,14 +444,11 @@ size_t autotunedConfig(KernelImpl& kernel, Device& device, const std::vector<Arg
   bench.stream = stream;
   std::vector<std::shared_ptr<TensorStorage>> zeroed;
   std::vector<bool> resetParams(fn.params.size(), false);  // cleared before every timed run
-  for (const std::string& name : spec.resetToZero)
-    for (size_t i = 0; i < fn.params.size() && i < args.size(); ++i)
-      if (fn.params[i].name == name &&
-          (args[i].kind == Arg::Kind::Tensor || args[i].kind == Arg::Kind::TensorDesc) && args[i].tensor.defined() &&
-          args[i].tensor.storage()->kind == DeviceKind::Cuda) {
-        zeroed.push_back(args[i].tensor.storage());
-        resetParams[i] = true;
-      }
+  for (size_t i : resetArguments(fn, args))
+    if (args[i].tensor.storage()->kind == DeviceKind::Cuda) {
+      zeroed.push_back(args[i].tensor.storage());
+      resetParams[i] = true;
+    }
   Snapshot snapshot;
   snapshot.stream = stream;
   bool restore = env::flag("TESSERA_AUTOTUNE_RESTORE", true);

@@ -281,14 +281,20 @@ static std::string trim(std::string s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-static std::vector<std::string> splitTopLevel(const std::string& sig) {
+/// Splits at the commas outside brackets and quoted strings; `unbalanced`,
+/// when given, says whether a bracket is left open or closes none.
+static std::vector<std::string> splitTopLevel(const std::string& sig, int* unbalanced = nullptr) {
   std::vector<std::string> out;
   std::string cur;
   int depth = 0;
+  bool unopened = false;
+  char quote = 0;
   for (char c : sig) {
-    if (c == '<' || c == '[' || c == '(') ++depth;
-    if (c == '>' || c == ']' || c == ')') --depth;
-    if (c == ',' && depth == 0) {
+    if (quote) quote = c == quote ? 0 : quote;
+    else if (c == '\'' || c == '"') quote = c;
+    else if (c == '<' || c == '[' || c == '(') ++depth;
+    else if ((c == '>' || c == ']' || c == ')') && --depth < 0) unopened = true;
+    if (c == ',' && depth == 0 && !quote) {
       out.push_back(trim(cur));
       cur.clear();
     } else {
@@ -296,6 +302,7 @@ static std::vector<std::string> splitTopLevel(const std::string& sig) {
     }
   }
   if (!trim(cur).empty() || !out.empty()) out.push_back(trim(cur));
+  if (unbalanced) *unbalanced = unopened ? -1 : depth;
   return out;
 }
 
@@ -435,20 +442,14 @@ static ParamSpec parseEntry(const frontend::JitFunction& fn, const frontend::Par
 
 std::vector<ParamSpec> parseSignature(const frontend::JitFunction& fn, const std::string& signature,
                                       const Meta& constexprs) {
-  // Brackets outside quoted strings must pair up: one left open would
-  // swallow the entries after it (reported as a wrong count before).
-  int depth = 0;
-  char quote = 0;
-  for (char c : signature) {
-    if (quote) quote = c == quote ? 0 : quote;
-    else if (c == '\'' || c == '"') quote = c;
-    else if (c == '(' || c == '[' || c == '<') ++depth;
-    else if ((c == ')' || c == ']' || c == '>') && --depth < 0) break;
-  }
-  if (depth != 0)
+  // Brackets must pair up: one left open would swallow the entries after
+  // it (reported as a wrong count before).
+  int unbalanced = 0;
+  std::vector<std::string> entries = splitTopLevel(signature, &unbalanced);
+  if (unbalanced != 0)
     throw Error("signature of kernel '" + fn.name + "': '" + signature + "' has " +
-                (depth > 0 ? "an unclosed" : "an unopened") + " bracket (tuples are (T, T), descriptors tensordesc<...>)");
-  std::vector<std::string> entries = splitTopLevel(signature);
+                (unbalanced > 0 ? "an unclosed" : "an unopened") +
+                " bracket (tuples are (T, T), descriptors tensordesc<...>)");
   if (!entries.empty() && entries.back().empty()) entries.pop_back();  // a trailing comma
   for (size_t i = 0; i < entries.size(); ++i)
     if (entries[i].empty())

@@ -9,6 +9,7 @@
 // Kernels are tight loops over contiguous buffers: let GCC vectorize them.
 #pragma GCC optimize("O3")
 
+#include <algorithm>
 #include <limits>
 
 #include "interpreter/ArithOps.h"
@@ -70,16 +71,11 @@ template <class T, class Op, bool I1, bool CheckZero> void binaryI(const Instr& 
     // interpreter warns and gives 0): a masked-off lane of a load without
     // `other` (0 here) as the divisor is common and harmless when the lane
     // is masked off again. So a warning naming the place, and 0.
-    bool zero = false;
-    for (int64_t i = 0; i < n && !zero; ++i) zero = b[i] == 0;
-    if (zero) {
-      for (int64_t i = 0; i < n; ++i)
-        if (b[i] == 0) {
-          runtimeWarningOnce(in, f, "integer division by zero",
-                             (n > 1 ? " (lane " + std::to_string(i) + ")" : std::string()) +
-                                 "; the result is 0 here, undefined on the GPU");
-          break;
-        }
+    const T* zero = std::find(b, b + n, T(0));
+    if (zero != b + n) {
+      runtimeWarningOnce(in, f, "integer division by zero",
+                         (n > 1 ? " (lane " + std::to_string(zero - b) + ")" : std::string()) +
+                             "; the result is 0 here, undefined on the GPU");
       for (int64_t i = 0; i < n; ++i) r[i] = b[i] == 0 ? T(0) : Op::apply(a[i], b[i]);
       return;
     }
